@@ -1,0 +1,75 @@
+// Command mcp-bridge serves a CAD program's raw-TCP tool base to standard
+// MCP clients over stdio. Subcommands run the simulated base, the
+// end-to-end checks and the demo.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ignoreSIGPIPE()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &env{args: os.Args[1:], getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stopSignals: stop}
+	os.Exit(exitCode(run(ctx, env), env.stderr))
+}
+
+// env is everything the program takes from its process, injected so that
+// the whole program runs in tests.
+type env struct {
+	args   []string
+	getenv func(string) string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// stopSignals restores default signal handling, so that a second
+	// Ctrl-C or SIGTERM during shutdown kills the process at once.
+	stopSignals func()
+}
+
+// usageError marks a command-line mistake: exit code 2.
+type usageError struct{ error }
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "mcp-bridge:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	var ce exitError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return 1
+}
+
+// exitError carries a specific exit code, e.g. from verify.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func run(ctx context.Context, e *env) error {
+	if len(e.args) > 0 {
+		switch e.args[0] {
+		case "sim":
+			return runSim(ctx, e, e.args[1:])
+		}
+	}
+	return runBridge(ctx, e, e.args)
+}

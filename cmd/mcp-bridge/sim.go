@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+func runSim(ctx context.Context, e *env, args []string) error {
+	fs := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	port := fs.Int("port", 8080, "TCP port to listen on (0 picks a free one)")
+	addr := fs.String("addr", "", "listen address host:port (overrides --port)")
+	faults := fs.Bool("faults", false, "add test-only fault_* tools that make the base misbehave on demand")
+	newline := fs.Bool("newline", false, "end each answer with a newline (the real base just closes)")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, `Usage: mcp-bridge sim [flags]
+
+Runs a simulated CAD base: a TCP server that speaks like the base a CAD
+program embeds (one JSON-RPC frame per connection, tools/list and tools/call
+only), with 26 drawing tools on an in-memory drawing.
+
+Examples:
+  mcp-bridge sim --port 8080
+  mcp-bridge sim --addr 127.0.0.1:0 --faults
+
+Flags:
+%s`, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	listen := *addr
+	if listen == "" {
+		listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
+	}
+	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline})
+	if err != nil {
+		return fmt.Errorf("simulated base: %w", err)
+	}
+	// Tests and scripts read the address from this line when --port 0.
+	fmt.Fprintf(e.stdout, "listening on %s\n", s.Addr())
+	fmt.Fprintf(e.stderr, "mcp-bridge sim: %s; Ctrl-C stops it\n", s)
+	<-ctx.Done()
+	return s.Close()
+}

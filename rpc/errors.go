@@ -1,0 +1,82 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Standard JSON-RPC 2.0 error codes, and the MCP ones the bridge uses.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeUnsupportedVersion is MCP 2026-07-28's answer to a request that
+	// names a protocol version the server does not implement.
+	CodeUnsupportedVersion = -32022
+)
+
+// WireError is a JSON-RPC error object. Two WireErrors match under
+// errors.Is when their codes are equal, so callers branch on the sentinels
+// below and never on message text.
+type WireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *WireError) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Is reports whether target is a *WireError with the same code.
+func (e *WireError) Is(target error) bool {
+	t, ok := target.(*WireError)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels for errors.Is.
+var (
+	ErrParse              = &WireError{Code: CodeParseError, Message: "Parse error"}
+	ErrInvalidRequest     = &WireError{Code: CodeInvalidRequest, Message: "Invalid Request"}
+	ErrMethodNotFound     = &WireError{Code: CodeMethodNotFound, Message: "Method not found"}
+	ErrInvalidParams      = &WireError{Code: CodeInvalidParams, Message: "Invalid params"}
+	ErrInternal           = &WireError{Code: CodeInternalError, Message: "Internal error"}
+	ErrUnsupportedVersion = &WireError{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version"}
+)
+
+// Errorf returns a WireError with the given code and formatted message.
+func Errorf(code int64, format string, args ...any) *WireError {
+	return &WireError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithData returns a copy of e carrying data, marshalled to JSON.
+func (e *WireError) WithData(data any) *WireError {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		panic("rpc: error data does not marshal: " + err.Error())
+	}
+	c := *e
+	c.Data = raw
+	return &c
+}
+
+// appendJSON appends e as a compact JSON object.
+func (e *WireError) appendJSON(b []byte) []byte {
+	b = append(b, `{"code":`...)
+	b = strconv.AppendInt(b, e.Code, 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, e.Message)
+	if len(e.Data) > 0 {
+		b = append(b, `,"data":`...)
+		b = appendCompact(b, e.Data)
+	}
+	return append(b, '}')
+}
+
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}

@@ -1,0 +1,198 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// ID is a request id exactly as it arrived: the raw JSON token of a string
+// or a number. It is never converted, so "1", 1, 1.0 and
+// 12345678901234567890 all go back out unchanged. The zero ID means "no id"
+// and is never written as null.
+type ID struct{ raw []byte }
+
+// RawID wraps a raw JSON token as an ID. The caller guarantees it is a JSON
+// string or number.
+func RawID(raw []byte) ID { return ID{raw: raw} }
+
+// IsZero reports whether the id is absent.
+func (id ID) IsZero() bool { return len(id.raw) == 0 }
+
+// Raw returns the id's JSON token.
+func (id ID) Raw() []byte { return id.raw }
+
+// String returns the JSON token as text; handy as a map key, since two ids
+// are the same id exactly when their tokens are the same bytes.
+func (id ID) String() string { return string(id.raw) }
+
+// Message is one of *Request, *Notification or *Response.
+type Message interface{ isMessage() }
+
+// Request expects exactly one response carrying its ID.
+type Request struct {
+	ID     ID
+	Method string
+	Params json.RawMessage // nil when absent
+}
+
+// Notification expects no response.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Response answers a request: exactly one of Result and Error is set.
+// ErrorRaw keeps the error object as it arrived so that it can be passed on
+// byte for byte; Error is its decoded form.
+type Response struct {
+	ID       ID
+	Result   json.RawMessage
+	Error    *WireError
+	ErrorRaw json.RawMessage
+}
+
+func (*Request) isMessage()      {}
+func (*Notification) isMessage() {}
+func (*Response) isMessage()     {}
+
+// Decoded is one message read off the wire, or why it is not one. When Err
+// is set, ID holds the request id if it could be read, so the error answer
+// can carry it.
+type Decoded struct {
+	Msg Message
+	Err *WireError
+	ID  ID
+}
+
+// DecodeLine decodes one line of input: a single message or a batch (a
+// JSON array). It returns one Decoded per message, in order, and whether the
+// line was a batch, in which case the answers go back as one array. Input
+// that is not JSON yields a single -32700; an empty batch a single -32600.
+// The returned messages alias line.
+func DecodeLine(line []byte) (msgs []Decoded, batch bool) {
+	if !json.Valid(line) {
+		return []Decoded{{Err: Errorf(CodeParseError, "Parse error: the line is not valid JSON")}}, false
+	}
+	if Kind(line) != '[' {
+		return []Decoded{decodeValue(line)}, false
+	}
+	i := skipSpace(line, 0) + 1
+	for {
+		i = skipSpace(line, i)
+		if line[i] == ']' {
+			break
+		}
+		end := skipValue(line, i)
+		msgs = append(msgs, decodeValue(line[i:end]))
+		i = skipSpace(line, end)
+		if line[i] == ',' {
+			i++
+		}
+	}
+	if len(msgs) == 0 {
+		return []Decoded{{Err: Errorf(CodeInvalidRequest, "Invalid Request: empty batch")}}, false
+	}
+	return msgs, true
+}
+
+// DecodeMessage decodes a single JSON-RPC message (not a batch).
+func DecodeMessage(data []byte) Decoded {
+	if !json.Valid(data) {
+		return Decoded{Err: Errorf(CodeParseError, "Parse error: not valid JSON")}
+	}
+	return decodeValue(data)
+}
+
+// decodeValue classifies one valid JSON value by key presence, matching keys
+// case-sensitively: "ID" is not "id", and "method": "" is a method.
+func decodeValue(data []byte) Decoded {
+	if Kind(data) != '{' {
+		return Decoded{Err: Errorf(CodeInvalidRequest, "Invalid Request: a message must be a JSON object")}
+	}
+	var version, id, method, params, result, errObj []byte
+	_ = ScanObject(data, func(k string, s, e int) bool {
+		switch k {
+		case "jsonrpc":
+			version = data[s:e]
+		case "id":
+			id = data[s:e]
+		case "method":
+			method = data[s:e]
+		case "params":
+			params = data[s:e]
+		case "result":
+			result = data[s:e]
+		case "error":
+			errObj = data[s:e]
+		}
+		return true
+	})
+	var d Decoded
+	if k := Kind(id); k == '"' || k == 'n' {
+		d.ID = ID{raw: id}
+	}
+	invalid := func(why string) Decoded {
+		d.Err = Errorf(CodeInvalidRequest, "Invalid Request: %s", why)
+		return d
+	}
+	if !bytes.Equal(version, []byte(`"2.0"`)) {
+		return invalid(`"jsonrpc" must be "2.0"`)
+	}
+	if id != nil && d.ID.IsZero() {
+		return invalid(`"id" must be a string or a number`)
+	}
+	if method != nil {
+		if Kind(method) != '"' {
+			return invalid(`"method" must be a string`)
+		}
+		name, err := unquote(method)
+		if err != nil {
+			return invalid(`"method" is not a valid string`)
+		}
+		if params != nil && Kind(params) != '{' && Kind(params) != '[' {
+			return invalid(`"params" must be an object or an array`)
+		}
+		if id == nil {
+			d.Msg = &Notification{Method: name, Params: params}
+		} else {
+			d.Msg = &Request{ID: d.ID, Method: name, Params: params}
+		}
+		return d
+	}
+	if id == nil {
+		return invalid(`a request needs "method"`)
+	}
+	switch {
+	case result != nil && errObj == nil:
+		d.Msg = &Response{ID: d.ID, Result: result}
+	case errObj != nil && result == nil:
+		we, ok := parseErrorObject(errObj)
+		if !ok {
+			return invalid(`"error" must be an object with an integer "code" and a string "message"`)
+		}
+		d.Msg = &Response{ID: d.ID, Error: we, ErrorRaw: errObj}
+	default:
+		return invalid(`a request needs "method"; a response needs exactly one of "result" and "error"`)
+	}
+	return d
+}
+
+func parseErrorObject(raw []byte) (*WireError, bool) {
+	if Kind(raw) != '{' {
+		return nil, false
+	}
+	code, msg := Field(raw, "code"), Field(raw, "message")
+	if Kind(code) != 'n' || Kind(msg) != '"' {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(string(code), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	text, err := unquote(msg)
+	if err != nil {
+		return nil, false
+	}
+	return &WireError{Code: n, Message: text, Data: Field(raw, "data")}, true
+}

@@ -1,0 +1,162 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// flat is a comparable view of a Decoded, for table tests.
+type flat struct {
+	Kind   string // request, notification, response, error
+	ID     string
+	Method string
+	Params string
+	Result string
+	Code   int64
+}
+
+func flatten(d Decoded) flat {
+	f := flat{ID: d.ID.String()}
+	if d.Err != nil {
+		f.Kind, f.Code = "error", d.Err.Code
+		return f
+	}
+	switch m := d.Msg.(type) {
+	case *Request:
+		f.Kind, f.Method, f.Params = "request", m.Method, string(m.Params)
+	case *Notification:
+		f.Kind, f.Method, f.Params = "notification", m.Method, string(m.Params)
+	case *Response:
+		f.Kind, f.Result = "response", string(m.Result)
+		if m.Error != nil {
+			f.Code = m.Error.Code
+			f.Result = string(m.ErrorRaw)
+		}
+	}
+	return f
+}
+
+func TestDecodeLine(t *testing.T) {
+	tests := []struct {
+		name  string
+		line  string
+		want  []flat
+		batch bool
+	}{
+		{"string id", `{"jsonrpc":"2.0","id":"1","method":"ping"}`,
+			[]flat{{Kind: "request", ID: `"1"`, Method: "ping"}}, false},
+		{"number id", `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+			[]flat{{Kind: "request", ID: `1`, Method: "ping"}}, false},
+		{"float id kept", `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`,
+			[]flat{{Kind: "request", ID: `1.0`, Method: "ping"}}, false},
+		{"huge id kept", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`,
+			[]flat{{Kind: "request", ID: `12345678901234567890`, Method: "ping"}}, false},
+		{"negative exponent id", `{"jsonrpc":"2.0","id":-1e3,"method":"ping"}`,
+			[]flat{{Kind: "request", ID: `-1e3`, Method: "ping"}}, false},
+		{"escaped string id", `{"jsonrpc":"2.0","id":"a\"b\\u0041","method":"x"}`,
+			[]flat{{Kind: "request", ID: `"a\"b\\u0041"`, Method: "x"}}, false},
+		{"params kept raw", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{ "name" : "x" }}`,
+			[]flat{{Kind: "request", ID: `2`, Method: "tools/call", Params: `{ "name" : "x" }`}}, false},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			[]flat{{Kind: "notification", Method: "notifications/initialized"}}, false},
+		{"empty method is a method", `{"jsonrpc":"2.0","id":3,"method":""}`,
+			[]flat{{Kind: "request", ID: `3`, Method: ""}}, false},
+		{"escaped key is the key", `{"jsonrpc":"2.0","\u0069d":4,"method":"ping"}`,
+			[]flat{{Kind: "request", ID: `4`, Method: "ping"}}, false},
+		{"wrong case id is no id", `{"jsonrpc":"2.0","ID":5,"method":"ping"}`,
+			[]flat{{Kind: "notification", Method: "ping"}}, false},
+		{"wrong case method", `{"jsonrpc":"2.0","id":5,"Method":"ping"}`,
+			[]flat{{Kind: "error", ID: `5`, Code: -32600}}, false},
+		{"missing method", `{"jsonrpc":"2.0","id":6}`,
+			[]flat{{Kind: "error", ID: `6`, Code: -32600}}, false},
+		{"method not a string", `{"jsonrpc":"2.0","id":7,"method":1}`,
+			[]flat{{Kind: "error", ID: `7`, Code: -32600}}, false},
+		{"wrong version", `{"jsonrpc":"1.0","id":8,"method":"ping"}`,
+			[]flat{{Kind: "error", ID: `8`, Code: -32600}}, false},
+		{"missing version", `{"id":9,"method":"ping"}`,
+			[]flat{{Kind: "error", ID: `9`, Code: -32600}}, false},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+			[]flat{{Kind: "error", Code: -32600}}, false},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+			[]flat{{Kind: "error", Code: -32600}}, false},
+		{"scalar params", `{"jsonrpc":"2.0","id":10,"method":"x","params":3}`,
+			[]flat{{Kind: "error", ID: `10`, Code: -32600}}, false},
+		{"garbage", `hello`, []flat{{Kind: "error", Code: -32700}}, false},
+		{"truncated", `{"jsonrpc":"2.0","id":1,`, []flat{{Kind: "error", Code: -32700}}, false},
+		{"not an object", `42`, []flat{{Kind: "error", Code: -32600}}, false},
+		{"empty batch", `[]`, []flat{{Kind: "error", Code: -32600}}, false},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"a"}, {"jsonrpc":"2.0","method":"b"} ,1]`,
+			[]flat{{Kind: "request", ID: `1`, Method: "a"}, {Kind: "notification", Method: "b"}, {Kind: "error", Code: -32600}}, true},
+		{"result response", `{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}`,
+			[]flat{{Kind: "response", ID: `1`, Result: `{"a":[1,2]}`}}, false},
+		{"error response", `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: x","data":{"k":1}}}`,
+			[]flat{{Kind: "response", ID: `1`, Code: -32602, Result: `{"code":-32602,"message":"Unknown tool: x","data":{"k":1}}`}}, false},
+		{"bad error object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`,
+			[]flat{{Kind: "error", ID: `1`, Code: -32600}}, false},
+		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`,
+			[]flat{{Kind: "error", ID: `1`, Code: -32600}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds, batch := DecodeLine([]byte(tt.line))
+			var got []flat
+			for _, d := range ds {
+				got = append(got, flatten(d))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("DecodeLine(%s) (-want +got):\n%s", tt.line, diff)
+			}
+			if batch != tt.batch {
+				t.Errorf("batch = %v, want %v", batch, tt.batch)
+			}
+		})
+	}
+}
+
+func TestWireErrorIs(t *testing.T) {
+	var err error = Errorf(CodeMethodNotFound, "Method not found: foo")
+	if !errors.Is(err, ErrMethodNotFound) {
+		t.Error("errors.Is(-32601, ErrMethodNotFound) = false")
+	}
+	if errors.Is(err, ErrInvalidParams) {
+		t.Error("errors.Is(-32601, ErrInvalidParams) = true")
+	}
+}
+
+func TestWithoutMember(t *testing.T) {
+	tests := []struct{ in, key, want string }{
+		{`{"a":1,"_meta":{"x":1},"b":2}`, "_meta", `{"a":1,"b":2}`},
+		{`{"_meta":{"x":1},"b":2}`, "_meta", `{"b":2}`},
+		{`{"a":1,"_meta":{}}`, "_meta", `{"a":1}`},
+		{`{"_meta":{}}`, "_meta", `{}`},
+		{`{ "a" : "}" , "b":[1,{"_meta":1}] }`, "_meta", `{ "a" : "}" , "b":[1,{"_meta":1}] }`},
+		{`{"_meta":1,"a":2,"_meta":3}`, "_meta", `{"a":2}`},
+	}
+	for _, tt := range tests {
+		got := string(WithoutMember([]byte(tt.in), tt.key))
+		if got != tt.want {
+			t.Errorf("WithoutMember(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("WithoutMember(%s) is not valid JSON: %s", tt.in, got)
+		}
+	}
+}
+
+func TestAppendMembers(t *testing.T) {
+	tests := []struct{ in, add, want string }{
+		{`{"a":1}`, `"b":2`, `{"a":1,"b":2}`},
+		{`{}`, `"b":2`, `{"b":2}`},
+		{`{ }`, `"b":2`, `{ "b":2}`},
+		{`{"a":{"c":"}"} }`, `"b":2`, `{"a":{"c":"}"} ,"b":2}`},
+	}
+	for _, tt := range tests {
+		got := string(AppendMembers([]byte(tt.in), tt.add))
+		if got != tt.want {
+			t.Errorf("AppendMembers(%s, %s) = %s, want %s", tt.in, tt.add, got, tt.want)
+		}
+	}
+}

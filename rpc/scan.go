@@ -1,0 +1,218 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// errNotObject is returned by ScanObject for input that is not a JSON object.
+var errNotObject = errors.New("not a JSON object")
+
+// ScanObject calls fn for each top-level member of the JSON object in data,
+// with the member's key (unescaped) and the byte span [start, end) of its
+// value within data. It copies nothing, so the bridge can look at the few
+// members it cares about in a 15 MiB answer without allocating a second copy.
+//
+// data must already be valid JSON (see json.Valid); ScanObject only checks
+// that it is an object. Returning false from fn stops the scan early.
+func ScanObject(data []byte, fn func(key string, start, end int) bool) error {
+	return scanMembers(data, func(key string, _, start, end int) bool { return fn(key, start, end) })
+}
+
+// scanMembers is ScanObject that also reports where each member's key starts.
+func scanMembers(data []byte, fn func(key string, keyStart, start, end int) bool) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return errNotObject
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return nil
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return errNotObject
+		}
+		kStart, kEnd := i, skipString(data, i)
+		key, err := unquote(data[i:kEnd])
+		if err != nil {
+			return err
+		}
+		i = skipSpace(data, kEnd)
+		if i >= len(data) || data[i] != ':' {
+			return errNotObject
+		}
+		vStart := skipSpace(data, i+1)
+		vEnd := skipValue(data, vStart)
+		if !fn(key, kStart, vStart, vEnd) {
+			return nil
+		}
+		i = skipSpace(data, vEnd)
+		if i >= len(data) {
+			return errNotObject
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return nil
+		default:
+			return errNotObject
+		}
+	}
+	return errNotObject
+}
+
+// Field returns the raw value of the top-level member key of the JSON object
+// in data (valid JSON), or nil when the member is absent. When the key occurs
+// more than once the last one wins, as in encoding/json.
+func Field(data []byte, key string) []byte {
+	var v []byte
+	_ = ScanObject(data, func(k string, s, e int) bool {
+		if k == key {
+			v = data[s:e]
+		}
+		return true
+	})
+	return v
+}
+
+// unquote returns the string a JSON string token stands for. Keys almost
+// never contain escapes, so the common case costs one small allocation.
+func unquote(tok []byte) (string, error) {
+	plain := true
+	for _, c := range tok[1 : len(tok)-1] {
+		if c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(tok[1 : len(tok)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(tok, &s)
+	return s, err
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string token starting at i.
+func skipString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// skipValue returns the index just past the (valid) JSON value starting at i.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				j = skipString(data, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(data)
+	default: // number, true, false, null
+		j := i
+		for j < len(data) {
+			switch data[j] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return j
+			}
+			j++
+		}
+		return j
+	}
+}
+
+// Kind reports the JSON type of a raw value by its first byte:
+// '{', '[', '"', 'n' (number), 't'/'f' (boolean), 'z' (null), or 0.
+func Kind(raw []byte) byte {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) {
+		return 0
+	}
+	switch c := raw[i]; c {
+	case '{', '[', '"', 't', 'f':
+		return c
+	case 'n':
+		return 'z'
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return 'n'
+	}
+	return 0
+}
+
+// WithoutMember returns the JSON object obj without its top-level member
+// key (every occurrence). obj itself is returned, uncopied, when the member
+// is absent, which is the common case.
+func WithoutMember(obj []byte, key string) []byte {
+	found := false
+	_ = ScanObject(obj, func(k string, _, _ int) bool {
+		found = found || k == key
+		return !found
+	})
+	if !found {
+		return obj
+	}
+	out := make([]byte, 0, len(obj))
+	out = append(out, '{')
+	_ = scanMembers(obj, func(k string, ks, _, e int) bool {
+		if k != key {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, obj[ks:e]...)
+		}
+		return true
+	})
+	return append(out, '}')
+}
+
+// AppendMembers returns obj (a JSON object) with the members in add (a
+// fragment such as `"a":1,"b":2`, no braces) placed before its closing brace.
+// The result is a new slice; obj is not modified.
+func AppendMembers(obj []byte, add string) []byte {
+	end := len(obj) - 1
+	for end > 0 && obj[end] != '}' {
+		end--
+	}
+	body := obj[:end]
+	empty := Kind(obj) == '{' && skipSpace(obj, skipSpace(obj, 0)+1) == end
+	out := make([]byte, 0, len(obj)+len(add)+1)
+	out = append(out, body...)
+	if !empty {
+		out = append(out, ',')
+	}
+	out = append(out, add...)
+	return append(out, obj[end:]...)
+}

@@ -1,0 +1,4 @@
+// Package tcpbase talks to the CAD base: one JSON-RPC frame per TCP
+// connection, with deadlines, a size cap, and one error kind per way the
+// base can fail. The simulated base used by tests and demos is in simbase.
+package tcpbase

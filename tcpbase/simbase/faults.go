@@ -1,0 +1,78 @@
+package simbase
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// faultTools make the base misbehave on demand, so that every way a real
+// base can fail is reproducible. Each handles the connection itself.
+func faultTools() []tool {
+	none := object(nil)
+	return []tool{
+		{Name: "fault_sleep", Description: "Test only: answer after ms milliseconds.",
+			Schema: object(map[string]schema{"ms": integer("Delay in milliseconds", 0, 3600000)}, "ms"),
+			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
+				ms := a.num("ms", 0)
+				select {
+				case <-time.After(time.Duration(ms) * time.Millisecond):
+				case <-s.done:
+					return
+				}
+				s.answer(c, id, toolResult(fmt.Sprintf("slept %s ms", f(ms)), false))
+			}},
+		{Name: "fault_close", Description: "Test only: close the connection without answering.", Schema: none,
+			conn: func(*Server, net.Conn, rpc.ID, args) {}},
+		{Name: "fault_garbage", Description: "Test only: answer with bytes that are not JSON.", Schema: none,
+			conn: func(s *Server, c net.Conn, _ rpc.ID, _ args) {
+				s.send(c, []byte("<html>500 Internal Server Error</html>"))
+			}},
+		{Name: "fault_half", Description: "Test only: answer half a JSON value, then close.", Schema: none,
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				b := rpc.AppendResponseHead(nil, id)
+				s.send(c, append(b, `,"result":{"content":[{"type":"text","text":"cut o`...))
+			}},
+		{Name: "fault_big", Description: "Test only: answer with a text result of about mib MiB.",
+			Schema: object(map[string]schema{"mib": {"type": "number", "description": "Size in MiB", "minimum": 0, "maximum": 64}}, "mib"),
+			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
+				n := int(a.num("mib", 1) * (1 << 20))
+				res := make([]byte, 0, n+64)
+				res = append(res, `{"content":[{"type":"text","text":"`...)
+				res = append(res, strings.Repeat("x", n)...)
+				res = append(res, `"}],"isError":false}`...)
+				s.answer(c, id, res)
+			}},
+		{Name: "fault_pretty", Description: "Test only: answer with a pretty-printed, multi-line JSON value.", Schema: none,
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				var res any
+				_ = json.Unmarshal(toolResult("pretty\nprinted", false), &res)
+				out, _ := json.MarshalIndent(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id.Raw()), "result": res}, "", "  ")
+				s.send(c, append(out, '\n'))
+			}},
+		{Name: "fault_hang", Description: "Test only: never answer; wait until the client gives up.", Schema: none,
+			conn: func(s *Server, c net.Conn, _ rpc.ID, _ args) { s.waitClosed(c) }},
+		{Name: "fault_keep_open", Description: "Test only: answer, then keep the connection open until the client closes it.", Schema: none,
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				s.answer(c, id, toolResult("answered; socket left open", false))
+				s.waitClosed(c)
+			}},
+		{Name: "fault_rpc_error", Description: "Test only: answer with a JSON-RPC error carrying data.", Schema: none,
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				s.answerError(c, id, rpc.Errorf(-32001, "CAD is busy with a modal dialog").WithData(map[string]any{"dialog": "Plot", "retry": true}))
+			}},
+		{Name: "fault_untyped_schema", Description: "Test only: a tool whose inputSchema lacks \"type\": \"object\".",
+			rawSchema: map[string]any{"properties": map[string]any{"note": map[string]any{"type": "string"}}},
+			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
+				s.answer(c, id, toolResult("note: "+a.str("note", ""), false))
+			}},
+		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed.", Schema: none,
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d}`, s.Calls()), false))
+			}},
+	}
+}
