@@ -216,3 +216,21 @@ func AppendMembers(obj []byte, add string) []byte {
 	out = append(out, add...)
 	return append(out, obj[end:]...)
 }
+
+// EachElement calls fn with the byte span [from, to) of each element of the
+// JSON array in data (valid JSON).
+func EachElement(data []byte, fn func(from, to int)) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return
+	}
+	i = skipSpace(data, i+1)
+	for i < len(data) && data[i] != ']' {
+		end := skipValue(data, i)
+		fn(i, end)
+		i = skipSpace(data, end)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+}

@@ -2,9 +2,220 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
+// bridgeFlags are the bridge's settings: flag, then CAD_MCP_<NAME>, then
+// default.
+type bridgeFlags struct {
+	fs             *pflag.FlagSet
+	host           string
+	port           int
+	connectTimeout time.Duration
+	listTimeout    time.Duration
+	callTimeout    time.Duration
+	maxMessage     int
+	queue          int
+	noSchemaRepair bool
+	logLevel       string
+	logFormat      string
+	logFile        string
+	version        bool
+	printConfig    bool
+	name           string
+	client         string
+}
+
+func newBridgeFlags(stderr io.Writer) *bridgeFlags {
+	f := &bridgeFlags{fs: pflag.NewFlagSet("mcp-bridge", pflag.ContinueOnError)}
+	fs := f.fs
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.StringVar(&f.host, "host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
+	fs.IntVar(&f.port, "port", 8080, "CAD base TCP port (env CAD_MCP_PORT)")
+	fs.DurationVar(&f.connectTimeout, "connect-timeout", 3*time.Second, "time to connect to the base (env CAD_MCP_CONNECT_TIMEOUT)")
+	fs.DurationVar(&f.listTimeout, "list-timeout", 30*time.Second, "time for the base to answer tools/list (env CAD_MCP_LIST_TIMEOUT)")
+	fs.DurationVar(&f.callTimeout, "call-timeout", 120*time.Second, "time for the base to answer tools/call (env CAD_MCP_CALL_TIMEOUT)")
+	fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
+	fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
+	fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
+	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
+	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
+	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output")
+	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, codebuddy, cursor, vscode, inspector")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	return f
+}
+
+// parse reads args, then the environment for every flag not given.
+func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
+	if err := f.fs.Parse(args); err != nil {
+		return err
+	}
+	var bad error
+	f.fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed || bad != nil {
+			return
+		}
+		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		if v := getenv(key); v != "" {
+			if err := fl.Value.Set(v); err != nil {
+				bad = fmt.Errorf("environment %s=%q: %v", key, v, err)
+			}
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	if f.port < 1 || f.port > 65535 {
+		return fmt.Errorf("--port %d: must be 1-65535", f.port)
+	}
+	if f.queue < 1 {
+		return fmt.Errorf("--queue %d: must be at least 1", f.queue)
+	}
+	if f.maxMessage < 1024 {
+		return fmt.Errorf("--max-message %d: must be at least 1024", f.maxMessage)
+	}
+	for name, d := range map[string]time.Duration{"connect-timeout": f.connectTimeout, "list-timeout": f.listTimeout, "call-timeout": f.callTimeout} {
+		if d <= 0 {
+			return fmt.Errorf("--%s %s: must be positive", name, d)
+		}
+	}
+	return nil
+}
+
+func (f *bridgeFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
+
+const bridgeUsage = `Usage: mcp-bridge [flags]
+       mcp-bridge <command> [flags]
+
+Serves a CAD program's raw-TCP MCP base to MCP clients (Claude Desktop,
+Claude Code, CodeBuddy, Cursor, VS Code, the MCP Inspector) over stdio.
+Without a command it is the stdio server a client starts; stdout carries
+only protocol messages, logs go to stderr.
+
+Commands:
+  sim      run a simulated CAD base (for trying things out and for tests)
+  demo     show the bridge working end to end on the simulated base
+
+Examples:
+  mcp-bridge --print-config                    paste into your client's config
+  mcp-bridge --print-config --client vscode --port 9000
+  CAD_MCP_PORT=9000 mcp-bridge --log-level debug
+  mcp-bridge sim --port 8080
+
+Flags (each also read from CAD_MCP_<NAME> when not given):
+`
+
 func runBridge(ctx context.Context, e *env, args []string) error {
-	return errors.New("bridge: not yet")
+	f := newBridgeFlags(e.stderr)
+	f.fs.Usage = func() { fmt.Fprint(e.stderr, bridgeUsage+f.fs.FlagUsages()) }
+	if err := f.parse(args, e.getenv); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	if f.version {
+		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		return nil
+	}
+	if f.printConfig {
+		return printConfig(e, f)
+	}
+	log, closeLog, err := newLogger(f.logLevel, f.logFormat, f.logFile, e.stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	defer closeLog()
+
+	addr := f.addr()
+	if !isLoopback(f.host) {
+		log.Warn().Str("base", addr).Msg("the CAD base is not on this machine: its protocol has no authentication or encryption")
+	}
+	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
+	cfg := bridge.Config{
+		Base:           &tcpbase.Client{Addr: addr, ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
+		BaseAddr:       addr,
+		ListTimeout:    f.listTimeout,
+		CallTimeout:    f.callTimeout,
+		Queue:          f.queue,
+		MaxMessage:     f.maxMessage,
+		NoSchemaRepair: f.noSchemaRepair,
+		Server:         lifecycle.NewServer("mcp-bridge", version, instructions, false),
+		Log:            log,
+	}
+	// Once shutdown starts, a second signal kills the process at once.
+	go func() {
+		<-ctx.Done()
+		if e.stopSignals != nil {
+			e.stopSignals()
+		}
+	}()
+	err = bridge.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
+	log.Info().Msg("mcp-bridge stopped")
+	return err
+}
+
+const instructions = "Tools of the CAD program that is open on this machine. Calls act on the open drawing and may change it; they run one at a time, in order."
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newLogger builds the zerolog logger: console text or JSON, on stderr or
+// appended to a file created 0600 (logs may hold tool arguments).
+func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, func(), error) {
+	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil || lvl == zerolog.NoLevel {
+		return zerolog.Nop(), nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	zerolog.TimeFieldFormat = time.RFC3339Nano
+	zerolog.DurationFieldUnit = time.Millisecond
+	w, closeFn := stderr, func() {}
+	if file != "" {
+		fh, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return zerolog.Nop(), nil, fmt.Errorf("--log-file: %w", err)
+		}
+		w, closeFn = fh, func() { fh.Close() }
+	}
+	switch format {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: file != "" || !isTerminal(stderr)}
+	default:
+		closeFn()
+		return zerolog.Nop(), nil, fmt.Errorf("--log-format %q: want console or json", format)
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), closeFn, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

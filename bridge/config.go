@@ -1,0 +1,67 @@
+package bridge
+
+import (
+	"context"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Base is the CAD base as the bridge sees it: one request frame in, one
+// answer out. *tcpbase.Client implements it; tests may use fakes.
+type Base interface {
+	Call(ctx context.Context, frame []byte) ([]byte, error)
+}
+
+// Config configures Run. Zero durations and sizes take the defaults below.
+type Config struct {
+	Base     Base
+	BaseAddr string // for messages: "CAD base at <addr> …"
+
+	ListTimeout     time.Duration // tools/list, default 30 s
+	CallTimeout     time.Duration // tools/call, default 120 s
+	ShutdownTimeout time.Duration // after stdin EOF, to finish accepted requests; default 30 s
+	Grace           time.Duration // after a signal, for the in-flight request; default 2 s
+	RetryBackoff    time.Duration // first wait before re-dialling a base that refused; default 100 ms
+	Retries         int           // re-dials when no connection could be made; default 2, -1 for none
+
+	Queue      int // requests waiting for the worker; default 64
+	MaxMessage int // bytes per input line; default 16 MiB
+
+	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.
+	NoSchemaRepair bool
+
+	Server *lifecycle.Server
+	Log    zerolog.Logger
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.ListTimeout, 30*time.Second)
+	def(&c.CallTimeout, 120*time.Second)
+	def(&c.ShutdownTimeout, 30*time.Second)
+	def(&c.Grace, 2*time.Second)
+	def(&c.RetryBackoff, 100*time.Millisecond)
+	switch {
+	case c.Retries == 0:
+		c.Retries = 2
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	if c.Queue <= 0 {
+		c.Queue = 64
+	}
+	if c.MaxMessage <= 0 {
+		c.MaxMessage = rpc.DefaultMaxMessage
+	}
+	if c.Server == nil {
+		c.Server = lifecycle.NewServer("mcp-bridge", "dev", "", false)
+	}
+}

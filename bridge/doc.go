@@ -1,0 +1,7 @@
+// Package bridge serves the CAD base to one MCP client over a pair of
+// streams (stdin/stdout). A reader goroutine answers the protocol itself at
+// once (initialize, ping, server/discover, errors); one ordered worker
+// forwards tools/list and tools/call to the base, each on a fresh TCP
+// connection, and answers with the client's id. Run wires it together and
+// owns every goroutine it starts.
+package bridge

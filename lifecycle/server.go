@@ -1,0 +1,145 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Server is what the bridge says about itself. Its answers are built once.
+type Server struct {
+	Name         string
+	Version      string
+	Instructions string
+	// ListChanged is announced in the tools capability.
+	ListChanged bool
+
+	// CacheTTLMs and CacheScope are the cache hints on modern tools/list
+	// and server/discover results.
+	CacheTTLMs int
+	CacheScope string // "private" or "public"
+
+	capabilities []byte
+	serverInfo   []byte
+	metaMember   string // `"io.modelcontextprotocol/serverInfo":{...}`
+	cacheMembers string // `"ttlMs":0,"cacheScope":"private"`
+}
+
+// NewServer prepares the answers for a server with this identity.
+func NewServer(name, version, instructions string, listChanged bool) *Server {
+	s := &Server{Name: name, Version: version, Instructions: instructions, ListChanged: listChanged, CacheScope: "private"}
+	s.capabilities = mustJSON(map[string]any{"tools": map[string]any{"listChanged": listChanged}})
+	s.serverInfo = mustJSON(map[string]string{"name": name, "version": version})
+	s.metaMember = fmt.Sprintf("%s:%s", mustJSON(MetaServerInfo), s.serverInfo)
+	s.cacheMembers = fmt.Sprintf(`"ttlMs":%d,"cacheScope":%s`, s.CacheTTLMs, mustJSON(s.CacheScope))
+	return s
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Initialize answers a handshake-era initialize: the client's version when
+// the bridge speaks it, otherwise the latest legacy version.
+func (s *Server) Initialize(params []byte) ([]byte, *rpc.WireError) {
+	if params != nil && rpc.Kind(params) != '{' {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: initialize needs an object")
+	}
+	version := LatestLegacy
+	if raw := rpc.Field(params, "protocolVersion"); rpc.Kind(raw) == '"' {
+		var v string
+		if json.Unmarshal(raw, &v) == nil && slices.Contains(LegacyVersions, v) {
+			version = v
+		}
+	}
+	res := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    json.RawMessage(s.capabilities),
+		"serverInfo":      json.RawMessage(s.serverInfo),
+	}
+	if s.Instructions != "" {
+		res["instructions"] = s.Instructions
+	}
+	return mustJSON(res), nil
+}
+
+// Discover answers a modern server/discover.
+func (s *Server) Discover() []byte {
+	res := map[string]any{
+		"supportedVersions": AllVersions(),
+		"capabilities":      json.RawMessage(s.capabilities),
+		"resultType":        "complete",
+		"ttlMs":             s.CacheTTLMs,
+		"cacheScope":        s.CacheScope,
+		"_meta":             map[string]json.RawMessage{MetaServerInfo: s.serverInfo},
+	}
+	if s.Instructions != "" {
+		res["instructions"] = s.Instructions
+	}
+	return mustJSON(res)
+}
+
+// Empty is the result of a modern request that returns nothing in particular
+// (the end of a subscriptions/listen stream).
+func (s *Server) Empty() []byte {
+	return s.Decorate("", []byte(`{}`))
+}
+
+// Decorate turns a result from the base into a modern-era result:
+// resultType "complete", the serverInfo in _meta, and for tools/list the
+// cache hints. What the base sent is kept, byte for byte, inside; members it
+// already set are not overridden. A result that is not an object is
+// returned unchanged.
+func (s *Server) Decorate(method string, result []byte) []byte {
+	if rpc.Kind(result) != '{' {
+		return result
+	}
+	var hasType, hasTTL, hasScope bool
+	var meta []byte
+	_ = rpc.ScanObject(result, func(k string, from, to int) bool {
+		switch k {
+		case "resultType":
+			hasType = true
+		case "ttlMs":
+			hasTTL = true
+		case "cacheScope":
+			hasScope = true
+		case "_meta":
+			meta = result[from:to]
+		}
+		return true
+	})
+	add := make([]byte, 0, 160)
+	if !hasType {
+		add = append(add, `"resultType":"complete",`...)
+	}
+	if method == "tools/list" {
+		if !hasTTL {
+			add = fmt.Appendf(add, `"ttlMs":%d,`, s.CacheTTLMs)
+		}
+		if !hasScope {
+			add = fmt.Appendf(add, `"cacheScope":%s,`, mustJSON(s.CacheScope))
+		}
+	}
+	out := result
+	switch {
+	case meta == nil:
+		add = fmt.Appendf(add, `"_meta":{%s}`, s.metaMember)
+	case rpc.Kind(meta) == '{' && rpc.Field(meta, MetaServerInfo) == nil:
+		out = rpc.WithoutMember(result, "_meta")
+		add = fmt.Appendf(add, `"_meta":%s`, rpc.AppendMembers(meta, s.metaMember))
+	}
+	if len(add) == 0 {
+		return out
+	}
+	if add[len(add)-1] == ',' {
+		add = add[:len(add)-1]
+	}
+	return rpc.AppendMembers(out, string(add))
+}
