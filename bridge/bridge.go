@@ -152,6 +152,12 @@ func (b *bridge) stopReading(stdin io.Reader) {
 	}
 }
 
+func (b *bridge) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
 func (b *bridge) closeQueue() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -183,7 +189,9 @@ func (b *bridge) read(stdin io.Reader, onOutFail func()) {
 		case err == io.EOF:
 			return
 		case err != nil:
-			b.log.Error().Err(err).Msg("reading stdin failed")
+			if !b.isClosed() { // else Run closed stdin itself
+				b.log.Error().Err(err).Msg("reading stdin failed")
+			}
 			return
 		default:
 			b.handleLine(line)

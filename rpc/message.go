@@ -160,9 +160,11 @@ func decodeValue(data []byte) Decoded {
 		}
 		return d
 	}
-	if id == nil {
+	if id == nil && errObj == nil {
 		return invalid(`a request needs "method"`)
 	}
+	// An error response may lack the id: it answers a message whose id
+	// could not be read (we write those without "id", never "id": null).
 	switch {
 	case result != nil && errObj == nil:
 		d.Msg = &Response{ID: d.ID, Result: result}

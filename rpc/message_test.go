@@ -96,6 +96,10 @@ func TestDecodeLine(t *testing.T) {
 			[]flat{{Kind: "response", ID: `1`, Code: -32602, Result: `{"code":-32602,"message":"Unknown tool: x","data":{"k":1}}`}}, false},
 		{"bad error object", `{"jsonrpc":"2.0","id":1,"error":"boom"}`,
 			[]flat{{Kind: "error", ID: `1`, Code: -32600}}, false},
+		{"error response without id", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`,
+			[]flat{{Kind: "response", Code: -32700, Result: `{"code":-32700,"message":"Parse error"}`}}, false},
+		{"result response without id", `{"jsonrpc":"2.0","result":{}}`,
+			[]flat{{Kind: "error", Code: -32600}}, false},
 		{"both result and error", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`,
 			[]flat{{Kind: "error", ID: `1`, Code: -32600}}, false},
 	}

@@ -1,0 +1,211 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+// harness runs Run in-process on pipes, as a client would see it.
+type harness struct {
+	t      *testing.T
+	sim    *simbase.Server
+	stdin  *io.PipeWriter
+	lines  chan string
+	done   chan error
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	bad     []string // stdout lines that are not one JSON-RPC message
+	calls   []string // raw ids of tools/call requests sent
+	skipped map[string]bool
+}
+
+const waitLimit = 15 * time.Second
+
+func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness {
+	t.Helper()
+	if sim == nil {
+		var err error
+		sim, err = simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sim.Close() })
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	cfg := Config{
+		Base:     &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second},
+		BaseAddr: sim.Addr(),
+		Server:   lifecycle.NewServer("mcp-bridge", "test", "", false),
+		Log:      zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{t: t, sim: sim, stdin: inW, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
+	go func() {
+		err := Run(ctx, cfg, inR, outW)
+		outW.Close()
+		h.done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if !isMessageLine(line) {
+				h.mu.Lock()
+				h.bad = append(h.bad, line)
+				h.mu.Unlock()
+			}
+			h.lines <- line
+		}
+		close(h.lines)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		inW.Close()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, l := range h.bad {
+			t.Errorf("stdout line is not one JSON-RPC message: %.200s", l)
+		}
+	})
+	return h
+}
+
+// isMessageLine reports whether line is one JSON-RPC message or a batch of
+// them, the only thing stdout may carry.
+func isMessageLine(line string) bool {
+	ds, _ := rpc.DecodeLine([]byte(line))
+	for _, d := range ds {
+		if d.Err != nil {
+			return false
+		}
+	}
+	return len(ds) > 0
+}
+
+func (h *harness) send(lines ...string) {
+	h.t.Helper()
+	for _, l := range lines {
+		if d := rpc.DecodeMessage([]byte(l)); d.Msg != nil {
+			if r, ok := d.Msg.(*rpc.Request); ok && r.Method == "tools/call" {
+				h.mu.Lock()
+				h.calls = append(h.calls, r.ID.String())
+				h.mu.Unlock()
+			}
+		}
+		if _, err := io.WriteString(h.stdin, l+"\n"); err != nil {
+			h.t.Fatalf("writing to the bridge: %v", err)
+		}
+	}
+}
+
+// recv returns the next stdout line.
+func (h *harness) recv() string {
+	h.t.Helper()
+	select {
+	case l, ok := <-h.lines:
+		if !ok {
+			h.t.Fatal("stdout closed while waiting for a line")
+		}
+		return l
+	case <-time.After(waitLimit):
+		h.t.Fatal("no line from the bridge within the wait limit")
+	}
+	return ""
+}
+
+// expect checks the next lines, in order, against want.
+func (h *harness) expect(want ...string) {
+	h.t.Helper()
+	for _, w := range want {
+		if got := h.recv(); got != w {
+			h.t.Fatalf("got  %s\nwant %s", got, w)
+		}
+	}
+}
+
+// quiet checks that nothing arrives for a while (for "no reply" checks a
+// following ping is better; this is for the end of a session).
+func (h *harness) closeAndWait() []string {
+	h.t.Helper()
+	h.stdin.Close()
+	var rest []string
+	for l := range h.lines {
+		rest = append(rest, l)
+	}
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(waitLimit):
+		h.t.Fatal("Run did not return after stdin closed")
+	}
+	return rest
+}
+
+// skipCount marks a tools/call id that is expected not to reach the base.
+func (h *harness) skipCount(id string) { h.mu.Lock(); h.skipped[id] = true; h.mu.Unlock() }
+
+// checkExactlyOnce verifies that every tools/call sent ran exactly once at
+// the sim (or never, for those marked with skipCount).
+func (h *harness) checkExactlyOnce() {
+	h.t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range h.calls {
+		want := 1
+		if h.skipped[id] {
+			want = 0
+		}
+		if got := h.sim.CallsFor(id); got != want {
+			h.t.Errorf("tools/call id %s ran %d times at the base, want %d", id, got, want)
+		}
+	}
+}
+
+func call(id, tool, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+func textResult(id, text string, isError bool) string {
+	t, _ := json.Marshal(text)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":%v}}`, id, t, isError)
+}
+
+// field extracts a value from a JSON line by a dotted path, for checks on
+// answers whose text carries variable parts.
+func field(t *testing.T, line, path string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatalf("not JSON: %s", line)
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
