@@ -1,0 +1,76 @@
+package lifecycle
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRepairToolSchemas(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		fixed          []string
+	}{
+		{"nothing to do", `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, nil},
+		{"missing type", `{"tools":[{"name":"a","inputSchema":{"properties":{"x":{"type":"number"}},"required":["x"]}}]}`,
+			`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number"}},"required":["x"]}}]}`, []string{"a"}},
+		{"empty schema", `{"tools":[{"name":"a","inputSchema":{}}]}`, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, []string{"a"}},
+		{"missing schema", `{"tools":[{"name":"a","description":"d"}],"nextCursor":"c"}`,
+			`{"tools":[{"name":"a","description":"d","inputSchema":{"type":"object"}}],"nextCursor":"c"}`, []string{"a"}},
+		{"boolean schema", `{"tools":[{"name":"a","inputSchema":true}]}`, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`, []string{"a"}},
+		{"other type left alone", `{"tools":[{"name":"a","inputSchema":{"type":"string"}}]}`, `{"tools":[{"name":"a","inputSchema":{"type":"string"}}]}`, nil},
+		{"only the broken one", `{"tools":[{"name":"a","inputSchema":{"type":"object"}}, {"name":"b","inputSchema":{"properties":{}}}]}`,
+			`{"tools":[{"name":"a","inputSchema":{"type":"object"}}, {"name":"b","inputSchema":{"type":"object","properties":{}}}]}`, []string{"b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, fixed := RepairToolSchemas([]byte(tt.in))
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.fixed, fixed); diff != "" {
+				t.Errorf("repaired (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecorate(t *testing.T) {
+	s := NewServer("b", "1", "", false)
+	const si = `"io.modelcontextprotocol/serverInfo":{"name":"b","version":"1"}`
+	tests := []struct{ method, in, want string }{
+		{"tools/call", `{"content":[]}`, `{"content":[],"resultType":"complete","_meta":{` + si + `}}`},
+		{"tools/list", `{"tools":[]}`, `{"tools":[],"resultType":"complete","ttlMs":0,"cacheScope":"private","_meta":{` + si + `}}`},
+		{"tools/call", `{"content":[],"_meta":{"k":1}}`, `{"content":[],"resultType":"complete","_meta":{"k":1,` + si + `}}`},
+		{"tools/list", `{"tools":[],"ttlMs":5,"resultType":"complete"}`, `{"tools":[],"ttlMs":5,"resultType":"complete","cacheScope":"private","_meta":{` + si + `}}`},
+		{"tools/call", `[1]`, `[1]`},
+	}
+	for _, tt := range tests {
+		if got := string(s.Decorate(tt.method, []byte(tt.in))); got != tt.want {
+			t.Errorf("Decorate(%s, %s)\ngot  %s\nwant %s", tt.method, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEraOf(t *testing.T) {
+	tests := []struct {
+		params string
+		era    Era
+		v      string
+	}{
+		{``, Legacy, ""},
+		{`{}`, Legacy, ""},
+		{`{"_meta":{}}`, Legacy, ""},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, Modern, "2026-07-28"},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}`, Modern, "x"},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":1}}`, Legacy, ""},
+		{`{"_meta":{"IO.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, Legacy, ""},
+		{`[1]`, Legacy, ""},
+	}
+	for _, tt := range tests {
+		era, v := EraOf([]byte(tt.params))
+		if era != tt.era || v != tt.v {
+			t.Errorf("EraOf(%s) = %v %q, want %v %q", tt.params, era, v, tt.era, tt.v)
+		}
+	}
+}
