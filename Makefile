@@ -17,8 +17,10 @@ test: lint unit e2e
 unit:
 	$(GO) test -race -count=1 ./...
 
+# e2e: real MCP clients (Inspector CLI, TypeScript SDK 1.x and 2.x) and
+# `mcp-bridge verify` against the built binary and the simulated base.
 e2e: build
-	@echo "e2e: no external clients yet"
+	verify/clients/run.sh $(BIN)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \

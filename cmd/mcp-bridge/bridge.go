@@ -132,6 +132,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		}
 		return usageError{err}
 	}
+	if f.fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unknown command %q (see mcp-bridge --help)", f.fs.Arg(0))}
+	}
 	if f.version {
 		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
 		return nil

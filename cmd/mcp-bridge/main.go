@@ -69,6 +69,8 @@ func run(ctx context.Context, e *env) error {
 		switch e.args[0] {
 		case "sim":
 			return runSim(ctx, e, e.args[1:])
+		case "demo":
+			return runDemo(e, e.args[1:])
 		}
 	}
 	return runBridge(ctx, e, e.args)

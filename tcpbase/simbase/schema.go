@@ -25,6 +25,9 @@ func arrayOf(desc string, items schema, minItems int) schema {
 	return schema{"type": "array", "description": desc, "items": items, "minItems": minItems}
 }
 func object(props map[string]schema, required ...string) schema {
+	if props == nil {
+		props = map[string]schema{} // "properties": null makes SDK clients drop the tool
+	}
 	s := schema{"type": "object", "properties": props, "additionalProperties": false}
 	if required == nil {
 		required = []string{}

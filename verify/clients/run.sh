@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# End-to-end checks with real MCP clients against the built mcp-bridge and
+# the simulated CAD base: the MCP Inspector CLI in all three eras (--strict
+# tool listing, a tool call, a 200-call load), the TypeScript SDK 1.x and
+# 2.x clients, and `mcp-bridge verify`. Any failure fails the run.
+# Usage: verify/clients/run.sh path/to/mcp-bridge
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cd "$here"
+
+# Install the pinned clients from the lockfile when missing or out of date.
+# Not `npm ci`: the registry here does not serve vite's Windows-only optional
+# dependency napi-windows-process-start-time, so `npm ci` calls the lockfile
+# out of sync. `npm install` skips that optional package and installs exactly
+# what the lockfile pins; the cmp below fails the run if it changed anything.
+if [ ! -f node_modules/.installed ] || [ package-lock.json -nt node_modules/.installed ]; then
+  echo "e2e: installing the pinned clients from package-lock.json"
+  cp package-lock.json "${TMPDIR:-/tmp}/mcp-bridge-lock.$$"
+  npm install --no-audit --no-fund --loglevel=error
+  if ! cmp -s package-lock.json "${TMPDIR:-/tmp}/mcp-bridge-lock.$$"; then
+    mv "${TMPDIR:-/tmp}/mcp-bridge-lock.$$" package-lock.json
+    echo "e2e: FAIL npm install changed package-lock.json: the pinned versions could not be installed"
+    exit 1
+  fi
+  rm -f "${TMPDIR:-/tmp}/mcp-bridge-lock.$$"
+  touch node_modules/.installed
+fi
+
+work=$(mktemp -d)
+sim_pid=
+cleanup() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+# The simulated base on a free port; its first stdout line names the address.
+"$bin" sim --port 0 --faults >"$work/sim.out" 2>"$work/sim.err" &
+sim_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$work/sim.out" 2>/dev/null && break; sleep 0.05; done
+addr=$(sed -n 's/^listening on //p' "$work/sim.out")
+port=${addr##*:}
+[ -n "$port" ] || { echo "e2e: the simulated base did not start"; cat "$work/sim.err"; exit 1; }
+echo "e2e: simulated base on $addr"
+
+"$bin" --print-config --client inspector --port "$port" --log-level warn >"$work/inspector.json"
+inspector() { npx --no-install mcp-inspector --cli --config "$work/inspector.json" --server cad-autocad "$@"; }
+
+fail() { echo "e2e: FAIL $*"; exit 1; }
+pass() { echo "e2e: ok   $*"; }
+want_tools=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' | "$bin" --port "$port" --log-level error |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).result.tools.length))')
+
+for era in legacy auto modern; do
+  inspector --protocol-era "$era" --method tools/list --strict >"$work/list.json" 2>"$work/err" ||
+    { cat "$work/err"; fail "Inspector $era tools/list --strict (exit $?)"; }
+  got=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.length)' "$work/list.json")
+  [ "$got" = "$want_tools" ] || fail "Inspector $era tools/list: $got tools, the base has $want_tools (some were dropped)"
+  pass "Inspector --protocol-era $era tools/list --strict: $got tools"
+
+  inspector --protocol-era "$era" --method tools/call --tool-name draw_line \
+    --tool-args-json '{"start":{"x":0,"y":0},"end":{"x":6,"y":8}}' >"$work/call.json" 2>"$work/err" ||
+    { cat "$work/err"; fail "Inspector $era tools/call draw_line"; }
+  grep -q 'length 10' "$work/call.json" || { cat "$work/call.json"; fail "Inspector $era tools/call: unexpected result"; }
+  pass "Inspector --protocol-era $era tools/call draw_line"
+done
+
+inspector --protocol-era legacy --method tools/call --tool-name no_such_tool --tool-args-json '{}' >"$work/out" 2>&1 && code=0 || code=$?
+[ "$code" = 5 ] || { cat "$work/out"; fail "Inspector unknown tool: exit $code, want 5"; }
+pass "Inspector unknown tool: exit 5"
+
+inspector --method tools/call --tool-name measure_distance --tool-args-json '{"from":{"x":0,"y":0},"to":{"x":1,"y":1}}' \
+  --load --load-requests 200 --load-concurrency 10 >"$work/load.json" 2>"$work/err" || { cat "$work/err"; fail "Inspector --load"; }
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+  if (r.requests !== 200 || r.ok !== 200 || r.errors !== 0 || r.toolErrors !== 0) { console.log(JSON.stringify(r)); process.exit(1); }
+  console.log(`e2e: ok   Inspector --load: ${r.ok}/${r.requests} ok, 0 errors, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
+' "$work/load.json" || fail "Inspector --load: errors in the summary"
+
+node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
+node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
+
+if "$bin" verify --help >/dev/null 2>&1; then
+  "$bin" verify || fail "mcp-bridge verify"
+fi
+echo "e2e: all real-client checks passed"
