@@ -71,6 +71,8 @@ func run(ctx context.Context, e *env) error {
 			return runSim(ctx, e, e.args[1:])
 		case "demo":
 			return runDemo(e, e.args[1:])
+		case "verify":
+			return runVerify(ctx, e, e.args[1:])
 		}
 	}
 	return runBridge(ctx, e, e.args)

@@ -1,0 +1,677 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+// check is one named end-to-end check.
+type check struct {
+	name   string
+	faults bool // needs the simulator's fault tools
+	sim    bool // changes the drawing: only against the simulated base
+	run    func(t *T) error
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func initLine(id, version string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"verify","version":"1"}}}`, id, version)
+}
+
+// exchange is a check that sends lines to a fresh bridge and expects lines.
+func exchange(pairs ...string) func(t *T) error {
+	return func(t *T) error {
+		s, err := t.bridge()
+		if err != nil {
+			return err
+		}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if err := expectLine(s, pairs[i], pairs[i+1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// negotiate checks that initialize with asked gets answered with want.
+func negotiate(asked, want string) func(t *T) error {
+	return func(t *T) error {
+		s, err := t.bridge()
+		if err != nil {
+			return err
+		}
+		got, err := ask(s, initLine("1", asked))
+		if err != nil {
+			return err
+		}
+		if v := get(got, "result.protocolVersion"); v != want {
+			return fmt.Errorf("initialize %s answered protocolVersion %v, want %s", asked, v, want)
+		}
+		if get(got, "result.capabilities.tools") == nil || get(got, "result.serverInfo.name") == nil {
+			return fmt.Errorf("initialize result lacks capabilities.tools or serverInfo: %s", short(got))
+		}
+		return nil
+	}
+}
+
+func echoID(id string) func(t *T) error {
+	return func(t *T) error {
+		s, err := t.bridge()
+		if err != nil {
+			return err
+		}
+		if err := expectLine(s, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"ping"}`, id), fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id)); err != nil {
+			return err
+		}
+		got, err := ask(s, toolCall(id, "get_drawing_info", `{}`))
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+id+`,`) {
+			return fmt.Errorf("forwarded request came back with another id: %s", short(got))
+		}
+		return nil
+	}
+}
+
+// baseFault checks that a fault of the base becomes -32603 of the given
+// kind, and that the bridge goes on serving.
+func baseFault(tool, args, kind string, bridgeArgs ...string) func(t *T) error {
+	return func(t *T) error {
+		s, err := t.bridge(bridgeArgs...)
+		if err != nil {
+			return err
+		}
+		got, err := ask(s, toolCall("1", tool, args))
+		if err != nil {
+			return err
+		}
+		if get(got, "error.code") != float64(rpc.CodeInternalError) || get(got, "error.data.kind") != kind {
+			return fmt.Errorf("want -32603 with data.kind %q, got %s", kind, short(got))
+		}
+		if msg, _ := get(got, "error.message").(string); !strings.Contains(msg, t.v.base) {
+			return fmt.Errorf("the message does not name the base address: %q", msg)
+		}
+		return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	}
+}
+
+func checks() []check {
+	return []check{
+		{name: "initialize 2024-11-05", run: negotiate("2024-11-05", "2024-11-05")},
+		{name: "initialize 2025-03-26", run: negotiate("2025-03-26", "2025-03-26")},
+		{name: "initialize 2025-06-18", run: negotiate("2025-06-18", "2025-06-18")},
+		{name: "initialize 2025-11-25", run: negotiate("2025-11-25", "2025-11-25")},
+		{name: "initialize unknown version gets 2025-11-25", run: negotiate("2099-12-31", lifecycle.LatestLegacy)},
+		{name: "notifications get no reply", run: exchange(
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nobody"}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/unknown"}`+"\n"+
+				`{"jsonrpc":"2.0","id":"after","method":"ping"}`,
+			`{"jsonrpc":"2.0","id":"after","result":{}}`)},
+		{name: "ping answers {}", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		{name: "ping during a slow tool call", faults: true, run: checkPingDuringSlowCall},
+		{name: "tools/list identical to a direct base call", run: checkToolsListIdentical},
+		{name: "tools/list: every tool has an object schema", run: checkSchemas},
+		{name: "tools/call round trip equals a direct call", run: checkCallRoundTrip},
+		{name: "tools/call changes the drawing", sim: true, run: checkDrawingChanges},
+		{name: "isError result passed through", sim: true, run: exchange(
+			toolCall("1", "draw_circle", `{"center":{"x":0,"y":0},"radius":-1}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments for draw_circle: 'radius' must be greater than 0"}],"isError":true}}`)},
+		{name: "unknown tool: base -32602 passed through", run: checkUnknownTool},
+		{name: "base error with data passed through", faults: true, run: exchange(toolCall("1", "fault_rpc_error", `{}`),
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"CAD is busy with a modal dialog","data":{"dialog":"Plot","retry":true}}}`)},
+		{name: "-32700 for invalid JSON, without id", run: exchange(`{"jsonrpc":"2.0","id":1,`,
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}`)},
+		{name: "-32600 for an invalid request, with its id", run: exchange(`{"jsonrpc":"1.0","id":"bad","method":"ping"}`,
+			`{"jsonrpc":"2.0","id":"bad","error":{"code":-32600,"message":"Invalid Request: \"jsonrpc\" must be \"2.0\""}}`)},
+		{name: "-32601 for an unknown method", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: prompts/list"}}`)},
+		{name: "-32602 for tools/call arguments not an object", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_drawing_info","arguments":[1]}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: tools/call \"arguments\" must be an object"}}`)},
+		{name: "string id echoed", run: echoID(`"7"`)},
+		{name: "number id echoed", run: echoID(`7`)},
+		{name: "large id echoed exactly", run: echoID(`12345678901234567890`)},
+		{name: "fractional id echoed exactly", run: echoID(`1.0`)},
+		{name: "batch answered as one array", run: exchange(
+			`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"nope"}]`,
+			`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope"}}]`)},
+		{name: "batch of notifications gets nothing", run: exchange(
+			`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`+"\n"+`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+			`{"jsonrpc":"2.0","id":3,"result":{}}`)},
+		{name: "empty batch gets -32600", run: exchange(`[]`, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: empty batch"}}`)},
+		{name: "CRLF line ends accepted", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\r", `{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		{name: "leading BOM accepted", run: exchange("\xef\xbb\xbf"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		{name: "oversize line rejected, next line served", run: checkOversizeLine},
+		{name: "base down: -32603 naming the address, bridge alive", run: checkBaseDown},
+		{name: "base back: the next request is served", run: checkRecovery},
+		{name: "fault: closed without answering", faults: true, run: baseFault("fault_close", `{}`, "closed")},
+		{name: "fault: garbage answer", faults: true, run: baseFault("fault_garbage", `{}`, "malformed")},
+		{name: "fault: half a JSON value", faults: true, run: baseFault("fault_half", `{}`, "malformed")},
+		{name: "fault: answer over the size limit", faults: true, run: baseFault("fault_big", `{"mib":17}`, "too_large")},
+		{name: "fault: no answer before the timeout", faults: true, run: checkTimeout},
+		{name: "fault: multi-line JSON answer comes out as one line", faults: true, run: exchange(toolCall("1", "fault_pretty", `{}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"pretty\nprinted","type":"text"}],"isError":false}}`)},
+		{name: "fault: answer without closing the socket", faults: true, run: exchange(toolCall("1", "fault_keep_open", `{}`),
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"answered; socket left open"}],"isError":false}}`)},
+		{name: "schema without type object repaired", faults: true, run: checkSchemaRepair},
+		{name: "cancel an in-flight call", faults: true, run: checkCancelInFlight},
+		{name: "cancel a queued call: never sent", faults: true, run: checkCancelQueued},
+		{name: "modern: server/discover", run: checkDiscover},
+		{name: "legacy server/discover gets -32601", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: server/discover"}}`)},
+		{name: "modern: tools/list fields", run: checkModernList},
+		{name: "modern: tools/call fields", run: checkModernCall},
+		{name: "modern: unsupported version gets -32022", run: exchange(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version \"2099-01-01\": this server supports [2026-07-28]","data":{"requested":"2099-01-01","supported":["2026-07-28"]}}}`)},
+		{name: "modern: missing capabilities get -32602", run: exchange(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] must be an object"}}`)},
+		{name: "modern: ping gets -32601", run: exchange(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{`+modernMeta+`}}`,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`)},
+		{name: "modern: subscriptions/listen acknowledged", run: exchange(
+			`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`,
+			`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`)},
+		{name: "discover then initialize (auto fallback)", run: checkDiscoverThenInitialize},
+		{name: "stdin EOF: every request answered, exit 0", run: checkEOF},
+		{name: "stdout carries only protocol messages", run: checkPurity},
+	}
+}
+
+func checkPingDuringSlowCall(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	if err := s.Send(toolCall(`"slow"`, "fault_sleep", `{"ms":1000}`)); err != nil {
+		return err
+	}
+	start := time.Now()
+	got, err := ask(s, `{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	if got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+		return fmt.Errorf("the first answer was not the ping's: %s", short(got))
+	}
+	if took > 500*time.Millisecond {
+		return fmt.Errorf("ping took %v while a 1 s call ran", took)
+	}
+	if got, err = s.Recv(answerWait); err != nil || get(got, "id") != "slow" {
+		return fmt.Errorf("the slow call's answer: %s %v", short(got), err)
+	}
+	return nil
+}
+
+func checkToolsListIdentical(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":"L","method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	want, err := t.direct(`{"jsonrpc":"2.0","id":"L","method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	// The bridge adds "type": "object" where a schema lacks it; that is all.
+	fixed, _ := lifecycle.RepairToolSchemas([]byte(raw(want, "result")))
+	if raw(got, "result") != string(fixed) {
+		return fmt.Errorf("tools/list through the bridge differs from the base's: %s vs %s", short(raw(got, "result")), short(string(fixed)))
+	}
+	return nil
+}
+
+func checkSchemas(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	tools, _ := get(got, "result.tools").([]any)
+	if len(tools) == 0 {
+		return fmt.Errorf("no tools listed: %s", short(got))
+	}
+	for _, tl := range tools {
+		m, _ := tl.(map[string]any)
+		sch, _ := m["inputSchema"].(map[string]any)
+		if sch == nil || sch["type"] != "object" {
+			return fmt.Errorf("tool %v: inputSchema root is not type object; SDK clients drop it", m["name"])
+		}
+		if p, ok := sch["properties"]; ok && p == nil {
+			return fmt.Errorf(`tool %v: "properties": null; SDK clients drop it`, m["name"])
+		}
+	}
+	return nil
+}
+
+func checkCallRoundTrip(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	want, err := t.direct(toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("bridged %s, direct %s", short(got), short(want))
+	}
+	return nil
+}
+
+func checkDrawingChanges(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	count := func() (string, error) {
+		got, err := ask(s, toolCall("9", "list_entities", `{"type":"line"}`))
+		if err != nil {
+			return "", err
+		}
+		return strings.SplitN(firstText(got), ":", 2)[0], nil
+	}
+	before, err := count()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("1", "draw_line", `{"start":{"x":1,"y":1},"end":{"x":4,"y":5}}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "result.isError") != false {
+		return fmt.Errorf("draw_line: %s", short(got))
+	}
+	after, err := count()
+	if err != nil {
+		return err
+	}
+	if before == after {
+		return fmt.Errorf("list_entities still says %q after draw_line", after)
+	}
+	_, err = ask(s, toolCall("2", "undo", `{}`))
+	return err
+}
+
+func checkUnknownTool(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	frame := toolCall("1", "verify_no_such_tool", `{}`)
+	got, err := ask(s, frame)
+	if err != nil {
+		return err
+	}
+	want, err := t.direct(frame)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("bridged %s, base said %s", short(got), short(want))
+	}
+	if get(got, "error.code") != float64(-32602) {
+		return fmt.Errorf("the base answers an unknown tool with %s, not -32602", short(got))
+	}
+	return nil
+}
+
+func checkOversizeLine(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	big := make([]byte, 0, rpc.DefaultMaxMessage+64)
+	big = append(big, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`...)
+	big = append(big, strings.Repeat("x", rpc.DefaultMaxMessage)...)
+	big = append(big, "\"}}\n"...)
+	if err := s.SendRaw(big); err != nil {
+		return err
+	}
+	got, err := s.Recv(answerWait)
+	if err != nil {
+		return err
+	}
+	if get(got, "error.code") != float64(rpc.CodeInvalidRequest) {
+		return fmt.Errorf("oversize line: %s", short(got))
+	}
+	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+}
+
+func checkBaseDown(t *T) error {
+	dead, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	s, err := t.bridgeAt(dead)
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	msg, _ := get(got, "error.message").(string)
+	if get(got, "error.code") != float64(-32603) || get(got, "error.data.kind") != "unreachable" || !strings.Contains(msg, dead) {
+		return fmt.Errorf("want -32603 naming %s with data.kind unreachable, got %s", dead, short(got))
+	}
+	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+}
+
+func checkRecovery(t *T) error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	s, err := t.bridgeAt(addr)
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "error.data.kind") != "unreachable" {
+		return fmt.Errorf("with nothing listening: %s", short(got))
+	}
+	sim, err := simbase.Start(addr, simbase.Options{})
+	if err != nil {
+		return skip("could not start a base on %s: %v", addr, err)
+	}
+	defer sim.Close()
+	got, err = ask(s, toolCall("2", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "result.isError") != false {
+		return fmt.Errorf("after the base came back: %s", short(got))
+	}
+	return nil
+}
+
+func checkTimeout(t *T) error {
+	s, err := t.bridge("--call-timeout", "500ms")
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("1", "fault_hang", `{}`))
+	if err != nil {
+		return err
+	}
+	msg, _ := get(got, "error.message").(string)
+	if get(got, "error.data.kind") != "timeout" || !strings.Contains(msg, "may still be running in CAD") {
+		return fmt.Errorf("want a timeout that says the call may still be running, got %s", short(got))
+	}
+	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+}
+
+func checkSchemaRepair(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(got, `"name":"fault_untyped_schema"`) || !strings.Contains(got, `"inputSchema":{"type":"object","properties":{"note":{"type":"string"}}}`) {
+		return errors.New("fault_untyped_schema was not given \"type\": \"object\"")
+	}
+	return nil
+}
+
+// simCalls asks the simulated base how many tools/call it has executed.
+func simCalls(t *T) (float64, error) {
+	ans, err := t.direct(toolCall("0", "sim_stats", `{}`))
+	if err != nil {
+		return 0, err
+	}
+	n, ok := get(firstText(ans), "calls").(float64)
+	if !ok {
+		return 0, fmt.Errorf("sim_stats: %s", short(ans))
+	}
+	return n, nil
+}
+
+func checkCancelInFlight(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	if err := s.Send(toolCall(`"h"`, "fault_hang", `{}`)); err != nil {
+		return err
+	}
+	time.Sleep(200 * time.Millisecond) // let it reach the base
+	if err := s.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); err != nil {
+		return err
+	}
+	got, err := ask(s, toolCall("2", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "id") != float64(2) {
+		return fmt.Errorf("after cancelling, got %s", short(got))
+	}
+	if line, quiet := s.Quiet(300 * time.Millisecond); !quiet {
+		return fmt.Errorf("an answer came for a cancelled request: %s", short(line))
+	}
+	return nil
+}
+
+func checkCancelQueued(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	before, err := simCalls(t)
+	if err != nil {
+		return err
+	}
+	if err := s.Send(toolCall("1", "fault_sleep", `{"ms":400}`)); err != nil {
+		return err
+	}
+	if err := s.Send(toolCall(`"q"`, "fault_sleep", `{"ms":1}`)); err != nil {
+		return err
+	}
+	if err := s.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"q"}}`); err != nil {
+		return err
+	}
+	if err := expectLine(s, `{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`); err != nil {
+		return err
+	}
+	got, err := s.Recv(answerWait)
+	if err != nil || get(got, "id") != float64(1) {
+		return fmt.Errorf("want the first call's answer, got %s %v", short(got), err)
+	}
+	if line, quiet := s.Quiet(300 * time.Millisecond); !quiet {
+		return fmt.Errorf("an answer came for the cancelled request: %s", short(line))
+	}
+	after, err := simCalls(t)
+	if err != nil {
+		return err
+	}
+	// sim_stats counts itself: the second one is the 1 subtracted here.
+	if ran := after - before - 1; ran != 1 {
+		return fmt.Errorf("the base ran %v calls, want 1: the cancelled one was sent", ran)
+	}
+	return nil
+}
+
+func checkDiscover(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`)
+	if err != nil {
+		return err
+	}
+	vs, _ := get(got, "result.supportedVersions").([]any)
+	found := false
+	for _, v := range vs {
+		found = found || v == "2026-07-28"
+	}
+	switch {
+	case !found:
+		return fmt.Errorf("supportedVersions lacks 2026-07-28: %s", short(got))
+	case get(got, "result.capabilities.tools") == nil:
+		return errors.New("capabilities lack tools")
+	case get(got, "result.resultType") != "complete":
+		return errors.New(`resultType is not "complete"`)
+	case get(got, "result.ttlMs") == nil || get(got, "result.cacheScope") == nil:
+		return errors.New("ttlMs or cacheScope missing")
+	case raw(got, "result._meta") == "" || !strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo):
+		return errors.New("_meta lacks serverInfo")
+	}
+	return nil
+}
+
+func checkModernList(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	legacy, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`)
+	if err != nil {
+		return err
+	}
+	if get(got, "result.resultType") != "complete" || get(got, "result.ttlMs") == nil || get(got, "result.cacheScope") == nil ||
+		!strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo) {
+		return fmt.Errorf("modern tools/list lacks resultType, ttlMs, cacheScope or _meta serverInfo: %s", short(got))
+	}
+	if raw(got, "result.tools") != raw(legacy, "result.tools") {
+		return errors.New("modern tools differ from legacy tools")
+	}
+	return nil
+}
+
+func checkModernCall(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	legacy, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_drawing_info","arguments":{},`+modernMeta+`}}`)
+	if err != nil {
+		return err
+	}
+	if get(got, "result.resultType") != "complete" || !strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo) {
+		return fmt.Errorf("modern tools/call lacks resultType or _meta serverInfo: %s", short(got))
+	}
+	if get(got, "result.ttlMs") != nil {
+		return errors.New("tools/call carries cache hints")
+	}
+	if raw(got, "result.content") != raw(legacy, "result.content") {
+		return errors.New("modern content differs from legacy content")
+	}
+	return nil
+}
+
+func checkDiscoverThenInitialize(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	if _, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`); err != nil {
+		return err
+	}
+	got, err := ask(s, initLine("2", "2025-06-18"))
+	if err != nil {
+		return err
+	}
+	if get(got, "result.protocolVersion") != "2025-06-18" {
+		return fmt.Errorf("initialize after discover: %s", short(got))
+	}
+	return expectLine(s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"result":{}}`)
+}
+
+func checkEOF(t *T) error {
+	s, err := t.bridge()
+	if err != nil {
+		return err
+	}
+	for i := range 3 {
+		if err := s.Send(toolCall(fmt.Sprint(i), "get_drawing_info", `{}`)); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	_ = s.CloseStdin()
+	code, err := s.Wait(10 * time.Second)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	n := 0
+	for {
+		if _, err := s.Recv(time.Second); err != nil {
+			break
+		}
+		n++
+	}
+	if code != 0 || n != 3 {
+		return fmt.Errorf("exit code %d with %d of 3 requests answered", code, n)
+	}
+	if took > 5*time.Second {
+		return fmt.Errorf("took %v to exit", took)
+	}
+	return nil
+}
+
+func checkPurity(t *T) error {
+	t.v.mu.Lock()
+	outs := t.v.outputs
+	t.v.mu.Unlock()
+	if len(outs) == 0 {
+		return skip("no other check ran a bridge")
+	}
+	total := 0
+	for _, o := range outs {
+		total += len(o)
+		if bad := CheckStdout(o); bad != "" {
+			return fmt.Errorf("not a protocol message on stdout: %s", bad)
+		}
+	}
+	if total == 0 {
+		return errors.New("the bridges wrote nothing at all")
+	}
+	return nil
+}
+
+// firstText is the text of the first content item of a tools/call answer.
+func firstText(line string) string {
+	c, _ := get(line, "result.content").([]any)
+	if len(c) == 0 {
+		return ""
+	}
+	m, _ := c[0].(map[string]any)
+	text, _ := m["text"].(string)
+	return text
+}
