@@ -48,9 +48,14 @@ type bridge struct {
 
 	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
 
+	// initialized is set once a legacy client has sent initialize: it was
+	// told tools.listChanged, so it gets notifications/tools/list_changed.
+	initialized atomic.Bool
+
 	// Worker-only state.
-	baseDown bool
-	warned   map[string]bool // tools whose schema repair was logged
+	baseDown  bool
+	warned    map[string]bool // tools whose schema repair was logged
+	toolsHash uint64          // of the last tools/list answer, 0 before the first
 }
 
 // outcome is how a job ends: a result, an error of the bridge's own, or an
@@ -59,6 +64,9 @@ type outcome struct {
 	result []byte
 	err    *rpc.WireError
 	rawErr []byte
+	// listChanged: this tools/list differs from the last one; clients that
+	// asked are told after the answer.
+	listChanged bool
 }
 
 // errShutdown is the cause given to in-flight calls abandoned at shutdown.
@@ -276,6 +284,9 @@ func (b *bridge) request(r *rpc.Request, bt *batch) {
 			return
 		}
 		res, werr := srv.Initialize(r.Params)
+		if werr == nil {
+			b.initialized.Store(true)
+		}
 		b.reply(bt, r.ID, res, werr)
 	case "ping":
 		if era == lifecycle.Modern {
@@ -496,6 +507,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	}
 	ev.Str("method", j.req.Method).Str("id", j.req.ID.String()).Dur("took", time.Since(start)).Msg("forwarded")
 	b.deliver(j, o)
+	b.sendListChanged(o.listChanged)
 }
 
 // callBase sends the job's frame, re-dialling (only) while no connection
@@ -554,6 +566,7 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 		return outcome{rawErr: resp.ErrorRaw}
 	}
 	result := resp.Result
+	changed := method == "tools/list" && b.noticeToolList(j.req.Params, result)
 	if method == "tools/list" && !b.cfg.NoSchemaRepair {
 		var fixed []string
 		result, fixed = lifecycle.RepairToolSchemas(result)
@@ -567,7 +580,7 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 	if j.era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate(method, result)
 	}
-	return outcome{result: result}
+	return outcome{result: result, listChanged: changed}
 }
 
 // deliver answers a job unless it was cancelled, and forgets it.

@@ -51,7 +51,7 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 	cfg := Config{
 		Base:     &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second},
 		BaseAddr: sim.Addr(),
-		Server:   lifecycle.NewServer("mcp-bridge", "test", "", false),
+		Server:   lifecycle.NewServer("mcp-bridge", "test", "", true),
 		Log:      zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
 	}
 	if tweak != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
-const caps = `"capabilities":{"tools":{"listChanged":false}}`
+const caps = `"capabilities":{"tools":{"listChanged":true}}`
 const info = `"serverInfo":{"name":"mcp-bridge","version":"test"}`
 
 func initialize(id, version string) string {

@@ -2,36 +2,90 @@ package bridge
 
 import (
 	"fmt"
+	"hash/fnv"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// listen is an open modern-era subscriptions/listen request. The bridge
-// cannot yet tell when the base's tool list changes, so it agrees to no
-// notifications and just holds the request open, which is what Go SDK
-// clients that registered list-changed handlers need in order to connect.
-// It ends when the client cancels it (no answer) or stdin closes (an empty
-// result).
+// listen is an open modern-era subscriptions/listen request: the stream on
+// which a modern client gets notifications/tools/list_changed. The bridge
+// offers that one notification type (it compares each fresh tools/list with
+// the last); when a client asks for nothing it offers, the request is
+// acknowledged and answered at once. Otherwise it stays open until the
+// client cancels it (no answer) or stdin closes (an empty result).
 type listen struct {
 	id    rpc.ID
 	batch *batch
 }
 
 func (b *bridge) listen(r *rpc.Request, bt *batch) {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		b.reply(bt, r.ID, b.cfg.Server.Empty(), nil)
-		return
+	wantTools := string(rpc.Field(rpc.Field(r.Params, "notifications"), "toolsListChanged")) == "true"
+	agreed := `{}`
+	if wantTools {
+		agreed = `{"toolsListChanged":true}`
 	}
-	b.listens[r.ID.String()] = &listen{id: r.ID, batch: bt}
-	if bt != nil {
-		bt.add()
+	params := fmt.Sprintf(`{"notifications":%s,"_meta":{%q:%s}}`, agreed, lifecycle.MetaSubscriptionID, r.ID.Raw())
+	b.mu.Lock()
+	hold := wantTools && !b.closed
+	if hold {
+		b.listens[r.ID.String()] = &listen{id: r.ID, batch: bt}
+		if bt != nil {
+			bt.add()
+		}
 	}
 	b.mu.Unlock()
-	params := fmt.Sprintf(`{"notifications":{},"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, r.ID.Raw())
+	b.log.Debug().Str("id", r.ID.String()).Bool("toolsListChanged", hold).Msg("subscriptions/listen opened")
+	// The acknowledgement is the first message of the stream, before anything
+	// else for this subscription, batch or not.
 	_ = b.out.WriteNotification("notifications/subscriptions/acknowledged", []byte(params))
+	if !hold {
+		b.reply(bt, r.ID, b.listenResult(r.ID), nil)
+	}
+}
+
+// listenResult ends a listen stream.
+func (b *bridge) listenResult(id rpc.ID) []byte {
+	return b.cfg.Server.Decorate("", []byte(fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())))
+}
+
+// noticeToolList records a full tools/list answer and reports whether it
+// differs from the previous one. Paged requests are not compared.
+func (b *bridge) noticeToolList(params, result []byte) bool {
+	if rpc.Field(params, "cursor") != nil {
+		return false
+	}
+	h := fnv.New64a()
+	h.Write(rpc.Field(result, "tools"))
+	sum := h.Sum64() | 1 // never 0, which means "none yet"
+	changed := b.toolsHash != 0 && sum != b.toolsHash
+	b.toolsHash = sum
+	if changed {
+		b.log.Info().Msg("the CAD base's tool list changed; telling the client")
+	}
+	return changed
+}
+
+// sendListChanged tells the client that the tool list changed: a legacy
+// client that initialized (it was told tools.listChanged) by a plain
+// notification, each modern listen stream that asked for it on that stream.
+func (b *bridge) sendListChanged(changed bool) {
+	if !changed {
+		return
+	}
+	if b.initialized.Load() {
+		_ = b.out.WriteNotification("notifications/tools/list_changed", nil)
+	}
+	b.mu.Lock()
+	var ids []rpc.ID
+	for _, l := range b.listens {
+		ids = append(ids, l.id)
+	}
+	b.mu.Unlock()
+	for _, id := range ids {
+		params := fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())
+		_ = b.out.WriteNotification("notifications/tools/list_changed", []byte(params))
+	}
 }
 
 // endListens answers every open listen with an empty result, at shutdown.
@@ -41,7 +95,7 @@ func (b *bridge) endListens() {
 	b.listens = map[string]*listen{}
 	b.mu.Unlock()
 	for _, l := range ls {
-		b.reply(l.batch, l.id, b.cfg.Server.Empty(), nil)
+		b.reply(l.batch, l.id, b.listenResult(l.id), nil)
 		if l.batch != nil {
 			l.batch.done()
 		}

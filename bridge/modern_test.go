@@ -17,7 +17,7 @@ const serverInfoMeta = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m
 func TestDiscover(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
-	h.expect(`{"jsonrpc":"2.0","id":1,"result":{` + serverInfoMeta + `,"cacheScope":"private","capabilities":{"tools":{"listChanged":false}},"resultType":"complete","supportedVersions":["2024-11-05","2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"ttlMs":0}}`)
+	h.expect(`{"jsonrpc":"2.0","id":1,"result":{` + serverInfoMeta + `,"cacheScope":"private","capabilities":{"tools":{"listChanged":true}},"resultType":"complete","supportedVersions":["2024-11-05","2025-03-26","2025-06-18","2025-11-25","2026-07-28"],"ttlMs":0}}`)
 	// Without modern _meta, a legacy server does not know the method.
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{}}`)
 	h.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: server/discover"}}`)
@@ -114,7 +114,7 @@ func TestDiscoverThenInitializeFallback(t *testing.T) {
 func TestSubscriptionsListen(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.send(`{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`)
-	h.expect(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"sub"}}}`)
+	h.expect(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"sub"}}}`)
 	// Held open: other requests are served meanwhile.
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"undo",` + modernMeta + `}}`)
 	if got := h.recv(); !strings.Contains(got, "nothing to undo") {
@@ -122,11 +122,16 @@ func TestSubscriptionsListen(t *testing.T) {
 	}
 	// Cancelled: nothing more is sent for it.
 	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sub",` + modernMeta + `}}`)
+	// A listen that asks for nothing the bridge offers is acknowledged and
+	// answered at once.
+	h.send(`{"jsonrpc":"2.0","id":"none","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},` + modernMeta + `}}`)
+	h.expect(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"none"}}}`,
+		`{"jsonrpc":"2.0","id":"none","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"none","io.modelcontextprotocol/serverInfo":{"name":"mcp-bridge","version":"test"}}}}`)
 	// A second listen, left open, is ended with an empty result when stdin closes.
-	h.send(`{"jsonrpc":"2.0","id":"sub2","method":"subscriptions/listen","params":{"notifications":{},` + modernMeta + `}}`)
-	h.expect(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"sub2"}}}`)
+	h.send(`{"jsonrpc":"2.0","id":"sub2","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`)
+	h.expect(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"sub2"}}}`)
 	rest := h.closeAndWait()
-	want := `{"jsonrpc":"2.0","id":"sub2","result":{"resultType":"complete",` + serverInfoMeta + `}}`
+	want := `{"jsonrpc":"2.0","id":"sub2","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"sub2","io.modelcontextprotocol/serverInfo":{"name":"mcp-bridge","version":"test"}}}}`
 	if len(rest) != 1 || rest[0] != want {
 		t.Fatalf("at EOF got %q\nwant [%s]", rest, want)
 	}
@@ -159,4 +164,50 @@ func TestSchemaRepair(t *testing.T) {
 		t.Fatalf("fault_untyped_schema not repaired: %s", got)
 	}
 	h.closeAndWait()
+}
+
+// changingBase answers tools/list with one list, then another.
+func changingBase() baseFunc {
+	n := 0
+	return func(_ context.Context, frame []byte) ([]byte, error) {
+		n++
+		name := "first_tool"
+		if n > 2 {
+			name = "second_tool"
+		}
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"` + name + `","inputSchema":{"type":"object"}}]}}`), nil
+	}
+}
+
+func TestListChangedLegacy(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { c.Base = changingBase() })
+	h.send(initialize("0", "2025-06-18"))
+	h.recv()
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	first := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"first_tool","inputSchema":{"type":"object"}}]}}`
+	h.send(list, list) // the same list twice: no notification
+	h.expect(first, first)
+	h.send(list)
+	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"second_tool","inputSchema":{"type":"object"}}]}}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	h.closeAndWait()
+}
+
+func TestListChangedOnListenStream(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { c.Base = changingBase() })
+	h.send(`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`)
+	h.recv() // the acknowledgement
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`
+	h.send(list, list, list)
+	h.recv()
+	h.recv()
+	if got := h.recv(); !strings.Contains(got, "second_tool") {
+		t.Fatalf("third list: %s", got)
+	}
+	// Modern only: no plain notification, one on the stream.
+	h.expect(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}`)
+	if rest := h.closeAndWait(); len(rest) != 0 {
+		t.Fatalf("after the stream was cancelled: %q", rest)
+	}
 }

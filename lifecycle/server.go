@@ -85,12 +85,6 @@ func (s *Server) Discover() []byte {
 	return mustJSON(res)
 }
 
-// Empty is the result of a modern request that returns nothing in particular
-// (the end of a subscriptions/listen stream).
-func (s *Server) Empty() []byte {
-	return s.Decorate("", []byte(`{}`))
-}
-
 // Decorate turns a result from the base into a modern-era result:
 // resultType "complete", the serverInfo in _meta, and for tools/list the
 // cache hints. What the base sent is kept, byte for byte, inside; members it

@@ -161,7 +161,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		Queue:          f.queue,
 		MaxMessage:     f.maxMessage,
 		NoSchemaRepair: f.noSchemaRepair,
-		Server:         lifecycle.NewServer("mcp-bridge", version, instructions, false),
+		Server:         lifecycle.NewServer("mcp-bridge", version, instructions, true),
 		Log:            log,
 	}
 	// Once shutdown starts, a second signal kills the process at once.

@@ -1,0 +1,110 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+// TestGoSDKClient drives the bridge binary with the official Go SDK client
+// through its command transport, in the modern era (the SDK's default,
+// with a list-changed handler, so that it opens subscriptions/listen) and
+// pinned to a legacy version.
+func TestGoSDKClient(t *testing.T) {
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	_, port, _ := net.SplitHostPort(sim.Addr())
+
+	for _, version := range []string{"", "2025-06-18"} {
+		name := version
+		if name == "" {
+			name = "default (modern)"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-check", Version: "1"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
+			})
+			cmd := exec.Command(bridgeBin, "--port", port, "--log-level", "debug", "--log-format", "json")
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			transport := &mcp.CommandTransport{Command: cmd}
+			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer cs.Close()
+			init := cs.InitializeResult()
+			if init == nil || init.Capabilities == nil || init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
+				t.Fatalf("capabilities: %+v", init)
+			}
+			wantVersion := version
+			if wantVersion == "" {
+				wantVersion = "2026-07-28"
+			}
+			if init.ProtocolVersion != wantVersion {
+				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, wantVersion)
+			}
+
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			if len(tools.Tools) != 26 {
+				t.Errorf("%d tools, want 26", len(tools.Tools))
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
+				"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
+			if err != nil {
+				t.Fatalf("tools/call: %v", err)
+			}
+			text, _ := res.Content[0].(*mcp.TextContent)
+			if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
+				t.Errorf("tools/call result: %+v", res)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
+				t.Errorf("unknown tool: err = %v", err)
+			}
+			cs.Close()
+			// In the modern era the list-changed handler makes the SDK open a
+			// listen stream, which the bridge acknowledges and holds.
+			opened := false
+			for _, line := range strings.Split(stderr.String(), "\n") {
+				opened = opened || strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`)
+			}
+			if modern := version == ""; opened != modern {
+				t.Errorf("subscriptions/listen opened = %v in era %s; bridge log:\n%s", opened, name, stderr.String())
+			}
+		})
+	}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
