@@ -307,4 +307,3 @@ func fmtDur(d time.Duration) string {
 	}
 	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
 }
-
