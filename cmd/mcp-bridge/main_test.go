@@ -134,4 +134,3 @@ func TestLogFileIsPrivate(t *testing.T) {
 		t.Errorf("log went to the wrong place: file %q, stderr %q", b, errs)
 	}
 }
-
