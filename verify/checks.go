@@ -180,7 +180,7 @@ func checks() []check {
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`)},
 		{name: "modern: subscriptions/listen acknowledged", run: exchange(
 			`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`,
-			`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`)},
+			`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`)},
 		{name: "discover then initialize (auto fallback)", run: checkDiscoverThenInitialize},
 		{name: "stdin EOF: every request answered, exit 0", run: checkEOF},
 		{name: "stdout carries only protocol messages", run: checkPurity},

@@ -73,6 +73,8 @@ func run(ctx context.Context, e *env) error {
 			return runDemo(e, e.args[1:])
 		case "verify":
 			return runVerify(ctx, e, e.args[1:])
+		case "bench":
+			return runBench(e, e.args[1:])
 		}
 	}
 	return runBridge(ctx, e, e.args)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/verify"
+)
+
+func runBench(e *env, args []string) error {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: measure against that base)")
+	port := fs.Int("port", 0, "CAD base port; without it, a simulated base is started")
+	runs := fs.Int("runs", 300, "samples per latency figure")
+	calls := fs.Int("calls", 10000, "pipelined calls in the throughput run")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, `Usage: mcp-bridge bench [flags]
+
+Measures what the bridge costs: the same requests sent straight to the base
+and through the bridge (a child process spoken to over pipes), alternated so
+that machine drift cancels; ping while CAD is busy; start-up and exit;
+pipelined throughput; memory. Against a real base (--port) it only calls
+get_drawing_info and tools/list.
+
+Flags:
+%s`, fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	opts := verify.BenchOptions{Bridge: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
+	if fs.Changed("port") {
+		opts.Base = net.JoinHostPort(*host, strconv.Itoa(*port))
+	}
+	rep, err := verify.Bench(opts)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(e.stdout, string(out))
+		return nil
+	}
+	verify.PrintBench(e.stdout, rep)
+	return nil
+}
