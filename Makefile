@@ -51,3 +51,9 @@ cross:
 
 clean:
 	rm -rf bin
+
+# bench: the bridge against a direct call to the simulated base (a table),
+# then the hot paths with -benchmem. Not part of `make test`.
+bench: build
+	$(BIN) bench
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle ./bridge

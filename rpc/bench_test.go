@@ -1,0 +1,68 @@
+package rpc
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+var callLine = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"draw_line","arguments":{"start":{"x":0,"y":0},"end":{"x":10,"y":0}},"_meta":{"progressToken":7}}}`)
+
+func BenchmarkDecodeLine(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(callLine)))
+	for b.Loop() {
+		if ds, _ := DecodeLine(callLine); ds[0].Err != nil {
+			b.Fatal(ds[0].Err)
+		}
+	}
+}
+
+func BenchmarkLineReader(b *testing.B) {
+	in := bytes.Repeat(append(callLine, '\n'), 1000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		lr := NewLineReader(bytes.NewReader(in), 0)
+		for {
+			if _, err := lr.Next(); err == io.EOF {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkWriteResult is the id re-stamp: the base's result written out
+// under the client's id.
+func BenchmarkWriteResult(b *testing.B) {
+	result := []byte(`{"content":[{"type":"text","text":"Line 101 drawn from (0, 0) to (10, 0), length 10."}],"isError":false}`)
+	w := NewWriter(io.Discard)
+	id := RawID([]byte(`"req-42"`))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = w.WriteResult(id, result)
+	}
+}
+
+func BenchmarkWriteResultLarge(b *testing.B) {
+	result := []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}],"isError":false}`)
+	w := NewWriter(io.Discard)
+	id := RawID([]byte(`1`))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(result)))
+	for b.Loop() {
+		_ = w.WriteResult(id, result)
+	}
+}
+
+func BenchmarkDecodeLargeAnswer(b *testing.B) {
+	answer := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}],"isError":false}}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(answer)))
+	for b.Loop() {
+		if d := DecodeMessage(answer); d.Err != nil {
+			b.Fatal(d.Err)
+		}
+	}
+}
