@@ -1,9 +1,15 @@
 package bridge
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
 // BenchmarkBaseFrame: the client's request as the base gets it (_meta cut).
@@ -13,5 +19,40 @@ func BenchmarkBaseFrame(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = baseFrame(req)
+	}
+}
+
+// BenchmarkForward measures one forwarded tools/call end to end in-process:
+// stdin pipe → Run → sim over loopback → stdout pipe.
+func BenchmarkForward(b *testing.B) {
+	for _, tc := range []struct{ name, tool, args string }{
+		{"small", "get_drawing_info", `{}`},
+		{"1MiB", "fault_big", `{"mib":1}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sim.Close()
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr()}
+			done := make(chan error, 1)
+			go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
+			out := bufio.NewReaderSize(outR, 4<<20)
+			line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", tc.tool, tc.args))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := inW.Write(line); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+					b.Fatal(err)
+				}
+			}
+			inW.Close()
+			<-done
+		})
 	}
 }

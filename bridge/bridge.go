@@ -553,7 +553,7 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 		b.baseDown = false
 		b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back")
 	}
-	d := rpc.DecodeMessage(ans)
+	d := rpc.DecodeValidMessage(ans) // tcpbase validated it
 	resp, ok := d.Msg.(*rpc.Response)
 	if !ok {
 		why := "not a response"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -92,4 +93,58 @@ func FuzzLineReader(f *testing.F) {
 		}
 		t.Fatal("Next did not reach EOF")
 	})
+}
+
+// FuzzValid checks that Valid accepts exactly what encoding/json does.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,"x\u00e9\n",true,false,null,{}]}`, `[]`, ` 1 `, `"\ud800"`, `01`, `-`, `1.`, `1e`,
+		`{"a" 1}`, `[1,]`, `{"a":1,}`, "\"\x01\"", `"\x"`, "\"\xff\"", `nul`, `[[[[`, `{"a":{"b":[}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := Valid(data), json.Valid(data); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
+		}
+	})
+}
+
+// FuzzValueEnd feeds a value in random pieces: the end found must be the
+// end of the first value, wherever the pieces were cut.
+func FuzzValueEnd(f *testing.F) {
+	f.Add([]byte(`{"a":"x\"}y","b":[1,{"c":"\\"}]} trailing`), uint8(3))
+	f.Add([]byte(`"abc\\"def`), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		n := int(step%16) + 1
+		var s ValueEnd
+		end, done := -1, false
+		for from := 0; from < len(data) && !done; from += n {
+			to := min(from+n, len(data))
+			end, done = s.Feed(data[:to], from)
+		}
+		if !done || Kind(data) == 0 {
+			return
+		}
+		v := data[:end]
+		if Valid(bytes.TrimSpace(v)) {
+			// A valid prefix ends exactly where skipValue says it does.
+			i := skipSpace(data, 0)
+			if want := skipValue(data, i); Kind(data) != 'n' && Kind(data) != 't' && Kind(data) != 'f' && Kind(data) != 'z' && want != end {
+				t.Fatalf("Feed end %d, skipValue end %d for %q", end, want, data)
+			}
+		}
+	})
+}
+
+func TestPlainRun(t *testing.T) {
+	for _, s := range []string{"", "abc", "abcdefghijkl\"", "abcdefgh\\ijkl", "abcdefghijk\x1f", "\xff\xfe\x80abcdefgh\"", strings.Repeat("é", 20) + "\""} {
+		want := 0
+		for want < len(s) && s[want] >= 0x20 && s[want] != '"' && s[want] != '\\' {
+			want++
+		}
+		if got := plainRun([]byte(s)); got != want {
+			t.Errorf("plainRun(%q) = %d, want %d", s, got, want)
+		}
+	}
 }

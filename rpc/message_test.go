@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,6 +162,21 @@ func TestAppendMembers(t *testing.T) {
 		got := string(AppendMembers([]byte(tt.in), tt.add))
 		if got != tt.want {
 			t.Errorf("AppendMembers(%s, %s) = %s, want %s", tt.in, tt.add, got, tt.want)
+		}
+	}
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	tooDeep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
+	for _, s := range []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `1.5e10`, `1E-2`, `true`, `null`, ` {"a" : [ 1 , 2 ] } `,
+		`{"a":"\u12ab\"\\\/\b\f\n\r\t"}`, "\"\xff\xfe\"", deep, tooDeep,
+		``, ` `, `{`, `}`, `[1 2]`, `{"a":1 "b":2}`, `{1:2}`, `"\u12g4"`, `"\a"`, "\"\t\"", `+1`, `.5`, `1.e5`,
+		`0x10`, `00`, `-`, `[1,]`, `{"a":1,}`, `tru`, `nulll`, `1 2`, `{"a":}`, `[,1]`,
+	} {
+		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("Valid(%.40q) = %v, json.Valid = %v", s, got, want)
 		}
 	}
 }

@@ -107,12 +107,14 @@ func skipSpace(data []byte, i int) int {
 // skipString returns the index just past the string token starting at i.
 func skipString(data []byte, i int) int {
 	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
+		j += skipPlain(data[j:])
+		if j >= len(data) {
+			break
+		}
+		if data[j] == '"' {
 			return j + 1
 		}
+		j++ // the escaped character
 	}
 	return len(data)
 }

@@ -2,13 +2,14 @@ package tcpbase
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // DefaultAddr is where the CAD base listens unless told otherwise.
@@ -74,37 +75,26 @@ func (c *Client) readAnswer(ctx context.Context, conn net.Conn) ([]byte, error) 
 	if max <= 0 {
 		max = DefaultMaxAnswer
 	}
-	buf := make([]byte, 0, 4096)
-	var sc valueEnd
+	var r answerReader
 	for {
-		if len(buf) == cap(buf) {
-			grow := cap(buf)
-			if grow > 4<<20 {
-				grow = 4 << 20 // past 4 MiB grow linearly: less slack on big answers
-			}
-			nb := make([]byte, len(buf), len(buf)+grow)
-			copy(nb, buf)
-			buf = nb
+		n, err := conn.Read(r.space())
+		buf, start := r.filled(n)
+		if end, done := r.scan.Feed(buf, start); done {
+			return c.finish(r.bytes(end))
 		}
-		n, err := conn.Read(buf[len(buf):cap(buf)])
-		start := len(buf)
-		buf = buf[:start+n]
-		if end, done := sc.feed(buf, start); done {
-			return c.finish(buf[:end])
-		}
-		if len(trimSpace(buf)) > max {
+		if r.size-r.leadingSpace() > max {
 			return nil, &Error{Kind: ErrTooLarge, Addr: c.Addr, Err: fmt.Errorf("answer exceeds %d bytes", max)}
 		}
 		if err == nil {
 			continue
 		}
 		if err == io.EOF {
-			if len(trimSpace(buf)) == 0 {
+			if r.size == r.leadingSpace() {
 				return nil, &Error{Kind: ErrClosed, Addr: c.Addr}
 			}
-			return c.finish(buf)
+			return c.finish(r.bytes(r.size))
 		}
-		if len(trimSpace(buf)) == 0 && isReset(err) && ctx.Err() == nil {
+		if r.size == r.leadingSpace() && isReset(err) && ctx.Err() == nil {
 			return nil, &Error{Kind: ErrClosed, Addr: c.Addr, Err: err}
 		}
 		return nil, c.fail(ctx, ErrMalformed, err)
@@ -117,7 +107,7 @@ func (c *Client) finish(answer []byte) ([]byte, error) {
 	if len(answer) > c.maxAnswer() {
 		return nil, &Error{Kind: ErrTooLarge, Addr: c.Addr, Err: fmt.Errorf("answer of %d bytes exceeds %d", len(answer), c.maxAnswer())}
 	}
-	if !json.Valid(answer) {
+	if !rpc.Valid(answer) {
 		return nil, &Error{Kind: ErrMalformed, Addr: c.Addr, Err: fmt.Errorf("not one JSON value: %q", preview(answer))}
 	}
 	return answer, nil
@@ -160,66 +150,4 @@ func preview(b []byte) string {
 		return string(b[:60]) + "…"
 	}
 	return string(b)
-}
-
-// valueEnd finds where the first JSON value in a growing buffer ends,
-// looking at each byte once across reads. Objects and arrays end when their
-// brackets balance, strings at their closing quote; bare scalars (never a
-// valid base answer, but possible garbage) end at whitespace or EOF.
-type valueEnd struct {
-	started  bool
-	scalar   bool
-	inString bool
-	escape   bool
-	depth    int
-}
-
-// feed scans buf[from:] and reports the end offset once the value is complete.
-func (s *valueEnd) feed(buf []byte, from int) (int, bool) {
-	for i := from; i < len(buf); i++ {
-		c := buf[i]
-		if !s.started {
-			if isSpace(c) {
-				continue
-			}
-			s.started = true
-			switch c {
-			case '{', '[':
-				s.depth = 1
-			case '"':
-				s.inString = true
-			default:
-				s.scalar = true
-			}
-			continue
-		}
-		switch {
-		case s.scalar:
-			if isSpace(c) {
-				return i, true
-			}
-		case s.inString:
-			switch {
-			case s.escape:
-				s.escape = false
-			case c == '\\':
-				s.escape = true
-			case c == '"':
-				s.inString = false
-				if s.depth == 0 {
-					return i + 1, true
-				}
-			}
-		case c == '"':
-			s.inString = true
-		case c == '{' || c == '[':
-			s.depth++
-		case c == '}' || c == ']':
-			s.depth--
-			if s.depth == 0 {
-				return i + 1, true
-			}
-		}
-	}
-	return 0, false
 }

@@ -20,6 +20,7 @@ func runBench(e *env, args []string) error {
 	runs := fs.Int("runs", 300, "samples per latency figure")
 	calls := fs.Int("calls", 10000, "pipelined calls in the throughput run")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	bridgeBin := fs.String("bridge", "", "bridge binary to measure (default: this one), e.g. an older build")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge bench [flags]
 
@@ -42,7 +43,10 @@ Flags:
 	if err != nil {
 		return err
 	}
-	opts := verify.BenchOptions{Bridge: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
+	opts := verify.BenchOptions{Bridge: exe, Sim: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
+	if *bridgeBin != "" {
+		opts.Bridge = *bridgeBin
+	}
 	if fs.Changed("port") {
 		opts.Base = net.JoinHostPort(*host, strconv.Itoa(*port))
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -148,6 +150,22 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeLog()
 
+	// The bridge holds at most about two copies of one message (an answer
+	// being read, and its joined form), so a soft limit a little above that
+	// keeps the garbage collector from letting a 15 MiB answer double the
+	// heap. GOMEMLIMIT, when set, wins.
+	if e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(2*f.maxMessage) + 16<<20)
+	}
+	// The bridge's work is sequential (one reader, one worker, microseconds
+	// of CPU per message); what costs is threads waking each other across
+	// CPUs. One P cut the bridged/direct latency ratio from about 1.8 to 1.5
+	// and raised pipelined throughput from 0.75 to 0.9 of direct on the
+	// 2-core development machine (README, Performance). GOMAXPROCS, when
+	// set, wins.
+	if e.getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	addr := f.addr()
 	if !isLoopback(f.host) {
 		log.Warn().Str("base", addr).Msg("the CAD base is not on this machine: its protocol has no authentication or encryption")
@@ -171,6 +189,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 			e.stopSignals()
 		}
 	}()
+	widenPipe(e.stdout)
 	err = bridge.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
 	log.Info().Msg("mcp-bridge stopped")
 	return err

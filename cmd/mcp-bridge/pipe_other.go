@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+import "io"
+
+func widenPipe(io.Writer) {}

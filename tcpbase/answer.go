@@ -1,0 +1,69 @@
+package tcpbase
+
+import (
+	"bytes"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// answerReader collects an answer in chunks that double in size (16 KiB
+// up to 1 MiB), scanning the current chunk for the value's end as it fills,
+// and joins them once at the end. Compared with one growing buffer this
+// copies each byte once instead of about twice and never holds three
+// generations of a large answer, which keeps the bridge's peak memory near
+// twice the largest answer.
+type answerReader struct {
+	done   [][]byte // full chunks
+	cur    []byte   // the chunk being filled
+	size   int      // bytes in done and cur
+	scan   rpc.ValueEnd
+	space0 int // leading whitespace, counted until the first other byte
+	seen   bool
+}
+
+const (
+	firstChunk = 16 << 10
+	maxChunk   = 1 << 20
+)
+
+// space returns room to read into.
+func (r *answerReader) space() []byte {
+	if r.cur == nil || len(r.cur) == cap(r.cur) {
+		next := firstChunk
+		if r.cur != nil {
+			r.done = append(r.done, r.cur)
+			next = min(2*cap(r.cur), maxChunk)
+		}
+		r.cur = make([]byte, 0, next)
+	}
+	return r.cur[len(r.cur):cap(r.cur)]
+}
+
+// filled records n new bytes and returns the current chunk and where the
+// new bytes start in it.
+func (r *answerReader) filled(n int) ([]byte, int) {
+	start := len(r.cur)
+	r.cur = r.cur[:start+n]
+	r.size += n
+	if !r.seen {
+		for _, c := range r.cur[start:] {
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				r.seen = true
+				break
+			}
+			r.space0++
+		}
+	}
+	return r.cur, start
+}
+
+func (r *answerReader) leadingSpace() int { return r.space0 }
+
+// bytes returns the answer: everything before offset end of the current
+// chunk, as one slice.
+func (r *answerReader) bytes(end int) []byte {
+	if len(r.done) == 0 {
+		return r.cur[:end]
+	}
+	return bytes.Join(append(r.done, r.cur[:end]), nil)
+}
