@@ -224,6 +224,10 @@ func (b *bridge) handleLine(line []byte) {
 	}
 }
 
+// testHookHandle, when set by a test, runs first in handle: a way to make
+// the reader panic on purpose.
+var testHookHandle func(rpc.Decoded)
+
 func (b *bridge) handle(d rpc.Decoded, bt *batch) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -233,6 +237,9 @@ func (b *bridge) handle(d rpc.Decoded, bt *batch) {
 			}
 		}
 	}()
+	if testHookHandle != nil {
+		testHookHandle(d)
+	}
 	if d.Err != nil {
 		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
 		b.reply(bt, d.ID, nil, d.Err)

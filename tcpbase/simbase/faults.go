@@ -56,6 +56,26 @@ func faultTools() []tool {
 			}},
 		{Name: "fault_hang", Description: "Test only: never answer; wait until the client gives up.", Schema: none,
 			conn: func(s *Server, c net.Conn, _ rpc.ID, _ args) { s.waitClosed(c) }},
+		{Name: "fault_trickle", Description: "Test only: answer one byte at a time, every ms milliseconds.",
+			Schema: object(map[string]schema{"ms": integer("Milliseconds between bytes", 1, 60000)}, "ms"),
+			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
+				b := rpc.AppendResponseHead(nil, id)
+				b = append(b, `,"result":`...)
+				b = append(b, toolResult("trickled", false)...)
+				b = append(b, '}')
+				tick := time.NewTicker(time.Duration(a.num("ms", 1000)) * time.Millisecond)
+				defer tick.Stop()
+				for _, ch := range b {
+					select {
+					case <-tick.C:
+					case <-s.done:
+						return
+					}
+					if _, err := c.Write([]byte{ch}); err != nil {
+						return // the client gave up
+					}
+				}
+			}},
 		{Name: "fault_keep_open", Description: "Test only: answer, then keep the connection open until the client closes it.", Schema: none,
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
 				s.answer(c, id, toolResult("answered; socket left open", false))

@@ -148,6 +148,13 @@ func (s *Server) Close() error {
 // Calls is the number of tools/call requests the server has executed.
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
+// OpenConns is how many client connections the server holds open now.
+func (s *Server) OpenConns() int {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return len(s.conns)
+}
+
 // CallsFor is how many times a tools/call with this raw JSON id ran.
 func (s *Server) CallsFor(id string) int {
 	s.countMu.Lock()
@@ -271,9 +278,14 @@ func (s *Server) send(c net.Conn, msg []byte) {
 
 // waitClosed blocks until the peer closes c or the server shuts down.
 func (s *Server) waitClosed(c net.Conn) {
+	finished := make(chan struct{})
+	defer close(finished)
 	go func() {
-		<-s.done
-		c.Close()
+		select {
+		case <-s.done:
+			c.Close()
+		case <-finished:
+		}
 	}()
 	_, _ = io.Copy(io.Discard, c)
 }
