@@ -10,9 +10,12 @@ FUZZTIME ?= 10s
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
 
-# test: everything a change must pass (lint, race-checked unit and
-# in-process tests, then end-to-end tests with the built binary).
-test: lint unit e2e
+# test: everything a change must pass: lint, race-checked unit and
+# in-process tests (soak, load, signals included), every fuzz target for
+# 5 s, then the real clients end to end with the built binary.
+test: lint unit
+	$(MAKE) fuzz FUZZTIME=5s
+	$(MAKE) e2e
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -35,8 +38,10 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
 
+# fuzz-long: FUZZTIME=10m by default; inputs that fail are kept by go test
+# under <package>/testdata/fuzz/ and replayed by every `go test` after.
 fuzz-long:
-	$(MAKE) fuzz FUZZTIME=$(or $(FUZZTIME),10m)
+	$(MAKE) fuzz FUZZTIME=$(if $(filter command line,$(origin FUZZTIME)),$(FUZZTIME),10m)
 
 demo: build
 	$(BIN) demo

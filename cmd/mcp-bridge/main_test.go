@@ -134,3 +134,15 @@ func TestLogFileIsPrivate(t *testing.T) {
 		t.Errorf("log went to the wrong place: file %q, stderr %q", b, errs)
 	}
 }
+
+func TestNonLoopbackBaseWarns(t *testing.T) {
+	// No request is sent, so nothing connects anywhere.
+	_, errs, code := runCLI(t, nil, "", "--host", "cad-workstation.example", "--log-level", "warn")
+	if code != 0 || !strings.Contains(errs, "no authentication or encryption") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	_, errs, _ = runCLI(t, nil, "", "--host", "localhost", "--log-level", "warn")
+	if strings.Contains(errs, "authentication") {
+		t.Errorf("warned about localhost: %q", errs)
+	}
+}

@@ -90,9 +90,10 @@ func faultTools() []tool {
 			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
 				s.answer(c, id, toolResult("note: "+a.str("note", ""), false))
 			}},
-		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed.", Schema: none,
+		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed, for how many distinct ids, and how many ids ran more than once.", Schema: none,
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
-				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d}`, s.Calls()), false))
+				distinct, repeated := s.idStats()
+				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d,"ids":%d,"repeated":%d}`, s.Calls(), distinct, repeated), false))
 			}},
 	}
 }

@@ -148,6 +148,19 @@ func (s *Server) Close() error {
 // Calls is the number of tools/call requests the server has executed.
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
+// idStats counts the distinct ids of executed calls, and those that ran
+// more than once.
+func (s *Server) idStats() (distinct, repeated int) {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	for _, n := range s.byID {
+		if n > 1 {
+			repeated++
+		}
+	}
+	return len(s.byID), repeated
+}
+
 // OpenConns is how many client connections the server holds open now.
 func (s *Server) OpenConns() int {
 	s.connMu.Lock()
