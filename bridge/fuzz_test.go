@@ -115,4 +115,3 @@ func FuzzDispatch(f *testing.F) {
 		}
 	})
 }
-
