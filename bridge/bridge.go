@@ -52,10 +52,9 @@ type bridge struct {
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
 	initialized atomic.Bool
 
-	// Worker-only state.
-	baseDown  bool
-	warned    map[string]bool // tools whose schema repair was logged
-	toolsHash uint64          // of the last tools/list answer, 0 before the first
+	tools toolState // is the base up, and its last tool list
+
+	warned map[string]bool // tools whose schema repair was logged (worker only)
 }
 
 // outcome is how a job ends: a result, an error of the bridge's own, or an
@@ -91,10 +90,21 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		pending: map[string]*job{},
 		listens: map[string]*listen{},
 		warned:  map[string]bool{},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
 	}
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
 	b.abort = abort
+
+	proberDone := make(chan struct{})
+	probeCtx, stopProbe := context.WithCancel(context.Background())
+	go func() {
+		defer close(proberDone)
+		if cfg.ProbeInterval > 0 {
+			b.probe(probeCtx)
+		}
+	}()
+	defer func() { stopProbe(); <-proberDone }()
 
 	outFailed := make(chan struct{})
 	var failOnce sync.Once
@@ -506,8 +516,12 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	}()
 
 	start := time.Now()
+	stopBeat := b.heartbeat(progressToken(j.req.Params), start)
 	ans, err := b.callBase(ctx, j)
+	stopBeat()
+	back := b.baseResult(err)
 	o := b.interpret(j, ans, err, hardCtx)
+	o.listChanged = o.listChanged || back
 	ev := b.log.Debug()
 	if o.err != nil {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
@@ -548,17 +562,13 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 				"mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD", method).
 				WithData(map[string]string{"address": b.cfg.BaseAddr, "kind": "shutdown", "method": method})}
 		}
-		if errors.Is(err, tcpbase.ErrUnreachable) {
-			if !b.baseDown {
-				b.baseDown = true
-				b.log.Warn().Err(err).Str("base", b.cfg.BaseAddr).Msg("CAD base is down; requests get an error until it is back")
+		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
+			if cached := b.tools.fallback(); cached != nil {
+				b.log.Warn().Str("base", b.cfg.BaseAddr).Msg("CAD base is down: answering tools/list with the last known tool list; calls fail until it is back")
+				return outcome{result: b.finishList(j, cached)}
 			}
 		}
 		return outcome{err: baseFailure(err, b.cfg.BaseAddr, method, &b.cfg)}
-	}
-	if b.baseDown {
-		b.baseDown = false
-		b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back")
 	}
 	d := rpc.DecodeValidMessage(ans) // tcpbase validated it
 	resp, ok := d.Msg.(*rpc.Response)
@@ -572,9 +582,30 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 	if resp.Error != nil {
 		return outcome{rawErr: resp.ErrorRaw}
 	}
-	result := resp.Result
-	changed := method == "tools/list" && b.noticeToolList(j.req.Params, result)
-	if method == "tools/list" && !b.cfg.NoSchemaRepair {
+	if method != "tools/list" {
+		result := resp.Result
+		if j.era == lifecycle.Modern {
+			result = b.cfg.Server.Decorate(method, result)
+		}
+		return outcome{result: result}
+	}
+	changed := false
+	if rpc.Field(j.req.Params, "cursor") == nil && rpc.Kind(resp.Result) == '{' { // a complete list
+		var err error
+		if changed, err = b.tools.record(resp.Result); err != nil {
+			b.log.Warn().Err(err).Msg("could not write the tool list cache")
+		}
+		if changed {
+			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
+		}
+	}
+	return outcome{result: b.finishList(j, resp.Result), listChanged: changed}
+}
+
+// finishList prepares a tools/list result for the client: schemas
+// repaired, and decorated for modern clients.
+func (b *bridge) finishList(j *job, result []byte) []byte {
+	if !b.cfg.NoSchemaRepair {
 		var fixed []string
 		result, fixed = lifecycle.RepairToolSchemas(result)
 		for _, name := range fixed {
@@ -585,9 +616,9 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 		}
 	}
 	if j.era == lifecycle.Modern {
-		result = b.cfg.Server.Decorate(method, result)
+		result = b.cfg.Server.Decorate("tools/list", result)
 	}
-	return outcome{result: result, listChanged: changed}
+	return result
 }
 
 // deliver answers a job unless it was cancelled, and forgets it.

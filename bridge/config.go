@@ -31,6 +31,15 @@ type Config struct {
 	Queue      int // requests waiting for the worker; default 64
 	MaxMessage int // bytes per input line; default 16 MiB
 
+	// CacheDir keeps the last good tool list per base address; "" for none.
+	CacheDir string
+	// ProbeInterval is the first wait before probing a base that went down
+	// (doubling up to a minute); default 1 s, negative for no probing.
+	ProbeInterval time.Duration
+	// ProgressInterval spaces notifications/progress heartbeats for calls
+	// that carry a progressToken; default 5 s, negative for none.
+	ProgressInterval time.Duration
+
 	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.
 	NoSchemaRepair bool
 
@@ -49,6 +58,12 @@ func (c *Config) setDefaults() {
 	def(&c.ShutdownTimeout, 30*time.Second)
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
+	if c.ProbeInterval == 0 {
+		c.ProbeInterval = time.Second
+	}
+	if c.ProgressInterval == 0 {
+		c.ProgressInterval = 5 * time.Second
+	}
 	switch {
 	case c.Retries == 0:
 		c.Retries = 2

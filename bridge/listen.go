@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"hash/fnv"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -47,23 +46,6 @@ func (b *bridge) listen(r *rpc.Request, bt *batch) {
 // listenResult ends a listen stream.
 func (b *bridge) listenResult(id rpc.ID) []byte {
 	return b.cfg.Server.Decorate("", []byte(fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())))
-}
-
-// noticeToolList records a full tools/list answer and reports whether it
-// differs from the previous one. Paged requests are not compared.
-func (b *bridge) noticeToolList(params, result []byte) bool {
-	if rpc.Field(params, "cursor") != nil {
-		return false
-	}
-	h := fnv.New64a()
-	h.Write(rpc.Field(result, "tools"))
-	sum := h.Sum64() | 1 // never 0, which means "none yet"
-	changed := b.toolsHash != 0 && sum != b.toolsHash
-	b.toolsHash = sum
-	if changed {
-		b.log.Info().Msg("the CAD base's tool list changed; telling the client")
-	}
-	return changed
 }
 
 // sendListChanged tells the client that the tool list changed: a legacy

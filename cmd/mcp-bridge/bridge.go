@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -33,6 +34,10 @@ type bridgeFlags struct {
 	maxMessage     int
 	queue          int
 	noSchemaRepair bool
+	cacheDir       string
+	noCache        bool
+	probeInterval  time.Duration
+	progress       time.Duration
 	logLevel       string
 	logFormat      string
 	logFile        string
@@ -55,6 +60,10 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
 	fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
 	fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
+	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
+	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
+	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
 	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
@@ -93,6 +102,9 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 	}
 	if f.maxMessage < 1024 {
 		return fmt.Errorf("--max-message %d: must be at least 1024", f.maxMessage)
+	}
+	if f.probeInterval < 0 || f.progress < 0 {
+		return fmt.Errorf("--probe-interval and --progress-interval must not be negative (0 turns them off)")
 	}
 	for name, d := range map[string]time.Duration{"connect-timeout": f.connectTimeout, "list-timeout": f.listTimeout, "call-timeout": f.callTimeout} {
 		if d <= 0 {
@@ -172,15 +184,18 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	cfg := bridge.Config{
-		Base:           &tcpbase.Client{Addr: addr, ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
-		BaseAddr:       addr,
-		ListTimeout:    f.listTimeout,
-		CallTimeout:    f.callTimeout,
-		Queue:          f.queue,
-		MaxMessage:     f.maxMessage,
-		NoSchemaRepair: f.noSchemaRepair,
-		Server:         lifecycle.NewServer("mcp-bridge", version, instructions, true),
-		Log:            log,
+		Base:             &tcpbase.Client{Addr: addr, ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
+		BaseAddr:         addr,
+		ListTimeout:      f.listTimeout,
+		CallTimeout:      f.callTimeout,
+		Queue:            f.queue,
+		MaxMessage:       f.maxMessage,
+		NoSchemaRepair:   f.noSchemaRepair,
+		CacheDir:         cacheDir(f),
+		ProbeInterval:    offIfZero(f.probeInterval),
+		ProgressInterval: offIfZero(f.progress),
+		Server:           lifecycle.NewServer("mcp-bridge", version, instructions, true),
+		Log:              log,
 	}
 	// Once shutdown starts, a second signal kills the process at once.
 	go func() {
@@ -196,6 +211,31 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 }
 
 const instructions = "Tools of the CAD program that is open on this machine. Calls act on the open drawing and may change it; they run one at a time, in order."
+
+// defaultCacheDir is <user cache dir>/mcp-bridge (%LocalAppData% on
+// Windows, ~/Library/Caches on macOS, $XDG_CACHE_HOME or ~/.cache on Linux).
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "mcp-bridge")
+}
+
+func cacheDir(f *bridgeFlags) string {
+	if f.noCache {
+		return ""
+	}
+	return f.cacheDir
+}
+
+// offIfZero maps the flag convention (0 = off) to the config's (< 0 = off).
+func offIfZero(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
 
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {

@@ -24,7 +24,8 @@ func printConfig(e *env, f *bridgeFlags) error {
 		exe = p
 	}
 	args := []string{}
-	skip := map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true}
+	// The cache directory's default depends on the user: never pin it.
+	skip := map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true, "cache-dir": true}
 	var names []string
 	f.fs.VisitAll(func(fl *pflag.Flag) {
 		if !skip[fl.Name] && fl.Value.String() != fl.DefValue {

@@ -1,0 +1,199 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+)
+
+// toolState is what the bridge knows of the base's tool list and whether
+// the base is up. The worker and the prober both update it.
+type toolState struct {
+	mu       sync.Mutex
+	down     bool   // the last attempt found no base
+	last     []byte // the last good tools/list result, nil before one
+	lastHash uint64 // of last's tools, 0 before one
+	cache    toolCache
+	wake     chan struct{} // tells the prober the base went down
+}
+
+// wentDown records that the base could not be reached. It reports whether
+// this is news, so that the bridge logs it once, not once per request.
+func (s *toolState) wentDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.down {
+		return false
+	}
+	s.down = true
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// cameBack records that the base answered; it reports whether it had been
+// down.
+func (s *toolState) cameBack() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.down
+	s.down = false
+	return was
+}
+
+func (s *toolState) isDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.down
+}
+
+// record keeps a fresh, complete tools/list result, writes it to the disk
+// cache when it is news, and reports whether it differs from the previous
+// list this process saw.
+func (s *toolState) record(result []byte) (changed bool, err error) {
+	h := fnv.New64a()
+	h.Write(rpc.Field(result, "tools"))
+	sum := h.Sum64() | 1 // never 0, which means "none yet"
+	s.mu.Lock()
+	prev := s.lastHash
+	s.lastHash, s.last = sum, result
+	s.mu.Unlock()
+	if sum == prev {
+		return false, nil
+	}
+	if !bytes.Equal(s.cache.load(), result) {
+		err = s.cache.store(result)
+	}
+	return prev != 0, err
+}
+
+// fallback is the list to serve while the base is down: the last one seen
+// by this process, or the one on disk.
+func (s *toolState) fallback() []byte {
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last != nil {
+		return last
+	}
+	return s.cache.load()
+}
+
+// probe runs while Run does: whenever the base goes down it asks for the
+// tool list, with backoff from ProbeInterval up to a minute, until the base
+// answers; while the base is up it does nothing. A probe is a tools/list,
+// which changes nothing in CAD.
+func (b *bridge) probe(ctx context.Context) {
+	const maxWait = time.Minute
+	frame := []byte(`{"jsonrpc":"2.0","id":"mcp-bridge-probe","method":"tools/list"}`)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.tools.wake:
+		}
+		wait := b.cfg.ProbeInterval
+		for b.tools.isDown() {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			if !b.tools.isDown() {
+				break // a request found it first
+			}
+			callCtx, cancel := context.WithTimeout(ctx, b.cfg.ListTimeout)
+			ans, err := b.cfg.Base.Call(callCtx, frame)
+			cancel()
+			if err == nil {
+				d := rpc.DecodeValidMessage(ans)
+				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == '{' {
+					if b.tools.cameBack() {
+						b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back (noticed by the probe); telling the client to list tools again")
+						if _, err := b.tools.record(r.Result); err != nil {
+							b.log.Warn().Err(err).Msg("could not write the tool list cache")
+						}
+						b.sendListChanged(true)
+					}
+					break
+				}
+			}
+			b.log.Debug().Dur("next", wait).Msg("CAD base still down")
+			wait = min(2*wait, maxWait)
+		}
+	}
+}
+
+// baseResult updates the liveness state after a call: down on
+// ErrUnreachable, up on any answer. It returns whether the client should
+// hear that the tool list changed (the base came back).
+func (b *bridge) baseResult(err error) (back bool) {
+	if err != nil {
+		if tcpbase.KindOf(err) == tcpbase.ErrUnreachable && b.tools.wentDown() {
+			b.log.Warn().Err(err).Str("base", b.cfg.BaseAddr).Msg("CAD base is down; requests get an error until it is back")
+		}
+		return false
+	}
+	if b.tools.cameBack() {
+		b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back")
+		return true
+	}
+	return false
+}
+
+// heartbeat sends notifications/progress for token every ProgressInterval
+// until the returned stop is called; stop returns once no heartbeat can
+// follow, so none ever comes after the answer.
+func (b *bridge) heartbeat(token []byte, start time.Time) (stop func()) {
+	if token == nil || b.cfg.ProgressInterval <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(b.cfg.ProgressInterval)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			secs := int(time.Since(start).Round(time.Second) / time.Second)
+			params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
+				strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
+			_ = b.out.WriteNotification("notifications/progress", []byte(params))
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// progressToken returns params._meta.progressToken when it is a string or
+// a number.
+func progressToken(params []byte) []byte {
+	meta := rpc.Field(params, "_meta")
+	if rpc.Kind(meta) != '{' {
+		return nil
+	}
+	tok := rpc.Field(meta, "progressToken")
+	if k := rpc.Kind(tok); k == '"' || k == 'n' {
+		return tok
+	}
+	return nil
+}
