@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,5 +73,41 @@ func TestEraOf(t *testing.T) {
 		if era != tt.era || v != tt.v {
 			t.Errorf("EraOf(%s) = %v %q, want %v %q", tt.params, era, v, tt.era, tt.v)
 		}
+	}
+}
+
+func TestLintTools(t *testing.T) {
+	result := `{"tools":[
+		{"name":"fine","inputSchema":{"type":"object","properties":{"x":{"type":"number"}},"additionalProperties":false}},
+		{"name":"bool_sub","inputSchema":{"type":"object","properties":{"anything":true}}},
+		{"name":"untyped","inputSchema":{"properties":{"n":{"type":["string","null"]}}}},
+		{"name":"remote","inputSchema":{"type":"object","properties":{"r":{"$ref":"https://example.com/s.json"},"e":{"description":"free"}}}},
+		{"name":"` + strings.Repeat("x", 65) + `","inputSchema":{"type":"object"}},
+		{"name":"` + strings.Repeat("y", 50) + `","inputSchema":{"type":"object"}},
+		{"name":"no_schema"},
+		{"name":"array_root","inputSchema":[]}
+	]}`
+	got, err := LintTools([]byte(result), "cad-autocad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type short struct{ Tool, Sev, Path string }
+	var s []short
+	for _, f := range got {
+		s = append(s, short{f.Tool, string(f.Severity), f.Path})
+	}
+	want := []short{
+		{"bool_sub", "error", "inputSchema/properties/anything"},
+		{"untyped", "warning", "inputSchema"},
+		{"untyped", "warning", "inputSchema/properties/n/type"},
+		{"remote", "warning", "inputSchema/properties/e"},
+		{"remote", "warning", "inputSchema/properties/r/$ref"},
+		{strings.Repeat("x", 65), "error", "name"},
+		{strings.Repeat("y", 50), "warning", "name"},
+		{"no_schema", "warning", "inputSchema"},
+		{"array_root", "error", "inputSchema"},
+	}
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -369,7 +369,7 @@ type benchBridge struct {
 
 func startBenchBridge(bin, base string, extra ...string) (*benchBridge, error) {
 	host, port, _ := net.SplitHostPort(base)
-	cmd := exec.Command(bin, append([]string{"--host", host, "--port", port, "--log-level", "error"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"--host", host, "--port", port, "--log-level", "error", "--no-cache"}, extra...)...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

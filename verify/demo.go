@@ -25,7 +25,7 @@ func Demo(w io.Writer, bin string) error {
 	fmt.Fprintf(w, "Simulated CAD base listening on %s.\n", addr)
 	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s --port %s\n", bin, port)
 	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
-	s, err := StartSession(bin, []string{"--port", port, "--log-level", "warn"}, nil)
+	s, err := StartSession(bin, []string{"--port", port, "--log-level", "warn", "--no-cache"}, nil)
 	if err != nil {
 		return err
 	}

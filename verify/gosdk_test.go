@@ -38,7 +38,7 @@ func TestGoSDKClient(t *testing.T) {
 			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-check", Version: "1"}, &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
 			})
-			cmd := exec.Command(bridgeBin, "--port", port, "--log-level", "debug", "--log-format", "json")
+			cmd := exec.Command(bridgeBin, "--port", port, "--log-level", "debug", "--log-format", "json", "--no-cache")
 			var stderr lockedBuffer
 			cmd.Stderr = &stderr
 			transport := &mcp.CommandTransport{Command: cmd}

@@ -42,7 +42,7 @@ func TestLoad(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 
 	const window = 256 // requests in flight; the queue holds 512
-	cmd := exec.Command(bridgeBin, "--port", port, "--queue", "512", "--log-level", "warn")
+	cmd := exec.Command(bridgeBin, "--port", port, "--queue", "512", "--log-level", "warn", "--no-cache")
 	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -150,7 +150,7 @@ func TestSignals(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 
 	t.Run("SIGTERM finishes the call in flight", func(t *testing.T) {
-		s, err := StartSession(bridgeBin, []string{"--port", port}, nil)
+		s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestSignals(t *testing.T) {
 	})
 
 	t.Run("a second SIGINT exits at once", func(t *testing.T) {
-		s, err := StartSession(bridgeBin, []string{"--port", port}, nil)
+		s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestSignals(t *testing.T) {
 			{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
 			{`{"jsonrpc":"2.0","id":1,"meth`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}`},
 		} {
-			s, err := StartSession(bridgeBin, []string{"--port", port}, nil)
+			s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -189,7 +189,9 @@ func (t *T) cleanup() {
 // bridge starts a bridge against the base (or addr, when given).
 func (t *T) bridgeAt(addr string, args ...string) (*Session, error) {
 	host, port, _ := net.SplitHostPort(addr)
-	all := append([]string{"--host", host, "--port", port, "--log-level", "error"}, args...)
+	// Checks start bases on random ports: keep their tool lists out of the
+	// user's cache (the cache checks pass their own --cache-dir).
+	all := append([]string{"--host", host, "--port", port, "--log-level", "error", "--no-cache"}, args...)
 	s, err := StartSession(t.v.opts.Bridge, all, nil)
 	if err != nil {
 		return nil, fmt.Errorf("starting the bridge: %w", err)

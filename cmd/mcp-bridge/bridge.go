@@ -125,6 +125,12 @@ Without a command it is the stdio server a client starts; stdout carries
 only protocol messages, logs go to stderr.
 
 Commands:
+  doctor   check this installation: the base, its tools, client configs
+  tools    list the CAD base's tools
+  call     call one tool:  mcp-bridge call draw_line --args '{"start":{"x":0,"y":0},"end":{"x":5,"y":0}}'
+  request  send one raw JSON-RPC frame to the base and print the raw answer
+  verify   check, as a client would, that the bridge works with your base
+  bench    measure the bridge against a direct call to the base
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
 

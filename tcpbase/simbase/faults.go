@@ -90,6 +90,11 @@ func faultTools() []tool {
 			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
 				s.answer(c, id, toolResult("note: "+a.str("note", ""), false))
 			}},
+		{Name: "fault_bool_subschema", Description: "Test only: a tool whose inputSchema has a bare true where a schema is expected (the Inspector's --strict calls that an error).",
+			rawSchema: map[string]any{"type": "object", "properties": map[string]any{"anything": true}},
+			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
+				s.answer(c, id, toolResult("accepted anything", false))
+			}},
 		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed, for how many distinct ids, and how many ids ran more than once.", Schema: none,
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
 				distinct, repeated := s.idStats()

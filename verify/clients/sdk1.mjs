@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const [bin, port] = process.argv.slice(2);
 const client = new Client({ name: 'sdk1-check', version: '1.0.0' });
-const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn'], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn', '--no-cache'], stderr: 'inherit' });
 const ok = (what) => console.log(`sdk1: ok   ${what}`);
 
 await client.connect(transport);

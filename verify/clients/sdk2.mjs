@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const [bin, port] = process.argv.slice(2);
 const client = new Client({ name: 'sdk2-check', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn'], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn', '--no-cache'], stderr: 'inherit' });
 const ok = (what) => console.log(`sdk2: ok   ${what}`);
 
 const started = Date.now();

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/verify"
+)
+
+var directUsage = map[string]string{
+	"tools":   "Usage: mcp-bridge tools [flags]\n\nLists the CAD base's tools straight from the base (no bridge).\n",
+	"call":    "Usage: mcp-bridge call NAME [--args JSON] [flags]\n\nCalls one tool on the CAD base and prints what it returned. Exits 1 when\nthe tool reports an error or the base refuses the call.\n\nExample:\n  mcp-bridge call draw_circle --args '{\"center\":{\"x\":0,\"y\":0},\"radius\":5}'\n",
+	"request": "Usage: mcp-bridge request JSON [flags]\n\nSends one raw JSON-RPC frame to the CAD base and prints the raw answer.\n\nExample:\n  mcp-bridge request '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'\n",
+	"doctor":  "Usage: mcp-bridge doctor [flags]\n\nChecks this installation: this binary, the CAD base (reachable, latency,\nits tools, schema portability under the Inspector's --strict rules, tool\nname lengths) and the client configurations on this machine that register\nmcp-bridge. Exits 1 when it finds a problem.\n",
+}
+
+// runDirect runs the commands that talk to the base without a bridge.
+func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	host := fs.String("host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
+	port := fs.Int("port", 8080, "CAD base port (env CAD_MCP_PORT)")
+	timeout := fs.Duration("timeout", 30*time.Second, "time for the base to answer")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var callArgs *string
+	name := fs.String("name", "cad-autocad", "the server name clients use (doctor: for the name-length rule)")
+	if cmd == "call" {
+		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
+	}
+	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s\nFlags:\n%s", directUsage[cmd], fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	for _, fl := range []string{"host", "port"} {
+		if !fs.Changed(fl) {
+			if v := e.getenv("CAD_MCP_" + strings.ToUpper(fl)); v != "" {
+				if err := fs.Set(fl, v); err != nil {
+					return usageError{fmt.Errorf("environment CAD_MCP_%s=%q: %v", strings.ToUpper(fl), v, err)}
+				}
+			}
+		}
+	}
+	wantArgs := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[cmd]
+	if fs.NArg() != wantArgs {
+		fs.Usage()
+		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
+	}
+	client := &tcpbase.Client{Addr: net.JoinHostPort(*host, strconv.Itoa(*port)), ConnectTimeout: 3 * time.Second}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+
+	var err error
+	switch cmd {
+	case "tools":
+		err = verify.PrintTools(ctx, e.stdout, client, *asJSON)
+	case "call":
+		err = verify.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
+	case "request":
+		var ans []byte
+		ans, err = verify.BaseRequest(ctx, client, []byte(fs.Arg(0)))
+		if err == nil {
+			fmt.Fprintln(e.stdout, string(ans))
+			if rpc.Field(ans, "error") != nil {
+				return exitError{code: 1, msg: "the base answered with an error"}
+			}
+		} else if tcpbase.KindOf(err) == tcpbase.ErrClosed && !strings.Contains(fs.Arg(0), `"id"`) {
+			fmt.Fprintln(e.stderr, "no answer (a notification gets none)")
+			return nil
+		}
+	case "doctor":
+		exe, _ := os.Executable()
+		dir, _ := os.Getwd()
+		rep := verify.Doctor(ctx, verify.DoctorOptions{Version: version, Executable: exe, Base: client, ServerName: *name, Getenv: e.getenv, Dir: dir})
+		if *asJSON {
+			out, _ := json.MarshalIndent(rep, "", "  ")
+			fmt.Fprintln(e.stdout, string(out))
+		} else {
+			verify.PrintDoctor(e.stdout, rep)
+		}
+		if rep.Problems > 0 {
+			return exitError{code: 1, msg: "doctor found " + verify.Plural(rep.Problems, "problem")}
+		}
+		return nil
+	}
+	if verify.IsFailure(err) {
+		return exitError{code: 1, msg: cmd + " failed"}
+	}
+	return err
+}

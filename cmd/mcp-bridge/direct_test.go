@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+func startSim(t *testing.T) (port string) {
+	t.Helper()
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	_, port, _ = net.SplitHostPort(sim.Addr())
+	return port
+}
+
+func closedPort(t *testing.T) string {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	return port
+}
+
+func TestToolsCallRequest(t *testing.T) {
+	port := startSim(t)
+	env := map[string]string{"CAD_MCP_PORT": port}
+	tests := []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{[]string{"tools"}, 0, "draw_circle           center* layer radius*", ""},
+		{[]string{"tools"}, 0, "39 tools at 127.0.0.1:" + port, ""},
+		{[]string{"call", "draw_line", "--args", `{"start":{"x":0,"y":0},"end":{"x":0,"y":7}}`}, 0, "Line 101 drawn from (0, 0) to (0, 7), length 7.\n", ""},
+		{[]string{"call", "get_drawing_info", "--json"}, 0, `"isError": false`, ""},
+		{[]string{"call", "draw_circle", "--args", `{"radius":1}`}, 1, "Invalid arguments for draw_circle: missing required argument 'center'", "the tool reported an error"},
+		{[]string{"call", "nope"}, 1, "", "error -32602: Unknown tool: nope"},
+		{[]string{"call", "draw_line", "--args", `[1]`}, 1, "", "--args must be a JSON object"},
+		{[]string{"request", `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":1,"y":0}}}}`}, 0,
+			`{"jsonrpc":"2.0","id":"r","result":{"content":[{"type":"text","text":"Distance 1, angle 0°, dx 1, dy 0."}],"isError":false}}` + "\n", ""},
+		{[]string{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, 1, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`, ""},
+		{[]string{"request", `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, 0, "", "no answer (a notification gets none)"},
+		{[]string{"request", `{not json`}, 1, "", "not valid JSON"},
+		{[]string{"call"}, 2, "", "call takes 1 argument(s), got 0"},
+	}
+	for _, tt := range tests {
+		out, errs, code := runCLI(t, env, "", tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.out) || !strings.Contains(errs, tt.err) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", tt.args, code, tt.code, out, tt.out, errs, tt.err)
+		}
+	}
+	// Against a closed port every one of them fails, saying so.
+	dead := map[string]string{"CAD_MCP_PORT": closedPort(t)}
+	for _, args := range [][]string{{"tools"}, {"call", "get_drawing_info"}, {"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}} {
+		_, errs, code := runCLI(t, dead, "", args...)
+		if code != 1 || !strings.Contains(errs, "unreachable") {
+			t.Errorf("%v against a closed port: exit %d, %q", args, code, errs)
+		}
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	port := startSim(t)
+	home := t.TempDir()
+	exe, _ := os.Executable()
+	write := func(rel, content string) {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good, _ := json.Marshal(exe)
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
+	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad-autocad":{"type":"stdio","command":"C:\\gone\\mcp-bridge.exe"}}}`)
+	write(".config/Code/User/mcp.json", `{"servers": {`) // broken
+	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+
+	out, errs, code := runCLI(t, env, "", "doctor")
+	for _, want := range []string{
+		"ok    CAD base at 127.0.0.1:" + port + " answers tools/list in",
+		"ok    39 tools: get_drawing_info,",
+		"FAIL  tool fault_bool_subschema: a bare true where a schema is expected (inputSchema/properties/anything)",
+		`warn  tool fault_untyped_schema: the root lacks "type": "object"`,
+		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor/mcp.json"),
+		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
+		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
+		"3 problems",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"other"`) {
+		t.Errorf("reported a server that is not mcp-bridge:\n%s", out)
+	}
+	if code != 1 || !strings.Contains(errs, "doctor found 3 problems") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+
+	// JSON, and a closed port.
+	env["CAD_MCP_PORT"] = closedPort(t)
+	out, _, code = runCLI(t, env, "", "doctor", "--json")
+	var rep struct {
+		Reachable bool
+		BaseError string `json:"base_error"`
+		Problems  int
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 3 || code != 1 {
+		t.Errorf("closed port: %+v exit %d", rep, code)
+	}
+}

@@ -1,0 +1,241 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+)
+
+// DoctorOptions configure Doctor.
+type DoctorOptions struct {
+	Version    string
+	Executable string
+	Base       *tcpbase.Client
+	ServerName string              // the name clients know the bridge by, for the name-length rule
+	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
+	Dir        string              // the working directory, for project-level configs
+}
+
+// DoctorReport is what Doctor found.
+type DoctorReport struct {
+	Version    string              `json:"version"`
+	Executable string              `json:"executable"`
+	Base       string              `json:"base"`
+	Reachable  bool                `json:"reachable"`
+	LatencyMs  float64             `json:"latency_ms,omitempty"`
+	BaseError  string              `json:"base_error,omitempty"`
+	Tools      []string            `json:"tools"`
+	Findings   []lifecycle.Finding `json:"findings"`
+	Configs    []ConfigEntry       `json:"configs"`
+	Problems   int                 `json:"problems"`
+}
+
+// ConfigEntry is one client configuration on this machine that registers
+// mcp-bridge.
+type ConfigEntry struct {
+	Client        string `json:"client"`
+	File          string `json:"file"`
+	Server        string `json:"server"`
+	Command       string `json:"command"`
+	CommandExists bool   `json:"command_exists"`
+	Problem       string `json:"problem,omitempty"`
+}
+
+// Doctor checks this installation: the binary, the base (reachable, how
+// fast, its tools and how portable their schemas are) and the client
+// configurations on this machine that register mcp-bridge.
+func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
+	rep := &DoctorReport{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []lifecycle.Finding{}, Configs: []ConfigEntry{}}
+	start := time.Now()
+	res, err := toolList(ctx, o.Base)
+	if err != nil {
+		rep.BaseError = err.Error()
+		rep.Problems++
+	} else {
+		rep.Reachable = true
+		rep.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+		var list struct{ Tools []struct{ Name string } }
+		_ = json.Unmarshal(res, &list)
+		for _, t := range list.Tools {
+			rep.Tools = append(rep.Tools, t.Name)
+		}
+		if rep.Findings, err = lifecycle.LintTools(res, o.ServerName); err != nil {
+			rep.BaseError = err.Error()
+			rep.Problems++
+		}
+		for _, f := range rep.Findings {
+			if f.Severity == lifecycle.SeverityError {
+				rep.Problems++
+			}
+		}
+	}
+	rep.Configs = findConfigs(o)
+	for _, c := range rep.Configs {
+		if c.Problem != "" {
+			rep.Problems++
+		}
+	}
+	return rep
+}
+
+// knownConfigs lists where the clients keep their MCP server lists.
+func knownConfigs(getenv func(string) string, dir string) [][2]string {
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
+	}
+	var out [][2]string
+	add := func(client string, parts ...string) {
+		for _, p := range parts {
+			if p == "" {
+				return
+			}
+		}
+		out = append(out, [2]string{client, filepath.Join(parts...)})
+	}
+	switch runtime.GOOS {
+	case "windows":
+		add("Claude Desktop", getenv("APPDATA"), "Claude", "claude_desktop_config.json")
+		add("VS Code", getenv("APPDATA"), "Code", "User", "mcp.json")
+	case "darwin":
+		add("Claude Desktop", home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
+		add("VS Code", home, "Library", "Application Support", "Code", "User", "mcp.json")
+	default:
+		xdg := getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		add("Claude Desktop", xdg, "Claude", "claude_desktop_config.json")
+		add("VS Code", xdg, "Code", "User", "mcp.json")
+	}
+	add("Claude Code", home, ".claude.json")
+	add("CodeBuddy", home, ".codebuddy", ".mcp.json")
+	add("Cursor", home, ".cursor", "mcp.json")
+	add("Claude Code (project)", dir, ".mcp.json")
+	add("Cursor (project)", dir, ".cursor", "mcp.json")
+	add("VS Code (workspace)", dir, ".vscode", "mcp.json")
+	return out
+}
+
+// findConfigs reads each known file and reports the servers in it that run
+// mcp-bridge (by command name, or by CAD_MCP_* settings).
+func findConfigs(o DoctorOptions) []ConfigEntry {
+	var out []ConfigEntry
+	for _, kc := range knownConfigs(o.Getenv, o.Dir) {
+		b, err := os.ReadFile(kc[1])
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			MCPServers map[string]serverEntry `json:"mcpServers"`
+			Servers    map[string]serverEntry `json:"servers"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			out = append(out, ConfigEntry{Client: kc[0], File: kc[1], Problem: "not valid JSON: " + err.Error()})
+			continue
+		}
+		for _, servers := range []map[string]serverEntry{doc.MCPServers, doc.Servers} {
+			for name, s := range servers {
+				if !s.isBridge() {
+					continue
+				}
+				e := ConfigEntry{Client: kc[0], File: kc[1], Server: name, Command: s.Command}
+				e.CommandExists = commandExists(s.Command)
+				if !e.CommandExists {
+					e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge --print-config` prints the right path)"
+				} else if !filepath.IsAbs(s.Command) {
+					e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
+				}
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+type serverEntry struct {
+	Command string            `json:"command"`
+	Env     map[string]string `json:"env"`
+}
+
+func (s serverEntry) isBridge() bool {
+	base := strings.TrimSuffix(strings.ToLower(filepath.Base(strings.ReplaceAll(s.Command, `\`, "/"))), ".exe")
+	if base == "mcp-bridge" {
+		return true
+	}
+	_, host := s.Env["CAD_MCP_HOST"]
+	_, port := s.Env["CAD_MCP_PORT"]
+	return host || port
+}
+
+func commandExists(cmd string) bool {
+	if cmd == "" {
+		return false
+	}
+	if filepath.IsAbs(cmd) {
+		st, err := os.Stat(cmd)
+		return err == nil && !st.IsDir()
+	}
+	_, err := exec.LookPath(cmd)
+	return err == nil
+}
+
+// PrintDoctor writes the report for people.
+func PrintDoctor(w io.Writer, r *DoctorReport) {
+	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
+	if r.Reachable {
+		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
+		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
+	} else {
+		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
+		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+	}
+	if r.Reachable && len(r.Findings) == 0 {
+		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
+	}
+	for _, f := range r.Findings {
+		tag := "warn "
+		if f.Severity == lifecycle.SeverityError {
+			tag = "FAIL "
+		}
+		fmt.Fprintf(w, "%s tool %s: %s (%s)\n", tag, f.Tool, f.Problem, f.Path)
+	}
+	if len(r.Configs) == 0 {
+		fmt.Fprintln(w, "info  no client configuration on this machine registers mcp-bridge yet (mcp-bridge --print-config)")
+	}
+	for _, c := range r.Configs {
+		tag := "ok   "
+		detail := "command exists"
+		if c.Problem != "" {
+			tag, detail = "FAIL ", c.Problem
+		}
+		if c.Server == "" {
+			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)
+			continue
+		}
+		fmt.Fprintf(w, "%s %s registers %q in %s: %s: %s\n", tag, c.Client, c.Server, c.File, c.Command, detail)
+	}
+	if r.Problems > 0 {
+		fmt.Fprintln(w, Plural(r.Problems, "problem"))
+	} else {
+		fmt.Fprintln(w, "no problems")
+	}
+}
+
+// Plural is "1 problem", "2 problems".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
