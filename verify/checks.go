@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -182,6 +183,9 @@ func checks() []check {
 			`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`,
 			`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"s"}}}`)},
 		{name: "discover then initialize (auto fallback)", run: checkDiscoverThenInitialize},
+		{name: "cache: tools listed while the base is down", run: checkCache},
+		{name: "list_changed when the base comes back", run: checkListChanged},
+		{name: "progress heartbeats for a long call", faults: true, run: checkProgress},
 		{name: "stdin EOF: every request answered, exit 0", run: checkEOF},
 		{name: "stdout carries only protocol messages", run: checkPurity},
 	}
@@ -674,4 +678,127 @@ func firstText(line string) string {
 	m, _ := c[0].(map[string]any)
 	text, _ := m["text"].(string)
 	return text
+}
+
+// cachedBridge fills a fresh cache from a base of its own, stops that base
+// and returns a bridge started with the base down, plus the address and the
+// tools/list the base gave.
+func cachedBridge(t *T, extra ...string) (*Session, string, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", "", err
+	}
+	dir, err := os.MkdirTemp("", "mcp-bridge-verify-cache")
+	if err != nil {
+		return nil, "", "", err
+	}
+	t.onCleanup(func() { os.RemoveAll(dir) })
+	sim, err := simbase.Start(addr, simbase.Options{})
+	if err != nil {
+		return nil, "", "", skip("could not start a base on %s: %v", addr, err)
+	}
+	first, err := t.bridgeAt(addr, "--cache-dir", dir)
+	if err != nil {
+		sim.Close()
+		return nil, "", "", err
+	}
+	list, err := ask(first, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	sim.Close()
+	if err != nil {
+		return nil, "", "", err
+	}
+	s, err := t.bridgeAt(addr, append([]string{"--cache-dir", dir}, extra...)...)
+	return s, addr, list, err
+}
+
+func checkCache(t *T) error {
+	s, _, list, err := cachedBridge(t, "--probe-interval", "0")
+	if err != nil {
+		return err
+	}
+	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	if raw(got, "result.tools") == "" || raw(got, "result.tools") != raw(list, "result.tools") {
+		return fmt.Errorf("with the base down and a cache, tools/list gave %s", short(got))
+	}
+	got, err = ask(s, toolCall("2", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "error.data.kind") != "unreachable" {
+		return fmt.Errorf("a call with the base down: %s", short(got))
+	}
+	return nil
+}
+
+func checkListChanged(t *T) error {
+	s, addr, _, err := cachedBridge(t, "--probe-interval", "50ms")
+	if err != nil {
+		return err
+	}
+	// What a client does at start: the handshake, then the tool list (from
+	// the cache, since the base is down).
+	if _, err := ask(s, initLine("0", "2025-06-18")); err != nil {
+		return err
+	}
+	if _, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); err != nil {
+		return err
+	}
+	sim, err := simbase.Start(addr, simbase.Options{})
+	if err != nil {
+		return skip("could not restart the base on %s: %v", addr, err)
+	}
+	defer sim.Close()
+	got, err := s.Recv(10 * time.Second)
+	if err != nil {
+		return fmt.Errorf("no notification after the base came back: %w", err)
+	}
+	if got != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
+		return fmt.Errorf("after the base came back: %s", short(got))
+	}
+	got, err = ask(s, toolCall("1", "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "result.isError") != false {
+		return fmt.Errorf("the next call: %s", short(got))
+	}
+	return nil
+}
+
+func checkProgress(t *T) error {
+	s, err := t.bridge("--progress-interval", "150ms")
+	if err != nil {
+		return err
+	}
+	if err := s.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":700},"_meta":{"progressToken":"p1"}}}`); err != nil {
+		return err
+	}
+	beats := 0
+	for {
+		line, err := s.Recv(answerWait)
+		if err != nil {
+			return err
+		}
+		if get(line, "id") == float64(1) {
+			break
+		}
+		beats++
+		if get(line, "method") != "notifications/progress" || get(line, "params.progressToken") != "p1" || get(line, "params.progress") != float64(beats) {
+			return fmt.Errorf("heartbeat %d: %s", beats, short(line))
+		}
+	}
+	if beats < 2 {
+		return fmt.Errorf("%d heartbeats during a 700 ms call at 150 ms", beats)
+	}
+	got, err := ask(s, toolCall("2", "fault_sleep", `{"ms":400}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "id") != float64(2) {
+		return fmt.Errorf("without a progressToken, first came %s", short(got))
+	}
+	return nil
 }

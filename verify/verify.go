@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 
 	"strconv"
 	"strings"
@@ -175,9 +176,17 @@ type T struct {
 	v        *verifier
 	ctx      context.Context
 	sessions []*Session
+	after    []func()
 }
 
+func (t *T) onCleanup(f func()) { t.after = append(t.after, f) }
+
 func (t *T) cleanup() {
+	defer func() {
+		for _, f := range t.after {
+			f()
+		}
+	}()
 	for _, s := range t.sessions {
 		s.Close()
 		t.v.mu.Lock()
@@ -191,7 +200,11 @@ func (t *T) bridgeAt(addr string, args ...string) (*Session, error) {
 	host, port, _ := net.SplitHostPort(addr)
 	// Checks start bases on random ports: keep their tool lists out of the
 	// user's cache (the cache checks pass their own --cache-dir).
-	all := append([]string{"--host", host, "--port", port, "--log-level", "error", "--no-cache"}, args...)
+	all := []string{"--host", host, "--port", port, "--log-level", "error"}
+	if !slices.Contains(args, "--cache-dir") {
+		all = append(all, "--no-cache")
+	}
+	all = append(all, args...)
 	s, err := StartSession(t.v.opts.Bridge, all, nil)
 	if err != nil {
 		return nil, fmt.Errorf("starting the bridge: %w", err)
