@@ -43,8 +43,6 @@ type bridge struct {
 	closed  bool               // the queue is closed: no more jobs
 	pending map[string]*job    // by raw id: queued or in flight
 	listens map[string]*listen // open subscriptions/listen requests
-	running *job               // the job the worker is on
-	abort   context.CancelCauseFunc
 
 	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
 
@@ -94,7 +92,6 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	}
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
-	b.abort = abort
 
 	proberDone := make(chan struct{})
 	probeCtx, stopProbe := context.WithCancel(context.Background())
@@ -505,7 +502,6 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		return
 	}
 	j.cancel = cancel
-	b.running = j
 	b.mu.Unlock()
 
 	defer func() {
@@ -626,7 +622,6 @@ func (b *bridge) deliver(j *job, o outcome) {
 	b.mu.Lock()
 	canceled := j.canceled
 	delete(b.pending, j.req.ID.String())
-	b.running = nil
 	b.mu.Unlock()
 	if canceled {
 		b.finish(j)

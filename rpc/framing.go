@@ -3,6 +3,7 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -216,16 +217,18 @@ func hasNewline(b []byte) bool {
 	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
 }
 
-// appendCompact appends valid JSON, removing insignificant whitespace only
-// when the value spans lines (a raw newline can only be whitespace in valid
-// JSON, so most payloads are copied as they are).
-func appendCompact(b, v []byte) []byte {
+// appendCompact appends valid JSON without line breaks (see Compact).
+func appendCompact(b, v []byte) []byte { return append(b, Compact(v)...) }
+
+// Compact returns v without line breaks: v itself when it has none, which
+// is nearly always (a raw newline can only be whitespace in valid JSON).
+func Compact(v []byte) []byte {
 	if !hasNewline(v) {
-		return append(b, v...)
+		return v
 	}
 	var out bytes.Buffer
-	if err := compact(&out, v); err != nil {
-		return append(b, v...)
+	if err := json.Compact(&out, v); err != nil {
+		return v
 	}
-	return append(b, out.Bytes()...)
+	return out.Bytes()
 }

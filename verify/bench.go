@@ -116,25 +116,12 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 
 	latency := func(name, frame string, runs int, target float64) error {
 		logf("bench: %s (%d runs each way)", name, runs)
-		var direct, bridged []time.Duration
-		for i := range runs {
-			order := []bool{i%2 == 0, i%2 != 0}
-			for _, isDirect := range order {
-				start := time.Now()
-				if isDirect {
-					if _, err := directCall(base, frame); err != nil {
-						return fmt.Errorf("%s direct: %w", name, err)
-					}
-					direct = append(direct, time.Since(start))
-				} else {
-					if _, err := b.roundTrip(frame); err != nil {
-						return fmt.Errorf("%s bridged: %w", name, err)
-					}
-					bridged = append(bridged, time.Since(start))
-				}
-			}
+		d, br, err := alternate(runs,
+			func() error { _, err := directCall(base, frame); return err },
+			func() error { _, err := b.roundTrip(frame); return err })
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		d, br := stats(direct), stats(bridged)
 		ratio := br.P50 / d.P50
 		rep.Figures = append(rep.Figures, Figure{Name: name, Unit: "µs", Direct: d, Bridged: br, Ratio: ratio,
 			Target: fmt.Sprintf("p50 ratio ≤ %.1f", target), Met: met(ratio <= target)})
@@ -170,38 +157,58 @@ func bigAnswer(opts BenchOptions, base string, rep *BenchReport, logf func(strin
 	}
 	defer b.close()
 	frame := toolCall("4", "fault_big", `{"mib":15}`)
-	var direct, bridged []time.Duration
-	for i := range 10 {
+	d, br, err := alternate(10,
+		func() error { _, err := directCall(base, frame); return err },
+		func() error {
+			line, err := b.roundTrip(frame)
+			if err == nil && len(line) < 15<<20 {
+				err = fmt.Errorf("15 MiB answer came back with %d bytes: %.200s", len(line), line)
+			}
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	rep.Figures = append(rep.Figures,
+		Figure{Name: "tools/call, 15 MiB answer", Unit: "µs", Direct: d, Bridged: br, Ratio: br.P50 / d.P50},
+		memFigure("bridge peak RSS after 15 MiB answers", b.cmd.Process.Pid, "VmHWM", 64))
+	return nil
+}
+
+// alternate runs direct and bridged runs times each, in alternating order
+// so that machine drift cancels, and returns their latency stats.
+func alternate(runs int, direct, bridged func() error) (*Stats, *Stats, error) {
+	var d, b []time.Duration
+	for i := range runs {
 		for _, isDirect := range []bool{i%2 == 0, i%2 != 0} {
 			start := time.Now()
 			if isDirect {
-				if _, err := directCall(base, frame); err != nil {
-					return err
+				if err := direct(); err != nil {
+					return nil, nil, fmt.Errorf("direct: %w", err)
 				}
-				direct = append(direct, time.Since(start))
+				d = append(d, time.Since(start))
 			} else {
-				line, err := b.roundTrip(frame)
-				if err != nil {
-					return err
+				if err := bridged(); err != nil {
+					return nil, nil, fmt.Errorf("bridged: %w", err)
 				}
-				if len(line) < 15<<20 {
-					return fmt.Errorf("15 MiB answer came back with %d bytes: %.200s", len(line), line)
-				}
-				bridged = append(bridged, time.Since(start))
+				b = append(b, time.Since(start))
 			}
 		}
 	}
-	d, br := stats(direct), stats(bridged)
-	rep.Figures = append(rep.Figures, Figure{Name: "tools/call, 15 MiB answer", Unit: "µs", Direct: d, Bridged: br, Ratio: br.P50 / d.P50})
-	hwm, ok := procStatus(b.cmd.Process.Pid, "VmHWM")
-	f := Figure{Name: "bridge peak RSS after 15 MiB answers", Unit: "MiB", Value: hwm / 1024, Target: "≤ 64 MiB"}
+	return stats(d), stats(b), nil
+}
+
+// memFigure reads a memory figure of the bridge (VmRSS, VmHWM) against a
+// limit in MiB.
+func memFigure(name string, pid int, key string, limitMiB float64) Figure {
+	kb, ok := procStatus(pid, key)
+	f := Figure{Name: name, Unit: "MiB", Value: kb / 1024, Target: fmt.Sprintf("≤ %.0f MiB", limitMiB)}
 	if ok {
-		f.Met = met(hwm/1024 <= 64)
+		f.Met = met(kb/1024 <= limitMiB)
 	} else {
 		f.Note = "needs /proc (Linux)"
 	}
-	rep.Figures = append(rep.Figures, f)
-	return nil
+	return f
 }
 
 // pingDuringCall measures ping round trips while a 2 s call is in flight.
@@ -327,14 +334,7 @@ func idleRSS(opts BenchOptions, base string, rep *BenchReport) error {
 		return err
 	}
 	time.Sleep(100 * time.Millisecond)
-	rss, ok := procStatus(b.cmd.Process.Pid, "VmRSS")
-	f := Figure{Name: "idle RSS after initialize", Unit: "MiB", Value: rss / 1024, Target: "≤ 12 MiB"}
-	if ok {
-		f.Met = met(rss/1024 <= 12)
-	} else {
-		f.Note = "needs /proc (Linux)"
-	}
-	rep.Figures = append(rep.Figures, f)
+	rep.Figures = append(rep.Figures, memFigure("idle RSS after initialize", b.cmd.Process.Pid, "VmRSS", 12))
 	return nil
 }
 
