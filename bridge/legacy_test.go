@@ -156,7 +156,7 @@ func TestOrderedForwarding(t *testing.T) {
 	h.expect(
 		textResult("1", "slept 300 ms", false),
 		textResult("2", "Line 101 drawn from (0, 0) to (10, 0), length 10.", false),
-		textResult("3", `Drawing "Drawing1", file (never saved), unsaved changes: true. 1 layers (current: 0), 1 entities. Extents: (0, 0) - (10, 0).`, false),
+		textResult("3", `Drawing "Drawing1", file (never saved), unsaved changes: true. 1 layer (current: 0), 1 entity. Extents: (0, 0) - (10, 0).`, false),
 	)
 	h.closeAndWait()
 	h.checkExactlyOnce()

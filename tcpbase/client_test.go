@@ -84,7 +84,7 @@ func TestDrawingStatePersistsAcrossConnections(t *testing.T) {
 	if _, err := c.Call(ctx, callFrame("2", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":10,"y":0}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := info(); !strings.Contains(got, "1 entities") || !strings.Contains(got, "(0, 0) - (10, 0)") {
+	if got := info(); !strings.Contains(got, "1 entity") || !strings.Contains(got, "(0, 0) - (10, 0)") {
 		t.Fatalf("after draw_line: %s", got)
 	}
 	if _, err := c.Call(ctx, callFrame("3", "undo", `{}`)); err != nil {

@@ -241,8 +241,8 @@ func (s *Server) getDrawingInfo(args) (string, error) {
 	if lo, hi, ok := extents(d.Entities); ok {
 		ext = lo.String() + " - " + hi.String()
 	}
-	return fmt.Sprintf("Drawing %q, file %s, unsaved changes: %v. %d layers (current: %s), %d entities. Extents: %s.",
-		d.Name, path, d.Modified, len(d.Layers), d.Current, len(d.Entities), ext), nil
+	return fmt.Sprintf("Drawing %q, file %s, unsaved changes: %v. %s (current: %s), %s. Extents: %s.",
+		d.Name, path, d.Modified, count(len(d.Layers), "layer"), d.Current, count(len(d.Entities), "entity"), ext), nil
 }
 
 func (s *Server) newDrawing(a args) (string, error) {
@@ -265,7 +265,7 @@ func (s *Server) saveDrawing(a args) (string, error) {
 
 func (s *Server) listLayers(args) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d layers:", len(s.doc.Layers))
+	fmt.Fprintf(&b, "%s:", count(len(s.doc.Layers), "layer"))
 	for _, l := range s.doc.Layers {
 		cur := ""
 		if l.Name == s.doc.Current {
@@ -429,7 +429,7 @@ func (s *Server) listEntities(a args) (string, error) {
 			fmt.Fprintf(&b, "\n- %s %s on %s: %s", e.Handle, e.Type, e.Layer, describe(e))
 		}
 	}
-	head := fmt.Sprintf("%d entities", n)
+	head := count(n, "entity")
 	if n > limit {
 		head += fmt.Sprintf(" (first %d shown)", limit)
 	}
@@ -465,7 +465,7 @@ func (s *Server) moveEntities(a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Moved %d entities by (%s, %s).", n, f(dx), f(dy)), nil
+	return fmt.Sprintf("Moved %s by (%s, %s).", count(n, "entity"), f(dx), f(dy)), nil
 }
 
 func (s *Server) copyEntities(a args) (string, error) {
@@ -484,7 +484,7 @@ func (s *Server) copyEntities(a args) (string, error) {
 		h, _ := s.add(args{"layer": c.Layer}, c)
 		hs = append(hs, h)
 	}
-	return fmt.Sprintf("Copied %d entities: %s.", len(hs), strings.Join(hs, ", ")), nil
+	return fmt.Sprintf("Copied %s: %s.", count(len(hs), "entity"), strings.Join(hs, ", ")), nil
 }
 
 func (s *Server) rotateEntities(a args) (string, error) {
@@ -506,7 +506,7 @@ func (s *Server) rotateEntities(a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Rotated %d entities by %s° about %s.", n, f(deg), base), nil
+	return fmt.Sprintf("Rotated %s by %s° about %s.", count(n, "entity"), f(deg), base), nil
 }
 
 func (s *Server) scaleEntities(a args) (string, error) {
@@ -524,7 +524,7 @@ func (s *Server) scaleEntities(a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Scaled %d entities by %s about %s.", n, f(k), base), nil
+	return fmt.Sprintf("Scaled %s by %s about %s.", count(n, "entity"), f(k), base), nil
 }
 
 func (s *Server) deleteEntities(a args) (string, error) {
@@ -534,7 +534,7 @@ func (s *Server) deleteEntities(a args) (string, error) {
 		return "", err
 	}
 	s.doc.Entities = slices.DeleteFunc(s.doc.Entities, func(e entity) bool { return gone[e.Handle] })
-	return fmt.Sprintf("Deleted %d entities.", n), nil
+	return fmt.Sprintf("Deleted %s.", count(n, "entity")), nil
 }
 
 func (s *Server) changeLayer(a args) (string, error) {
@@ -546,7 +546,7 @@ func (s *Server) changeLayer(a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Moved %d entities to layer %s.", n, l.Name), nil
+	return fmt.Sprintf("Moved %s to layer %s.", count(n, "entity"), l.Name), nil
 }
 
 func (s *Server) measureDistance(a args) (string, error) {
@@ -586,7 +586,7 @@ func (s *Server) undo(a args) (string, error) {
 		s.undoStack = s.undoStack[:len(s.undoStack)-1]
 	}
 	s.doc.Modified = true
-	return fmt.Sprintf("Undid %d changes; %d entities now.", done, len(s.doc.Entities)), nil
+	return fmt.Sprintf("Undid %s; %s now.", count(done, "change"), count(len(s.doc.Entities), "entity")), nil
 }
 
 func (s *Server) redo(a args) (string, error) {
@@ -600,7 +600,7 @@ func (s *Server) redo(a args) (string, error) {
 		s.doc = s.redoStack[len(s.redoStack)-1]
 		s.redoStack = s.redoStack[:len(s.redoStack)-1]
 	}
-	return fmt.Sprintf("Redid %d changes; %d entities now.", done, len(s.doc.Entities)), nil
+	return fmt.Sprintf("Redid %s; %s now.", count(done, "change"), count(len(s.doc.Entities), "entity")), nil
 }
 
 func transform(e *entity, fn func(pt) pt) {
@@ -646,4 +646,15 @@ func extents(ents []entity) (lo, hi pt, ok bool) {
 		}
 	}
 	return lo, hi, ok
+}
+
+// count is "1 entity", "2 entities", "0 layers".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
