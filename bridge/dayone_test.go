@@ -200,7 +200,7 @@ func TestProgressHeartbeats(t *testing.T) {
 		}
 		beats = append(beats, line)
 	}
-	if len(beats) < 3 || len(beats) > 5 {
+	if len(beats) < 2 || len(beats) > 6 { // about 4; a starved ticker drops ticks
 		t.Fatalf("%d heartbeats in 450 ms at 100 ms: %q", len(beats), beats)
 	}
 	for i, b := range beats {

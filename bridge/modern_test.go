@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
@@ -86,14 +88,28 @@ func TestErasInterleaved(t *testing.T) {
 	modernCall := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":0,"y":1}},` + modernMeta + `}}`
 	text := `{"content":[{"type":"text","text":"Distance 1, angle 90°, dx 0, dy 1."}],"isError":false`
 	h.send(initialize("0", "2025-06-18"), legacyCall, modernCall, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, legacyCall, modernCall)
-	h.expect(
-		fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"result":{%s,"protocolVersion":"2025-06-18",%s}}`, caps, info),
-		`{"jsonrpc":"2.0","id":3,"result":{}}`,
-		`{"jsonrpc":"2.0","id":1,"result":`+text+`}}`,
-		`{"jsonrpc":"2.0","id":2,"result":`+text+`,"resultType":"complete",`+serverInfoMeta+`}}`,
-		`{"jsonrpc":"2.0","id":1,"result":`+text+`}}`,
-		`{"jsonrpc":"2.0","id":2,"result":`+text+`,"resultType":"complete",`+serverInfoMeta+`}}`,
-	)
+	h.expect(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"result":{%s,"protocolVersion":"2025-06-18",%s}}`, caps, info))
+	// The ping is answered by the reader, the calls by the worker in order:
+	// the ping's answer may come anywhere among them.
+	var forwarded []string
+	pinged := 0
+	for range 5 {
+		line := h.recv()
+		if line == `{"jsonrpc":"2.0","id":3,"result":{}}` {
+			pinged++
+			continue
+		}
+		forwarded = append(forwarded, line)
+	}
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":` + text + `}}`,
+		`{"jsonrpc":"2.0","id":2,"result":` + text + `,"resultType":"complete",` + serverInfoMeta + `}}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + text + `}}`,
+		`{"jsonrpc":"2.0","id":2,"result":` + text + `,"resultType":"complete",` + serverInfoMeta + `}}`,
+	}
+	if diff := cmp.Diff(want, forwarded); diff != "" || pinged != 1 {
+		t.Errorf("ping answered %d times; forwarded answers (-want +got):\n%s", pinged, diff)
+	}
 	h.closeAndWait()
 }
 
