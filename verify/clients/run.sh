@@ -77,6 +77,25 @@ node -e '
   console.log(`e2e: ok   Inspector --load: ${r.ok}/${r.requests} ok, 0 errors, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
 ' "$work/load.json" || fail "Inspector --load: errors in the summary"
 
+# Schema repair, seen by a real client: the fault sim lists a tool whose
+# inputSchema lacks "type": "object". With the repair the Inspector keeps
+# every tool; without it, its SDK silently drops that one.
+"$bin" sim --port 0 --faults >"$work/sim2.out" 2>"$work/sim2.err" &
+sim2_pid=$!
+trap 'kill $sim_pid $sim2_pid 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do grep -q '^listening on ' "$work/sim2.out" 2>/dev/null && break; sleep 0.05; done
+port2=$(sed -n 's/^listening on .*://p' "$work/sim2.out")
+base2=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' | "$bin" --port "$port2" --log-level error --no-cache |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).result.tools.length))')
+count() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).tools.length))'; }
+"$bin" --print-config --client inspector --port "$port2" --log-level error --no-cache >"$work/repair.json"
+"$bin" --print-config --client inspector --port "$port2" --log-level error --no-cache --no-schema-repair >"$work/norepair.json"
+with=$(npx --no-install mcp-inspector --cli --config "$work/repair.json" --server cad-autocad --method tools/list 2>/dev/null | count)
+without=$(npx --no-install mcp-inspector --cli --config "$work/norepair.json" --server cad-autocad --method tools/list 2>/dev/null | count)
+[ "$with" = "$base2" ] || fail "Inspector with schema repair: $with tools, the base has $base2"
+[ "$without" = "$((base2 - 1))" ] || fail "Inspector without schema repair: $without tools, expected $((base2 - 1)) (the untyped one dropped)"
+pass "Inspector keeps all $with tools with schema repair ($without without: its SDK drops the untyped one)"
+
 node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
 
