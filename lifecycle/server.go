@@ -8,32 +8,31 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// Server is what the bridge says about itself. Its answers are built once.
+// Cache hints on modern tools/list and server/discover results. The base's
+// tool list can change whenever the CAD program restarts or loads a plug-in,
+// so clients should revalidate (0 ms), and it describes this user's CAD
+// program (private).
+const (
+	cacheTTLMs = 0
+	cacheScope = "private"
+)
+
+// Server is what the bridge says about itself. Its answers are built once,
+// by NewServer.
 type Server struct {
-	Name         string
-	Version      string
-	Instructions string
-	// ListChanged is announced in the tools capability.
-	ListChanged bool
-
-	// CacheTTLMs and CacheScope are the cache hints on modern tools/list
-	// and server/discover results.
-	CacheTTLMs int
-	CacheScope string // "private" or "public"
-
+	instructions string
 	capabilities []byte
 	serverInfo   []byte
 	metaMember   string // `"io.modelcontextprotocol/serverInfo":{...}`
-	cacheMembers string // `"ttlMs":0,"cacheScope":"private"`
 }
 
 // NewServer prepares the answers for a server with this identity.
+// listChanged is announced in the tools capability.
 func NewServer(name, version, instructions string, listChanged bool) *Server {
-	s := &Server{Name: name, Version: version, Instructions: instructions, ListChanged: listChanged, CacheScope: "private"}
+	s := &Server{instructions: instructions}
 	s.capabilities = mustJSON(map[string]any{"tools": map[string]any{"listChanged": listChanged}})
 	s.serverInfo = mustJSON(map[string]string{"name": name, "version": version})
 	s.metaMember = fmt.Sprintf("%s:%s", mustJSON(MetaServerInfo), s.serverInfo)
-	s.cacheMembers = fmt.Sprintf(`"ttlMs":%d,"cacheScope":%s`, s.CacheTTLMs, mustJSON(s.CacheScope))
 	return s
 }
 
@@ -63,8 +62,8 @@ func (s *Server) Initialize(params []byte) ([]byte, *rpc.WireError) {
 		"capabilities":    json.RawMessage(s.capabilities),
 		"serverInfo":      json.RawMessage(s.serverInfo),
 	}
-	if s.Instructions != "" {
-		res["instructions"] = s.Instructions
+	if s.instructions != "" {
+		res["instructions"] = s.instructions
 	}
 	return mustJSON(res), nil
 }
@@ -75,12 +74,12 @@ func (s *Server) Discover() []byte {
 		"supportedVersions": AllVersions(),
 		"capabilities":      json.RawMessage(s.capabilities),
 		"resultType":        "complete",
-		"ttlMs":             s.CacheTTLMs,
-		"cacheScope":        s.CacheScope,
+		"ttlMs":             cacheTTLMs,
+		"cacheScope":        cacheScope,
 		"_meta":             map[string]json.RawMessage{MetaServerInfo: s.serverInfo},
 	}
-	if s.Instructions != "" {
-		res["instructions"] = s.Instructions
+	if s.instructions != "" {
+		res["instructions"] = s.instructions
 	}
 	return mustJSON(res)
 }
@@ -115,10 +114,10 @@ func (s *Server) Decorate(method string, result []byte) []byte {
 	}
 	if method == "tools/list" {
 		if !hasTTL {
-			add = fmt.Appendf(add, `"ttlMs":%d,`, s.CacheTTLMs)
+			add = fmt.Appendf(add, `"ttlMs":%d,`, cacheTTLMs)
 		}
 		if !hasScope {
-			add = fmt.Appendf(add, `"cacheScope":%s,`, mustJSON(s.CacheScope))
+			add = fmt.Appendf(add, `"cacheScope":%s,`, mustJSON(cacheScope))
 		}
 	}
 	out := result

@@ -23,7 +23,7 @@ func CheckStdout(out []byte) string {
 		}
 		ds, _ := rpc.DecodeLine(line)
 		if len(ds) == 0 {
-			return fmt.Sprintf("empty line")
+			return "empty line"
 		}
 		for _, d := range ds {
 			if d.Err != nil {
