@@ -147,6 +147,10 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		abort(errShutdown)
 		<-workerDone
 	}
+	if result == nil && b.out.Err() != nil {
+		// The reader may have ended because stdout failed; say so either way.
+		result = fmt.Errorf("writing to stdout: %w", b.out.Err())
+	}
 	b.endListens()
 	b.stopReading(stdin)
 	select {
