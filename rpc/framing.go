@@ -109,7 +109,7 @@ type Writer struct {
 	err error
 }
 
-// NewWriter returns a Writer on w. w should be unbuffered (os.Stdout is) or
+// NewWriter returns a Writer on w. w should be unbuffered (a process's standard output is) or
 // the caller must flush it: every message is handed to w complete.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 

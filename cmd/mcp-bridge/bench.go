@@ -33,11 +33,8 @@ get_drawing_info and tools/list.
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {

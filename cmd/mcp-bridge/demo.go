@@ -15,11 +15,8 @@ func runDemo(e *env, args []string) error {
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: mcp-bridge demo\n\nStarts a simulated CAD base, runs this binary as a bridge against it the way\nan MCP client does, and prints the exchange. Ends by itself.\n")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -39,11 +39,8 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
 	}
 	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s\nFlags:\n%s", directUsage[cmd], fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return err
 	}
 	for _, fl := range []string{"host", "port"} {
 		if !fs.Changed(fl) {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -80,4 +82,16 @@ func run(ctx context.Context, e *env) error {
 		}
 	}
 	return runBridge(ctx, e, e.args)
+}
+
+// parseFlags parses a subcommand's flags. done is true when the command
+// should return err at once: after --help (nil) or a usage error.
+func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return true, nil
+		}
+		return true, usageError{err}
+	}
+	return false, nil
 }

@@ -32,11 +32,8 @@ Examples:
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return err
 	}
 	listen := *addr
 	if listen == "" {

@@ -41,11 +41,8 @@ Examples:
 Flags:
 %s`, fs.FlagUsages())
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return usageError{err}
+	if done, err := parseFlags(fs, args); done {
+		return err
 	}
 	bin := *bridgeBin
 	if bin == "" {
