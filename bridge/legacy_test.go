@@ -136,13 +136,12 @@ func TestNoSchemaRepairFlag(t *testing.T) {
 
 func TestPingDuringSlowCall(t *testing.T) {
 	h := newHarness(t, nil, nil)
+	// The ping's answer comes first, while the call is still running at the
+	// base: how fast is for `make bench`, not for a test.
 	h.send(call(`"slow"`, "fault_sleep", `{"ms":2000}`))
-	start := time.Now()
+	waitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
 	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("ping took %v while a call ran", d) // generous: a lock-up would take 2 s
-	}
 	h.expect(textResult(`"slow"`, "slept 2000 ms", false))
 	h.closeAndWait()
 	h.checkExactlyOnce()

@@ -196,20 +196,17 @@ func checkPingDuringSlowCall(t *T) error {
 	if err != nil {
 		return err
 	}
+	// Ordering is the proof: a bridge that forwards ping, or handles one
+	// message at a time, answers the call first. (How fast: mcp-bridge bench.)
 	if err := s.Send(toolCall(`"slow"`, "fault_sleep", `{"ms":1000}`)); err != nil {
 		return err
 	}
-	start := time.Now()
 	got, err := ask(s, `{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	if err != nil {
 		return err
 	}
-	took := time.Since(start)
 	if got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
 		return fmt.Errorf("the first answer was not the ping's: %s", short(got))
-	}
-	if took > 500*time.Millisecond {
-		return fmt.Errorf("ping took %v while a 1 s call ran", took)
 	}
 	if got, err = s.Recv(answerWait); err != nil || get(got, "id") != "slow" {
 		return fmt.Errorf("the slow call's answer: %s %v", short(got), err)
