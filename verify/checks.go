@@ -101,7 +101,7 @@ func baseFault(tool, args, kind string, bridgeArgs ...string) func(t *T) error {
 		if msg, _ := get(got, "error.message").(string); !strings.Contains(msg, t.v.base) {
 			return fmt.Errorf("the message does not name the base address: %q", msg)
 		}
-		return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+		return stillAlive(s)
 	}
 }
 
@@ -356,51 +356,51 @@ func checkOversizeLine(t *T) error {
 	if get(got, "error.code") != float64(rpc.CodeInvalidRequest) {
 		return fmt.Errorf("oversize line: %s", short(got))
 	}
-	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	return stillAlive(s)
 }
 
-func checkBaseDown(t *T) error {
-	dead, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	s, err := t.bridgeAt(dead)
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
-	if err != nil {
-		return err
-	}
-	msg, _ := get(got, "error.message").(string)
-	if get(got, "error.code") != float64(-32603) || get(got, "error.data.kind") != "unreachable" || !strings.Contains(msg, dead) {
-		return fmt.Errorf("want -32603 naming %s with data.kind unreachable, got %s", dead, short(got))
-	}
-	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
-}
-
-func checkRecovery(t *T) error {
+// bridgeBaseDown starts a bridge against an address where nothing listens
+// and checks what its first call gets: -32603 naming the address, with
+// data.kind unreachable.
+func bridgeBaseDown(t *T) (*Session, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	s, err := t.bridgeAt(addr)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	got, err := ask(s, toolCall("1", "get_drawing_info", `{}`))
 	if err != nil {
+		return nil, "", err
+	}
+	msg, _ := get(got, "error.message").(string)
+	if get(got, "error.code") != float64(-32603) || get(got, "error.data.kind") != "unreachable" || !strings.Contains(msg, addr) {
+		return nil, "", fmt.Errorf("want -32603 naming %s with data.kind unreachable, got %s", addr, short(got))
+	}
+	return s, addr, nil
+}
+
+func checkBaseDown(t *T) error {
+	s, _, err := bridgeBaseDown(t)
+	if err != nil {
 		return err
 	}
-	if get(got, "error.data.kind") != "unreachable" {
-		return fmt.Errorf("with nothing listening: %s", short(got))
+	return stillAlive(s)
+}
+
+func checkRecovery(t *T) error {
+	s, addr, err := bridgeBaseDown(t)
+	if err != nil {
+		return err
 	}
 	sim, err := simbase.Start(addr, simbase.Options{})
 	if err != nil {
 		return skip("could not start a base on %s: %v", addr, err)
 	}
 	defer sim.Close()
-	got, err = ask(s, toolCall("2", "get_drawing_info", `{}`))
+	got, err := ask(s, toolCall("2", "get_drawing_info", `{}`))
 	if err != nil {
 		return err
 	}
@@ -423,7 +423,7 @@ func checkTimeout(t *T) error {
 	if get(got, "error.data.kind") != "timeout" || !strings.Contains(msg, "may still be running in CAD") {
 		return fmt.Errorf("want a timeout that says the call may still be running, got %s", short(got))
 	}
-	return expectLine(s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	return stillAlive(s)
 }
 
 func checkSchemaRepair(t *T) error {
@@ -798,4 +798,9 @@ func checkProgress(t *T) error {
 		return fmt.Errorf("without a progressToken, first came %s", short(got))
 	}
 	return nil
+}
+
+// stillAlive checks that the bridge still answers a ping.
+func stillAlive(s *Session) error {
+	return expectLine(s, `{"jsonrpc":"2.0","id":"alive","method":"ping"}`, `{"jsonrpc":"2.0","id":"alive","result":{}}`)
 }
