@@ -24,31 +24,28 @@ type job struct {
 	req    *rpc.Request
 	era    lifecycle.Era
 	frame  []byte // the request as the base gets it
-	batch  *batch // non-nil when the request came in a batch
+	o      origin // who asked, where the answer goes
 	cancel context.CancelFunc
 	// canceled is set, under bridge.mu, by notifications/cancelled: from
 	// then on nothing is sent for this id.
 	canceled bool
+	running  bool // the worker took it (under bridge.mu)
 }
 
 // bridge is the state shared by the reader and the worker.
 type bridge struct {
 	cfg Config
 	log zerolog.Logger
-	out *rpc.Writer
+	out *rpc.Writer // stdout, for the stdio front end
 
-	queue chan *job
+	sched *scheduler
 
 	mu      sync.Mutex
-	closed  bool               // the queue is closed: no more jobs
-	pending map[string]*job    // by raw id: queued or in flight
-	listens map[string]*listen // open subscriptions/listen requests
+	closed  bool                // the queue is closed: no more jobs
+	clients map[*client]bool    // every client, for list_changed
+	listens map[*listen]bool    // open subscriptions/listen requests
 
 	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
-
-	// initialized is set once a legacy client has sent initialize: it was
-	// told tools.listChanged, so it gets notifications/tools/list_changed.
-	initialized atomic.Bool
 
 	tools toolState // is the base up, and its last tool list
 
@@ -79,17 +76,10 @@ var errShutdown = errors.New("mcp-bridge is shutting down")
 // ended and its reader has too, unless stdin is a reader that cannot be
 // interrupted (then the reader ends at its next read).
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
-	cfg.setDefaults()
-	b := &bridge{
-		cfg:     cfg,
-		log:     cfg.Log,
-		out:     rpc.NewWriter(stdout),
-		queue:   make(chan *job, cfg.Queue),
-		pending: map[string]*job{},
-		listens: map[string]*listen{},
-		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
-	}
+	b := newBridge(cfg)
+	b.out = rpc.NewWriter(stdout)
+	stdio := newClient("stdio", b.out)
+	b.addClient(stdio)
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
 
@@ -97,7 +87,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	probeCtx, stopProbe := context.WithCancel(context.Background())
 	go func() {
 		defer close(proberDone)
-		if cfg.ProbeInterval > 0 {
+		if b.cfg.ProbeInterval > 0 {
 			b.probe(probeCtx)
 		}
 	}()
@@ -108,7 +98,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		b.read(stdin, func() { failOnce.Do(func() { close(outFailed) }) })
+		b.read(stdin, stdio, func() { failOnce.Do(func() { close(outFailed) }) })
 	}()
 	workerDone := make(chan struct{})
 	go func() {
@@ -123,9 +113,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		b.closeQueue()
 		select {
 		case <-workerDone:
-		case <-time.After(cfg.ShutdownTimeout):
+		case <-time.After(b.cfg.ShutdownTimeout):
 			n := b.dropQueued()
-			b.log.Warn().Int("dropped", n).Dur("after", cfg.ShutdownTimeout).Msg("shutdown timeout: abandoning the remaining requests")
+			b.log.Warn().Int("dropped", n).Dur("after", b.cfg.ShutdownTimeout).Msg("shutdown timeout: abandoning the remaining requests")
 			abort(errShutdown)
 			<-workerDone
 		}
@@ -136,7 +126,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		if n > 0 {
 			b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
 		}
-		graceTimer := time.AfterFunc(cfg.Grace, func() { abort(errShutdown) })
+		graceTimer := time.AfterFunc(b.cfg.Grace, func() { abort(errShutdown) })
 		<-workerDone
 		graceTimer.Stop()
 	case <-outFailed:
@@ -171,6 +161,42 @@ func (b *bridge) stopReading(stdin io.Reader) {
 	}
 }
 
+// newBridge prepares the state every front end shares: the scheduler in
+// front of the one worker, and what is known of the base.
+func newBridge(cfg Config) *bridge {
+	cfg.setDefaults()
+	return &bridge{
+		cfg:     cfg,
+		log:     cfg.Log,
+		sched:   newScheduler(cfg.Queue),
+		clients: map[*client]bool{},
+		listens: map[*listen]bool{},
+		warned:  map[string]bool{},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
+	}
+}
+
+func (b *bridge) addClient(c *client) {
+	b.mu.Lock()
+	b.clients[c] = true
+	b.mu.Unlock()
+}
+
+// removeClient forgets a client that is gone (an HTTP session that ended):
+// its queued jobs are dropped unsent (the worker skips them), its in-flight
+// one runs to its end, its listens end.
+func (b *bridge) removeClient(c *client) {
+	b.mu.Lock()
+	delete(b.clients, c)
+	for id, j := range c.pending {
+		if !j.running {
+			j.canceled = true
+			delete(c.pending, id)
+		}
+	}
+	b.mu.Unlock()
+}
+
 func (b *bridge) isClosed() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -182,7 +208,7 @@ func (b *bridge) closeQueue() {
 	defer b.mu.Unlock()
 	if !b.closed {
 		b.closed = true
-		close(b.queue)
+		b.sched.close()
 	}
 }
 
@@ -190,12 +216,12 @@ func (b *bridge) closeQueue() {
 // still queued with an error instead of sending it. It returns how many.
 func (b *bridge) dropQueued() int {
 	b.dropping.Store(true)
-	return len(b.queue)
+	return b.sched.len()
 }
 
 // read is the reader goroutine: it answers what it can at once and queues
 // the rest for the worker. onOutFail is called when stdout fails.
-func (b *bridge) read(stdin io.Reader, onOutFail func()) {
+func (b *bridge) read(stdin io.Reader, c *client, onOutFail func()) {
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
 	for {
 		line, err := lr.Next()
@@ -203,7 +229,7 @@ func (b *bridge) read(stdin io.Reader, onOutFail func()) {
 		switch {
 		case errors.As(err, &oe):
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
-			b.reply(nil, rpc.ID{}, nil, rpc.Errorf(rpc.CodeInvalidRequest,
+			b.reply(origin{c: c, out: b.out}, rpc.ID{}, nil, rpc.Errorf(rpc.CodeInvalidRequest,
 				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
 		case err == io.EOF:
 			return
@@ -213,7 +239,7 @@ func (b *bridge) read(stdin io.Reader, onOutFail func()) {
 			}
 			return
 		default:
-			b.handleLine(line)
+			b.handleLine(origin{c: c, out: b.out}, line)
 		}
 		if b.out.Err() != nil {
 			onOutFail()
@@ -222,16 +248,16 @@ func (b *bridge) read(stdin io.Reader, onOutFail func()) {
 	}
 }
 
-// handleLine decodes one line and handles each message in it.
-func (b *bridge) handleLine(line []byte) {
+// handleLine decodes one line (or HTTP body) and handles each message in
+// it; the answers go to o.out, as one array for a batch.
+func (b *bridge) handleLine(o origin, line []byte) {
 	msgs, isBatch := rpc.DecodeLine(line)
-	var bt *batch
 	if isBatch {
-		bt = newBatch(b.out)
-		defer bt.done() // the batch's own reference
+		o.bt = newBatch(o.out)
+		defer o.bt.done() // the batch's own reference
 	}
 	for _, d := range msgs {
-		b.handle(d, bt)
+		b.handle(o, d)
 	}
 }
 
@@ -239,12 +265,14 @@ func (b *bridge) handleLine(line []byte) {
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
-func (b *bridge) handle(d rpc.Decoded, bt *batch) {
+// handle deals with one message from a client. It must not block: it
+// answers at once or queues the work for the worker.
+func (b *bridge) handle(o origin, d rpc.Decoded) {
 	defer func() {
 		if r := recover(); r != nil {
 			b.log.Error().Interface("panic", r).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
 			if req, ok := d.Msg.(*rpc.Request); ok {
-				b.reply(bt, req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", req.Method))
+				b.reply(o, req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", req.Method))
 			}
 		}
 	}()
@@ -253,28 +281,28 @@ func (b *bridge) handle(d rpc.Decoded, bt *batch) {
 	}
 	if d.Err != nil {
 		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
-		b.reply(bt, d.ID, nil, d.Err)
+		b.reply(o, d.ID, nil, d.Err)
 		return
 	}
 	switch m := d.Msg.(type) {
 	case *rpc.Notification:
-		b.notification(m)
+		b.notification(o.c, m)
 	case *rpc.Response:
 		// The bridge sends the client no requests, so no response is due.
 		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
 	case *rpc.Request:
-		b.request(m, bt)
+		b.request(o, m)
 	}
 }
 
-func (b *bridge) notification(n *rpc.Notification) {
+func (b *bridge) notification(c *client, n *rpc.Notification) {
 	switch n.Method {
 	case "notifications/cancelled":
 		id := rpc.Field(n.Params, "requestId")
 		if k := rpc.Kind(id); k != '"' && k != 'n' {
 			return
 		}
-		b.cancel(string(id))
+		b.cancel(c, string(id))
 	case "notifications/initialized":
 		b.log.Debug().Msg("client initialized")
 	default:
@@ -283,17 +311,17 @@ func (b *bridge) notification(n *rpc.Notification) {
 }
 
 // request answers a request at once, or queues it for the base.
-func (b *bridge) request(r *rpc.Request, bt *batch) {
+func (b *bridge) request(o origin, r *rpc.Request) {
 	era, version := lifecycle.EraOf(r.Params)
 	srv := b.cfg.Server
 	if era == lifecycle.Modern && r.Method != "server/discover" {
 		if werr := lifecycle.CheckModern(version, r.Params); werr != nil {
-			b.reply(bt, r.ID, nil, werr)
+			b.reply(o, r.ID, nil, werr)
 			return
 		}
 	}
 	notFound := func() {
-		b.reply(bt, r.ID, nil, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", r.Method))
+		b.reply(o, r.ID, nil, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", r.Method))
 	}
 	switch r.Method {
 	case "initialize":
@@ -303,33 +331,33 @@ func (b *bridge) request(r *rpc.Request, bt *batch) {
 		}
 		res, werr := srv.Initialize(r.Params)
 		if werr == nil {
-			b.initialized.Store(true)
+			o.c.initialized.Store(true)
 		}
-		b.reply(bt, r.ID, res, werr)
+		b.reply(o, r.ID, res, werr)
 	case "ping":
 		if era == lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(bt, r.ID, []byte(`{}`), nil)
+		b.reply(o, r.ID, []byte(`{}`), nil)
 	case "server/discover":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(bt, r.ID, srv.Discover(), nil)
+		b.reply(o, r.ID, srv.Discover(), nil)
 	case "subscriptions/listen":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.listen(r, bt)
+		b.listen(o, r)
 	case "tools/list", "tools/call":
 		if werr := checkToolParams(r); werr != nil {
-			b.reply(bt, r.ID, nil, werr)
+			b.reply(o, r.ID, nil, werr)
 			return
 		}
-		b.enqueue(&job{req: r, era: era, frame: baseFrame(r), batch: bt})
+		b.enqueue(&job{req: r, era: era, frame: baseFrame(r), o: o})
 	default:
 		notFound()
 	}
@@ -374,20 +402,22 @@ func (b *bridge) enqueue(j *job) {
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		b.reply(j.batch, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", j.req.Method))
+		b.reply(j.o, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", j.req.Method))
 		return
 	}
-	select {
-	case b.queue <- j:
-		b.pending[j.req.ID.String()] = j
-		if j.batch != nil {
-			j.batch.add()
+	switch b.sched.push(j) {
+	case nil:
+		if j.o.ctx == nil {
+			j.o.c.pending[j.req.ID.String()] = j
+		}
+		if j.o.bt != nil {
+			j.o.bt.add()
 		}
 		b.mu.Unlock()
 	default:
 		b.mu.Unlock()
-		b.log.Warn().Int("queue", b.cfg.Queue).Msg("request refused: too many requests queued")
-		b.reply(j.batch, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError,
+		b.log.Warn().Int("queue", b.cfg.Queue).Str("client", j.o.c.name).Msg("request refused: too many requests queued")
+		b.reply(j.o, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError,
 			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, j.req.Method))
 	}
 }
@@ -395,31 +425,34 @@ func (b *bridge) enqueue(j *job) {
 // cancel handles notifications/cancelled: a queued request is dropped, an
 // in-flight one has its connection closed, an open listen ends; nothing is
 // sent for the id afterwards. Unknown and finished ids are ignored.
-func (b *bridge) cancel(id string) {
+func (b *bridge) cancel(c *client, id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if j, ok := b.pending[id]; ok {
+	if j, ok := c.pending[id]; ok {
 		j.canceled = true
-		delete(b.pending, id)
+		delete(c.pending, id)
 		if j.cancel != nil {
 			j.cancel()
 		}
 		b.log.Debug().Str("id", id).Msg("request cancelled by the client")
 		return
 	}
-	if l, ok := b.listens[id]; ok {
-		delete(b.listens, id)
-		if l.batch != nil {
-			l.batch.done()
+	for l := range b.listens {
+		if l.o.c == c && l.id.String() == id {
+			delete(b.listens, l)
+			if l.o.bt != nil {
+				l.o.bt.done()
+			}
+			return
 		}
 	}
 }
 
-// reply answers one request: to stdout, or into its batch. Exactly one of
-// result and werr is set.
-func (b *bridge) reply(bt *batch, id rpc.ID, result []byte, werr *rpc.WireError) {
-	if bt != nil {
-		bt.put(func(w *rpc.Writer) error {
+// reply answers one request: to its client, or into its batch. Exactly one
+// of result and werr is set.
+func (b *bridge) reply(o origin, id rpc.ID, result []byte, werr *rpc.WireError) {
+	if o.bt != nil {
+		o.bt.put(func(w *rpc.Writer) error {
 			if werr != nil {
 				return w.WriteError(id, werr)
 			}
@@ -428,10 +461,10 @@ func (b *bridge) reply(bt *batch, id rpc.ID, result []byte, werr *rpc.WireError)
 		return
 	}
 	if werr != nil {
-		_ = b.out.WriteError(id, werr)
+		_ = o.out.WriteError(id, werr)
 		return
 	}
-	_ = b.out.WriteResult(id, result)
+	_ = o.out.WriteResult(id, result)
 }
 
 // batch gathers the answers to the requests of one batch line and writes
@@ -480,7 +513,7 @@ func (bt *batch) done() {
 // work is the worker goroutine: it forwards queued requests to the base,
 // one at a time, in arrival order, until the queue is closed and drained.
 func (b *bridge) work(hardCtx context.Context) {
-	for j := range b.queue {
+	for j := b.sched.pop(); j != nil; j = b.sched.pop() {
 		b.runJob(hardCtx, j)
 	}
 }
@@ -494,19 +527,30 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	defer cancel()
 
 	b.mu.Lock()
-	if j.canceled {
+	if j.canceled || (j.o.ctx != nil && j.o.ctx.Err() != nil) {
 		b.mu.Unlock()
 		b.finish(j)
 		return
 	}
 	if b.dropping.Load() {
-		delete(b.pending, j.req.ID.String())
+		delete(j.o.c.pending, j.req.ID.String())
 		b.mu.Unlock()
 		b.answer(j, outcome{err: rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", j.req.Method)})
 		return
 	}
 	j.cancel = cancel
+	j.running = true
 	b.mu.Unlock()
+	if j.o.ctx != nil {
+		// The client gave up: close the base connection, answer nothing.
+		stop := context.AfterFunc(j.o.ctx, func() {
+			b.mu.Lock()
+			j.canceled = true
+			b.mu.Unlock()
+			cancel()
+		})
+		defer stop()
+	}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -516,7 +560,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	}()
 
 	start := time.Now()
-	stopBeat := b.heartbeat(progressToken(j.req.Params), start)
+	stopBeat := b.heartbeat(j.o.out, progressToken(j.req.Params), start)
 	ans, err := b.callBase(ctx, j)
 	stopBeat()
 	back := b.baseResult(err)
@@ -625,7 +669,9 @@ func (b *bridge) finishList(j *job, result []byte) []byte {
 func (b *bridge) deliver(j *job, o outcome) {
 	b.mu.Lock()
 	canceled := j.canceled
-	delete(b.pending, j.req.ID.String())
+	if !canceled {
+		delete(j.o.c.pending, j.req.ID.String())
+	}
 	b.mu.Unlock()
 	if canceled {
 		b.finish(j)
@@ -638,20 +684,20 @@ func (b *bridge) deliver(j *job, o outcome) {
 func (b *bridge) answer(j *job, o outcome) {
 	if o.rawErr != nil {
 		id := j.req.ID
-		if j.batch != nil {
-			j.batch.put(func(w *rpc.Writer) error { return w.WriteErrorRaw(id, o.rawErr) })
+		if j.o.bt != nil {
+			j.o.bt.put(func(w *rpc.Writer) error { return w.WriteErrorRaw(id, o.rawErr) })
 		} else {
-			_ = b.out.WriteErrorRaw(id, o.rawErr)
+			_ = j.o.out.WriteErrorRaw(id, o.rawErr)
 		}
 	} else {
-		b.reply(j.batch, j.req.ID, o.result, o.err)
+		b.reply(j.o, j.req.ID, o.result, o.err)
 	}
 	b.finish(j)
 }
 
 // finish releases the job's hold on its batch.
 func (b *bridge) finish(j *job) {
-	if j.batch != nil {
-		j.batch.done()
+	if j.o.bt != nil {
+		j.o.bt.done()
 	}
 }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -14,32 +15,42 @@ import (
 // acknowledged and answered at once. Otherwise it stays open until the
 // client cancels it (no answer) or stdin closes (an empty result).
 type listen struct {
-	id    rpc.ID
-	batch *batch
+	id rpc.ID
+	o  origin
 }
 
-func (b *bridge) listen(r *rpc.Request, bt *batch) {
+func (b *bridge) listen(o origin, r *rpc.Request) {
 	wantTools := string(rpc.Field(rpc.Field(r.Params, "notifications"), "toolsListChanged")) == "true"
 	agreed := `{}`
 	if wantTools {
 		agreed = `{"toolsListChanged":true}`
 	}
 	params := fmt.Sprintf(`{"notifications":%s,"_meta":{%q:%s}}`, agreed, lifecycle.MetaSubscriptionID, r.ID.Raw())
+	l := &listen{id: r.ID, o: o}
 	b.mu.Lock()
 	hold := wantTools && !b.closed
 	if hold {
-		b.listens[r.ID.String()] = &listen{id: r.ID, batch: bt}
-		if bt != nil {
-			bt.add()
+		b.listens[l] = true
+		if o.bt != nil {
+			o.bt.add()
 		}
 	}
 	b.mu.Unlock()
 	b.log.Debug().Str("id", r.ID.String()).Bool("toolsListChanged", hold).Msg("subscriptions/listen opened")
 	// The acknowledgement is the first message of the stream, before anything
 	// else for this subscription, batch or not.
-	_ = b.out.WriteNotification("notifications/subscriptions/acknowledged", []byte(params))
+	_ = o.out.WriteNotification("notifications/subscriptions/acknowledged", []byte(params))
 	if !hold {
-		b.reply(bt, r.ID, b.listenResult(r.ID), nil)
+		b.reply(o, r.ID, b.listenResult(r.ID), nil)
+		return
+	}
+	if o.ctx != nil {
+		// The client closed the stream: forget the listen, answer nothing.
+		context.AfterFunc(o.ctx, func() {
+			b.mu.Lock()
+			delete(b.listens, l)
+			b.mu.Unlock()
+		})
 	}
 }
 
@@ -48,25 +59,31 @@ func (b *bridge) listenResult(id rpc.ID) []byte {
 	return b.cfg.Server.Decorate("", []byte(fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())))
 }
 
-// sendListChanged tells the client that the tool list changed: a legacy
+// sendListChanged tells the clients that the tool list changed: a legacy
 // client that initialized (it was told tools.listChanged) by a plain
 // notification, each modern listen stream that asked for it on that stream.
 func (b *bridge) sendListChanged(changed bool) {
 	if !changed {
 		return
 	}
-	if b.initialized.Load() {
-		_ = b.out.WriteNotification("notifications/tools/list_changed", nil)
-	}
 	b.mu.Lock()
-	var ids []rpc.ID
-	for _, l := range b.listens {
-		ids = append(ids, l.id)
+	var legacy []*rpc.Writer
+	for c := range b.clients {
+		if c.notify != nil && c.initialized.Load() {
+			legacy = append(legacy, c.notify)
+		}
+	}
+	var ls []*listen
+	for l := range b.listens {
+		ls = append(ls, l)
 	}
 	b.mu.Unlock()
-	for _, id := range ids {
-		params := fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())
-		_ = b.out.WriteNotification("notifications/tools/list_changed", []byte(params))
+	for _, w := range legacy {
+		_ = w.WriteNotification("notifications/tools/list_changed", nil)
+	}
+	for _, l := range ls {
+		params := fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, l.id.Raw())
+		_ = l.o.out.WriteNotification("notifications/tools/list_changed", []byte(params))
 	}
 }
 
@@ -74,12 +91,19 @@ func (b *bridge) sendListChanged(changed bool) {
 func (b *bridge) endListens() {
 	b.mu.Lock()
 	ls := b.listens
-	b.listens = map[string]*listen{}
+	b.listens = map[*listen]bool{}
 	b.mu.Unlock()
-	for _, l := range ls {
-		b.reply(l.batch, l.id, b.listenResult(l.id), nil)
-		if l.batch != nil {
-			l.batch.done()
+	for l := range ls {
+		b.reply(l.o, l.id, b.listenResult(l.id), nil)
+		if l.o.bt != nil {
+			l.o.bt.done()
 		}
 	}
+}
+
+// listenCount is the number of open listen streams.
+func (b *bridge) listenCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.listens)
 }

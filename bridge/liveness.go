@@ -152,10 +152,10 @@ func (b *bridge) baseResult(err error) (back bool) {
 	return false
 }
 
-// heartbeat sends notifications/progress for token every ProgressInterval
+// heartbeat sends notifications/progress for token, on out, every ProgressInterval
 // until the returned stop is called; stop returns once no heartbeat can
 // follow, so none ever comes after the answer.
-func (b *bridge) heartbeat(token []byte, start time.Time) (stop func()) {
+func (b *bridge) heartbeat(out *rpc.Writer, token []byte, start time.Time) (stop func()) {
 	if token == nil || b.cfg.ProgressInterval <= 0 {
 		return func() {}
 	}
@@ -175,7 +175,7 @@ func (b *bridge) heartbeat(token []byte, start time.Time) (stop func()) {
 			secs := int(time.Since(start).Round(time.Second) / time.Second)
 			params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
 				strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
-			_ = b.out.WriteNotification("notifications/progress", []byte(params))
+			_ = out.WriteNotification("notifications/progress", []byte(params))
 		}
 	}()
 	return func() {
