@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -607,7 +608,7 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 func (b *bridge) finishList(j *job, result []byte) []byte {
 	if !b.cfg.NoSchemaRepair {
 		var fixed []string
-		result, fixed = lifecycle.RepairToolSchemas(result)
+		result, fixed = toolschema.RepairToolSchemas(result)
 		for _, name := range fixed {
 			if !b.warned[name] {
 				b.warned[name] = true
