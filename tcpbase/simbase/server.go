@@ -37,6 +37,8 @@ type Server struct {
 	redoStack []drawing
 
 	calls   atomic.Int64
+	active  atomic.Int64 // frames being answered now
+	maxConc atomic.Int64 // the most frames ever answered at once
 	countMu sync.Mutex
 	byID    map[string]int
 
@@ -161,6 +163,10 @@ func (s *Server) idStats() (distinct, repeated int) {
 	return len(s.byID), repeated
 }
 
+// MaxConcurrent is the most frames the server was ever answering at once:
+// 1 when its clients never overlapped, as a real CAD base needs.
+func (s *Server) MaxConcurrent() int64 { return s.maxConc.Load() }
+
 // OpenConns is how many client connections the server holds open now.
 func (s *Server) OpenConns() int {
 	s.connMu.Lock()
@@ -184,6 +190,10 @@ func (s *Server) serveConn(c net.Conn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	n := s.active.Add(1)
+	defer s.active.Add(-1)
+	for m := s.maxConc.Load(); n > m && !s.maxConc.CompareAndSwap(m, n); m = s.maxConc.Load() {
+	}
 	d := rpc.DecodeMessage(bytes.TrimSpace(frame))
 	if d.Err != nil {
 		s.answerError(c, d.ID, d.Err)
