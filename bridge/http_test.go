@@ -353,7 +353,9 @@ func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 	// A call in flight (it hangs) and one queued behind it; the client
 	// gives both up.
 	inflight, cancelIn := context.WithCancel(context.Background())
-	go func() { _, _ = h.try(inflight, modernHeaders("tools/call", "fault_hang"), modernCall("hang", "fault_hang", `{}`)) }()
+	go func() {
+		_, _ = h.try(inflight, modernHeaders("tools/call", "fault_hang"), modernCall("hang", "fault_hang", `{}`))
+	}()
 	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	queued, cancelQ := context.WithCancel(context.Background())
 	gotQ := make(chan struct{})
