@@ -17,11 +17,11 @@ import (
 
 // startHTTPBridge runs the bridge binary with --listen on a free port and
 // returns its MCP URL; the bridge gets SIGTERM at cleanup and must exit 0.
-func startHTTPBridge(t *testing.T, basePort string, extra ...string) (url string, stderr *lockedBuffer) {
+func startHTTPBridge(t *testing.T, basePort string, extra ...string) (url string, stderr *LockedBuffer) {
 	t.Helper()
 	args := append([]string{"--port", basePort, "--listen", "127.0.0.1:0", "--log-level", "debug", "--log-format", "json", "--no-cache"}, extra...)
 	cmd := exec.Command(bridgeBin, args...)
-	stderr = &lockedBuffer{}
+	stderr = &LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
