@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -84,4 +85,37 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		Version:      version,
 		Started:      time.Now(),
 	}, ln)
+}
+
+// printURLConfig prints the client configuration for a bridge serving
+// HTTP at --listen: "type": "http" and the URL, with the Authorization
+// header when a token is set (the token itself: the output is what goes
+// into the client's configuration).
+func printURLConfig(e *env, f *bridgeFlags) error {
+	host, port, _ := net.SplitHostPort(f.listen)
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	server := map[string]any{"type": "http", "url": "http://" + net.JoinHostPort(host, port) + "/mcp"}
+	token, err := f.token(e.getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if token != "" {
+		server["headers"] = map[string]string{"Authorization": "Bearer " + token}
+	}
+	var doc any
+	switch f.client {
+	case "generic", "codebuddy", "cursor", "inspector", "claude-code":
+		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
+	case "vscode":
+		doc = map[string]any{"servers": map[string]any{f.name: server}}
+	case "claude-desktop":
+		return usageError{fmt.Errorf("Claude Desktop's configuration file takes stdio servers only: print the stdio form (without --listen), or add the URL under Settings > Connectors")}
+	default:
+		return usageError{fmt.Errorf("--client %q: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client)}
+	}
+	out, _ := json.MarshalIndent(doc, "", "  ")
+	fmt.Fprintln(e.stdout, string(out))
+	return nil
 }
