@@ -72,13 +72,15 @@ type httpFront struct {
 	streams  atomic.Int64 // open long-lived streams
 
 	modernMu sync.Mutex
-	modern   map[string]*modernClient // by httpClientKey
+	modern   map[string]*modernGroup // by httpClientKey
 
 	stopping chan struct{} // closed when shutdown starts: streams end
 }
 
-type modernClient struct {
-	c        *client
+// modernGroup is the stateless clients the front end takes for one
+// program (httpClientKey): one turn in the worker's rotation.
+type modernGroup struct {
+	turn     *turn
 	lastUsed time.Time
 	busy     int
 }
@@ -89,12 +91,15 @@ type modernClient struct {
 // and returns nil. It returns an error only when the listener fails.
 func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) error {
 	hc.setDefaults()
-	b := newBridge(cfg)
+	cfg.setDefaults()
+	hardCtx, abort := context.WithCancelCause(context.Background())
+	defer abort(nil)
+	b := newBridge(cfg, abort)
 	f := &httpFront{
 		b:        b,
 		hc:       hc,
 		sessions: newSessions(hc.MaxSessions, hc.SessionIdle),
-		modern:   map[string]*modernClient{},
+		modern:   map[string]*modernGroup{},
 		stopping: make(chan struct{}),
 	}
 	f.guard = guard{origins: map[string]bool{}}
@@ -108,8 +113,6 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		f.guard.token = []byte(hc.Token)
 	}
 
-	hardCtx, abort := context.WithCancelCause(context.Background())
-	defer abort(nil)
 	probeCtx, stopProbe := context.WithCancel(context.Background())
 	proberDone := make(chan struct{})
 	go b.runProber(probeCtx, proberDone)
@@ -154,7 +157,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		defer close(shutDone)
 		_ = srv.Shutdown(shutCtx)
 	}()
-	b.closeQueue()
+	b.queue.close()
 	if n := b.dropQueued(); n > 0 {
 		b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
 	}
@@ -169,7 +172,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	b.endListens()
 	close(f.stopping)
 	for _, s := range f.sessions.all() {
-		b.removeClient(s.client)
+		f.endSession(s)
 	}
 	<-shutDone
 	_ = srv.Close()
@@ -189,7 +192,7 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 		case now := <-t.C:
 			for _, s := range f.sessions.expire(now) {
 				f.b.log.Debug().Str("session", s.id).Msg("session ended after the idle timeout")
-				f.b.removeClient(s.client)
+				f.endSession(s)
 			}
 			f.modernMu.Lock()
 			for k, m := range f.modern {
@@ -218,7 +221,7 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		"version":  f.hc.Version,
 		"uptime_s": int(time.Since(f.hc.Started).Seconds()),
 		"base":     base,
-		"queue":    f.b.sched.len(),
+		"queue":    f.b.queue.len(),
 		"sessions": f.sessions.count(),
 		"streams":  f.streams.Load(),
 	})
@@ -240,7 +243,14 @@ func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e 
 		h.Set("WWW-Authenticate", `Bearer realm="mcp-bridge"`)
 	}
 	w.WriteHeader(status)
-	_ = rpc.NewWriter(w).WriteError(id, e)
+	_ = rpc.NewWriter(w).Write(rpc.EncodeError(id, e))
+}
+
+// endSession forgets an ended legacy session: what it has queued is
+// dropped unsent, what runs is stopped, its stream ends.
+func (f *httpFront) endSession(s *session) {
+	f.b.removeClient(s.client)
+	s.client.cancelAll()
 }
 
 // isModernVersion: a version string of the stateless era (2026-07-28 and

@@ -84,14 +84,14 @@ func modernHeaders(method, name string) hdr {
 	return h
 }
 
-// reply is an HTTP answer as a client reads it.
-type reply struct {
+// answer is an HTTP answer as a client reads it.
+type answer struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func (h *httpHarness) do(ctx context.Context, method, url string, headers hdr, body string) reply {
+func (h *httpHarness) do(ctx context.Context, method, url string, headers hdr, body string) answer {
 	h.t.Helper()
 	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
@@ -113,25 +113,25 @@ func (h *httpHarness) do(ctx context.Context, method, url string, headers hdr, b
 	if err != nil {
 		h.t.Fatalf("reading the answer: %v", err)
 	}
-	return reply{resp.StatusCode, resp.Header, strings.TrimSpace(string(b))}
+	return answer{resp.StatusCode, resp.Header, strings.TrimSpace(string(b))}
 }
 
 // try is a POST from a goroutine: errors are returned, not fatal.
-func (h *httpHarness) try(ctx context.Context, headers hdr, body string) (reply, error) {
+func (h *httpHarness) try(ctx context.Context, headers hdr, body string) (answer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, strings.NewReader(body))
 	if err != nil {
-		return reply{}, err
+		return answer{}, err
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return reply{}, err
+		return answer{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return reply{resp.StatusCode, resp.Header, strings.TrimSpace(string(b))}, err
+	return answer{resp.StatusCode, resp.Header, strings.TrimSpace(string(b))}, err
 }
 
 // health is the /healthz answer.
@@ -140,7 +140,7 @@ func (h *httpHarness) health() string {
 	return h.do(context.Background(), http.MethodGet, strings.TrimSuffix(h.url, "/mcp")+"/healthz", nil, "").body
 }
 
-func (h *httpHarness) post(headers hdr, body string) reply {
+func (h *httpHarness) post(headers hdr, body string) answer {
 	h.t.Helper()
 	return h.do(context.Background(), http.MethodPost, h.url, headers, body)
 }

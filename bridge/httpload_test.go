@@ -41,7 +41,7 @@ func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 	for k := range perClient - 1 {
 		parts = append(parts, call(fmt.Sprintf(`"b-%d"`, k), "sim_stats", `{}`))
 	}
-	batchDone := make(chan reply, 1)
+	batchDone := make(chan answer, 1)
 	go func() {
 		r, err := h.try(context.Background(), withSession(batchSID), "["+strings.Join(parts, ",")+"]")
 		if err != nil {
@@ -112,7 +112,7 @@ func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 				if k == 0 && idx > perClient/2 {
 					// Its first call was queued behind the batch's 98 (the batch's
 					// first call sleeps); first-come-first-served would run it
-					// after them all. (TestSchedulerTurns pins the exact bound.)
+					// after them all. (TestQueueTurns pins the exact bound.)
 					t.Errorf("%s: first call ran %dth: starved by the batch", c.name, idx)
 				}
 				last = idx

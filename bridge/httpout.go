@@ -5,19 +5,19 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // httpOut is where the messages for one HTTP response go: the answer to a
-// POST, or a GET or subscriptions/listen stream. The core writes to it
-// through an *rpc.Writer, one line per message (a large payload may come in
-// pieces, never with a newline inside); httpOut frames each line as the
-// JSON body or as one SSE event.
+// POST, or a GET or subscriptions/listen stream. It is the core's stream
+// for that response: each message becomes the JSON body or one SSE event.
 //
-// A JSON response carries exactly the first response line: notifications
-// cannot travel in it and are dropped (the handler picks SSE whenever some
-// are expected). An SSE response carries every line; the response (or
-// batch array) is its last event. Once closed, by the handler or at the
-// final answer, nothing more is written.
+// A JSON response carries exactly the first response (or batch array):
+// notifications cannot travel in it and are dropped (the handler picks SSE
+// whenever some are expected). An SSE response carries every message; the
+// response is its last event. Once closed, by the handler or at the final
+// answer, nothing more is written.
 type httpOut struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
@@ -26,7 +26,6 @@ type httpOut struct {
 	header       func(h http.Header) // extra headers, set before the first byte (Mcp-Session-Id)
 
 	mu      sync.Mutex
-	partial []byte
 	started bool
 	closed  bool
 	failed  bool // a write to the client failed: it is gone
@@ -37,33 +36,37 @@ func newHTTPOut(w http.ResponseWriter, sse bool, writeTimeout time.Duration) *ht
 	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout, final: make(chan struct{})}
 }
 
-// notificationPrefix starts every notification rpc.Writer writes; anything
-// else it writes is a response or a batch array.
+// notificationPrefix starts every encoded notification; anything else is
+// a response.
 var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":`)
 
-// Write takes bytes from an rpc.Writer. It never fails: a client that went
-// away is not the core's concern (the handler sees it through the request
-// context).
-func (o *httpOut) Write(p []byte) (int, error) {
+// Write takes one message. It never fails: a client that went away is not
+// the core's concern (the handler sees it through the request context).
+func (o *httpOut) Write(m rpc.Encoded) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.closed {
+		o.deliver(m.AppendTo(make([]byte, 0, m.Len())))
+	}
+	return nil
+}
+
+// WriteBatch takes the answer to a batch: one array.
+func (o *httpOut) WriteBatch(ms []rpc.Encoded) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
-		return len(p), nil
+		return nil
 	}
-	o.partial = append(o.partial, p...)
-	for !o.closed {
-		i := bytes.IndexByte(o.partial, '\n')
-		if i < 0 {
-			break
+	b := []byte{'['}
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		line := o.partial[:i]
-		o.deliver(line)
-		o.partial = o.partial[i+1:]
+		b = m.AppendTo(b)
 	}
-	if len(o.partial) == 0 {
-		o.partial = nil // do not keep a large buffer
-	}
-	return len(p), nil
+	o.deliver(append(b, ']'))
+	return nil
 }
 
 // deliver writes one line; o.mu is held.

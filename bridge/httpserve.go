@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,8 +118,8 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 		f.errorStatus(w, status, req.ID, werr)
 		return
 	}
-	mc := f.modernClient(r, req)
-	defer f.releaseModern(mc)
+	group := f.modernGroup(r, req)
+	defer f.releaseModern(group)
 
 	sse := req.Method == "subscriptions/listen" || (req.Method == "tools/call" && progressToken(req.Params) != nil && f.b.cfg.ProgressInterval > 0)
 	long := req.Method == "subscriptions/listen"
@@ -131,11 +130,19 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 	if long {
 		defer f.streams.Add(-1)
 	}
+	// Each stateless request is a client of its own (its id is its own
+	// business), taking its turns with the others of its program.
 	out := newHTTPOut(w, sse, f.hc.WriteTimeout)
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	f.b.handle(origin{c: mc.c, out: rpc.NewWriter(out), ctx: ctx}, d)
-	f.wait(r, out, long, nil)
+	c := newClient(out, f.b.cfg.MaxMessage, f.b.log)
+	c.turn = group.turn
+	f.b.addClient(c)
+	defer f.b.removeClient(c)
+	f.b.dispatch(c, out, d, nil)
+	if !f.wait(r, out, long, nil) {
+		// The client closed the response: the request is cancelled. Queued,
+		// it is dropped unsent; running, its base connection is closed.
+		c.cancel(req.ID)
+	}
 }
 
 // checkModernRequest applies the transport's header rules and the era's
@@ -200,13 +207,13 @@ func httpClientKey(r *http.Request, req *rpc.Request) string {
 	return name + "/" + version + "@" + host
 }
 
-func (f *httpFront) modernClient(r *http.Request, req *rpc.Request) *modernClient {
+func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {
 	key := httpClientKey(r, req)
 	f.modernMu.Lock()
 	defer f.modernMu.Unlock()
 	mc := f.modern[key]
 	if mc == nil {
-		mc = &modernClient{c: newClient("http "+key, nil)}
+		mc = &modernGroup{turn: &turn{}}
 		f.modern[key] = mc
 	}
 	mc.busy++
@@ -214,7 +221,7 @@ func (f *httpFront) modernClient(r *http.Request, req *rpc.Request) *modernClien
 	return mc
 }
 
-func (f *httpFront) releaseModern(mc *modernClient) {
+func (f *httpFront) releaseModern(mc *modernGroup) {
 	f.modernMu.Lock()
 	mc.busy--
 	mc.lastUsed = time.Now()
@@ -250,15 +257,14 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
 			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
 		}
-		c := newClient("", nil)
-		s = f.sessions.open(version, c)
+		s = f.sessions.open(version, nil)
 		if s == nil {
 			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open", f.hc.MaxSessions))
 			return
 		}
-		c.name = "session " + s.id[:6]
-		c.notify = rpc.NewWriter(sessionStream{s})
-		f.b.addClient(c)
+		// The session's own stream (for list changes) is its GET stream.
+		s.client = newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
+		f.b.addClient(s.client)
 		s.hold()
 		f.b.log.Debug().Str("session", s.id).Str("version", version).Msg("session opened")
 	} else {
@@ -284,7 +290,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	if requests == 0 && !(len(msgs) == 1 && msgs[0].Err != nil) {
 		for _, d := range msgs {
-			f.b.handle(origin{c: s.client, out: rpc.NewWriter(io.Discard)}, d)
+			f.b.dispatch(s.client, discard{}, d, nil)
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -296,7 +302,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	// A dropped connection is not a cancellation in this era: the job runs
 	// to its end (its answer has nowhere to go); notifications/cancelled is.
-	f.b.handleLine(origin{c: s.client, out: rpc.NewWriter(out)}, body)
+	f.b.dispatchLineTo(s.client, out, body)
 	f.wait(r, out, false, s.ended)
 }
 
@@ -379,15 +385,28 @@ func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
 // session's GET stream when one is open, and drops the message otherwise.
 type sessionStream struct{ s *session }
 
-func (ss sessionStream) Write(p []byte) (int, error) {
+func (ss sessionStream) Write(m rpc.Encoded) error {
 	ss.s.mu.Lock()
 	st := ss.s.stream
 	ss.s.mu.Unlock()
 	if st != nil {
-		return st.Write(p)
+		return st.Write(m)
 	}
-	return len(p), nil
+	return nil
 }
+
+func (ss sessionStream) WriteBatch(ms []rpc.Encoded) error {
+	for _, m := range ms {
+		_ = ss.Write(m)
+	}
+	return nil
+}
+
+// discard is the stream for messages that are owed no answer.
+type discard struct{}
+
+func (discard) Write(rpc.Encoded) error        { return nil }
+func (discard) WriteBatch([]rpc.Encoded) error { return nil }
 
 // ---- shared ----
 
@@ -402,8 +421,9 @@ func (f *httpFront) takeStream() bool {
 
 // wait holds the handler until its response is complete: the final answer
 // was written, the client went away, the session ended or the server is
-// stopping. Long streams get keep-alive comments meanwhile.
-func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) {
+// stopping. Long streams get keep-alive comments meanwhile. It returns
+// false when the client went away first.
+func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) bool {
 	var tick <-chan time.Time
 	if long || out.sse {
 		t := time.NewTicker(f.hc.KeepAlive)
@@ -414,22 +434,20 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 		select {
 		case <-out.final:
 			out.close()
-			return
+			return true
 		case <-r.Context().Done():
-			out.close()
-			return
+			return out.close()
 		case <-ended:
 			out.close()
-			return
+			return true
 		case <-f.stopping:
 			if !out.close() && !out.isStarted() {
 				f.refuse(out.w, http.StatusServiceUnavailable, "Service Unavailable: mcp-bridge is shutting down")
 			}
-			return
+			return true
 		case <-tick:
 			if !out.keepAlive() {
-				out.close()
-				return
+				return out.close()
 			}
 		}
 	}

@@ -9,61 +9,79 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// read is the reader goroutine. Like a go-sdk jsonrpc2 Preempter, it must
-// not block: for each message it either answers at once (the protocol the
-// bridge speaks itself, errors, a full or closed queue) or hands a job to
-// the worker without waiting, so that ping and cancellation stay
-// responsive while CAD works. onOutFail is called when stdout fails.
-func (b *bridge) read(stdin io.Reader, c *client, onOutFail func()) {
+// read is the stdio front end's reader goroutine: it reads stdin line by
+// line and dispatches each line for the stdio client, until stdin ends or
+// the bridge stops.
+func (b *bridge) read(stdin io.Reader) {
+	c := b.client
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
-	for {
+	for !b.dropping.Load() {
 		line, err := lr.Next()
 		var oe *rpc.OversizeError
 		switch {
 		case errors.As(err, &oe):
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
-			b.reply(origin{c: c, out: b.out}, rpc.ID{}, nil, rpc.Errorf(rpc.CodeInvalidRequest,
+			c.newReply(rpc.ID{}, "", nil).fail(rpc.Errorf(rpc.CodeInvalidRequest,
 				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
 		case err == io.EOF:
 			return
 		case err != nil:
-			if !b.isClosed() { // else Run closed stdin itself
+			if !b.queue.isClosed() { // else Run closed stdin itself
 				b.log.Error().Err(err).Msg("reading stdin failed")
 			}
 			return
 		default:
-			b.handleLine(origin{c: c, out: b.out}, line)
-		}
-		if b.out.Err() != nil {
-			onOutFail()
-			return
+			b.dispatchLine(c, line)
 		}
 	}
 }
 
-// handleLine decodes one line (or HTTP body) and handles each message in
-// it; the answers go to o.out, as one array for a batch.
-func (b *bridge) handleLine(o origin, line []byte) {
+// dispatchLine decodes one line from client c and dispatches each message
+// in it; the answers to a batch go back as one array.
+//
+// Dispatch is the reader's side of the contract between the two
+// goroutines. Like a go-sdk jsonrpc2 Preempter, it must not block: for each
+// message it either answers at once (the protocol the bridge speaks itself,
+// errors, a full or closed queue) or hands a job to the worker without
+// waiting, so that ping and cancellation stay responsive while CAD works.
+// Any front end may call it, for any client.
+func (b *bridge) dispatchLine(c *client, line []byte) { b.dispatchLineTo(c, c.out, line) }
+
+// dispatchLineTo is dispatchLine with the answers (and the notifications
+// about the requests) going to out: an HTTP front end's response.
+func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
 	msgs, isBatch := rpc.DecodeLine(line)
+	var bt *batch
 	if isBatch {
-		o.bt = newBatch(o.out)
-		defer o.bt.done() // the batch's own reference
+		bt = newBatch(out, c.max)
+		defer bt.release() // the reader's own hold
 	}
 	for _, d := range msgs {
-		b.handle(o, d)
+		b.dispatch(c, out, d, bt)
 	}
 }
 
-// testHookHandle, when set by a test, runs first in handle: a way to make
+// testHookHandle, when set by a test, runs first in dispatch: a way to make
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
-func (b *bridge) handle(o origin, d rpc.Decoded) {
+// dispatch handles one message from client c; its answer goes to out.
+func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch) {
+	var r *reply // the answer this message is owed, if any
+	switch m := d.Msg.(type) {
+	case *rpc.Request:
+		r = c.newReply(m.ID, m.Method, bt)
+	case nil:
+		r = c.newReply(d.ID, "", bt)
+	}
+	if r != nil && out != c.out {
+		r.out = out
+	}
 	defer func() {
-		if r := recover(); r != nil {
-			b.log.Error().Interface("panic", r).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
-			if req, ok := d.Msg.(*rpc.Request); ok {
-				b.reply(o, req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", req.Method))
+		if p := recover(); p != nil {
+			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
+			if r != nil {
+				r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", r.method))
 			}
 		}
 	}()
@@ -72,28 +90,31 @@ func (b *bridge) handle(o origin, d rpc.Decoded) {
 	}
 	if d.Err != nil {
 		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
-		b.reply(o, d.ID, nil, d.Err)
+		r.fail(d.Err)
 		return
 	}
 	switch m := d.Msg.(type) {
 	case *rpc.Notification:
-		b.notification(o.c, m)
+		b.notification(c, m)
 	case *rpc.Response:
-		// The bridge sends the client no requests, so no response is due.
-		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+		b.clientResponse(c, m)
 	case *rpc.Request:
-		b.request(o, m)
+		b.request(c, m, r)
 	}
+}
+
+// clientResponse is where every response from a client arrives. The
+// bridge sends clients no requests yet, so none is due.
+func (b *bridge) clientResponse(_ *client, m *rpc.Response) {
+	b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
 }
 
 func (b *bridge) notification(c *client, n *rpc.Notification) {
 	switch n.Method {
 	case "notifications/cancelled":
-		id := rpc.Field(n.Params, "requestId")
-		if k := rpc.Kind(id); k != '"' && k != 'n' {
-			return
+		if id, ok := rpc.ParseID(rpc.Field(n.Params, "requestId")); ok {
+			c.cancel(id)
 		}
-		b.cancel(c, string(id))
 	case "notifications/initialized":
 		b.log.Debug().Msg("client initialized")
 	default:
@@ -102,53 +123,60 @@ func (b *bridge) notification(c *client, n *rpc.Notification) {
 }
 
 // request answers a request at once, or queues it for the base.
-func (b *bridge) request(o origin, r *rpc.Request) {
-	era, version := lifecycle.EraOf(r.Params)
+func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
+	if c.inUse(req.ID) {
+		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
+		r.fail(errIDInUse(req.ID))
+		return
+	}
+	era, version := lifecycle.EraOf(req.Params)
 	srv := b.cfg.Server
-	if era == lifecycle.Modern && r.Method != "server/discover" {
-		if werr := lifecycle.CheckModern(version, r.Params); werr != nil {
-			b.reply(o, r.ID, nil, werr)
+	if era == lifecycle.Modern && req.Method != "server/discover" {
+		if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
+			r.fail(werr)
 			return
 		}
 	}
 	notFound := func() {
-		b.reply(o, r.ID, nil, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", r.Method))
+		r.fail(rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method))
 	}
-	switch r.Method {
+	switch req.Method {
 	case "initialize":
 		if era == lifecycle.Modern {
 			notFound()
 			return
 		}
-		res, werr := srv.Initialize(r.Params)
-		if werr == nil {
-			o.c.initialized.Store(true)
+		res, werr := srv.Initialize(req.Params)
+		if werr != nil {
+			r.fail(werr)
+			return
 		}
-		b.reply(o, r.ID, res, werr)
+		c.initialized.Store(true)
+		r.result(res)
 	case "ping":
 		if era == lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(o, r.ID, []byte(`{}`), nil)
+		r.result([]byte(`{}`))
 	case "server/discover":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(o, r.ID, srv.Discover(), nil)
+		r.result(srv.Discover())
 	case "subscriptions/listen":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.listen(o, r)
+		b.listen(c, req, r)
 	case "tools/list", "tools/call":
-		if werr := checkToolParams(r); werr != nil {
-			b.reply(o, r.ID, nil, werr)
+		if werr := checkToolParams(req); werr != nil {
+			r.fail(werr)
 			return
 		}
-		b.enqueue(&job{req: r, era: era, frame: baseFrame(r), o: o})
+		b.enqueue(&job{req: req, era: era, frame: baseFrame(req), reply: r})
 	default:
 		notFound()
 	}
@@ -157,16 +185,16 @@ func (b *bridge) request(o origin, r *rpc.Request) {
 // checkToolParams rejects what the base should never see.
 func checkToolParams(r *rpc.Request) *rpc.WireError {
 	p := r.Params
-	if p != nil && rpc.Kind(p) != '{' {
+	if p != nil && rpc.Kind(p) != rpc.KindObject {
 		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params must be an object", r.Method)
 	}
 	if r.Method != "tools/call" {
 		return nil
 	}
-	if rpc.Kind(rpc.Field(p, "name")) != '"' {
+	if rpc.Kind(rpc.Field(p, "name")) != rpc.KindString {
 		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
 	}
-	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != '{' && rpc.Kind(a) != 'z' {
+	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != rpc.KindObject && rpc.Kind(a) != rpc.KindNull {
 		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" must be an object`)
 	}
 	return nil
@@ -175,85 +203,29 @@ func checkToolParams(r *rpc.Request) *rpc.WireError {
 // baseFrame is the request as the base gets it: the client's id, method
 // and params, without params._meta, which is for the bridge.
 func baseFrame(r *rpc.Request) []byte {
-	b := rpc.AppendResponseHead(make([]byte, 0, 64+len(r.Params)), r.ID)
-	b = append(b, `,"method":`...)
-	b = append(b, '"')
-	b = append(b, r.Method...) // tools/list or tools/call: nothing to escape
-	b = append(b, '"')
+	var params []byte
 	if r.Params != nil {
-		b = append(b, `,"params":`...)
-		b = append(b, rpc.WithoutMember(r.Params, "_meta")...)
+		params = rpc.WithoutMember(r.Params, "_meta")
 	}
-	return append(b, '}')
+	return rpc.AppendRequest(make([]byte, 0, 64+len(params)), r.ID, r.Method, params)
 }
 
 // enqueue hands a job to the worker, or answers at once when the queue is
 // full or closed, so that memory stays bounded and ping stays responsive.
+// The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		b.reply(j.o, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", j.req.Method))
+	r := j.reply
+	if !r.client.track(r) {
+		r.fail(errIDInUse(r.id))
 		return
 	}
-	switch b.sched.push(j) {
+	switch err := b.queue.push(j); err {
 	case nil:
-		if j.o.ctx == nil {
-			j.o.c.pending[j.req.ID.String()] = j
-		}
-		if j.o.bt != nil {
-			j.o.bt.add()
-		}
-		b.mu.Unlock()
+	case errQueueClosed:
+		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 	default:
-		b.mu.Unlock()
-		b.log.Warn().Int("queue", b.cfg.Queue).Str("client", j.o.c.name).Msg("request refused: too many requests queued")
-		b.reply(j.o, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError,
-			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, j.req.Method))
+		b.log.Warn().Int("queue", b.cfg.Queue).Msg("request refused: too many requests queued")
+		r.fail(rpc.Errorf(rpc.CodeInternalError,
+			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
 	}
-}
-
-// cancel handles notifications/cancelled: a queued request is dropped, an
-// in-flight one has its connection closed, an open listen ends; nothing is
-// sent for the id afterwards. Unknown and finished ids are ignored.
-func (b *bridge) cancel(c *client, id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if j, ok := c.pending[id]; ok {
-		j.canceled = true
-		delete(c.pending, id)
-		if j.cancel != nil {
-			j.cancel()
-		}
-		b.log.Debug().Str("id", id).Msg("request cancelled by the client")
-		return
-	}
-	for l := range b.listens {
-		if l.o.c == c && l.id.String() == id {
-			delete(b.listens, l)
-			if l.o.bt != nil {
-				l.o.bt.done()
-			}
-			return
-		}
-	}
-}
-
-// reply answers one request: to its client, or into its batch. Exactly one
-// of result and werr is set.
-func (b *bridge) reply(o origin, id rpc.ID, result []byte, werr *rpc.WireError) {
-	if o.bt != nil {
-		o.bt.put(func(w *rpc.Writer) error {
-			if werr != nil {
-				return w.WriteError(id, werr)
-			}
-			return w.WriteResult(id, result)
-		})
-		return
-	}
-	if werr != nil {
-		_ = o.out.WriteError(id, werr)
-		return
-	}
-	_ = o.out.WriteResult(id, result)
 }

@@ -16,41 +16,41 @@ import (
 )
 
 // job is one request for the base, from the moment the reader accepts it
-// until the worker has answered it or dropped it.
+// until its reply has ended.
 type job struct {
-	req    *rpc.Request
-	era    lifecycle.Era
-	frame  []byte // the request as the base gets it
-	o      origin // who asked, where the answer goes
-	cancel context.CancelFunc
-	// canceled is set, under bridge.mu, by notifications/cancelled: from
-	// then on nothing is sent for this id.
-	canceled bool
-	running  bool // the worker took it (under bridge.mu)
+	req   *rpc.Request
+	era   lifecycle.Era
+	frame []byte // the request as the base gets it
+	reply *reply
 }
 
-// bridge is the state shared by the reader and the worker.
+// bridge is the core shared by the front end, the worker and the prober.
 type bridge struct {
 	cfg Config
 	log zerolog.Logger
-	out *rpc.Writer // stdout, for the stdio front end
 
-	sched *scheduler
+	client *client // the stdio client
+	queue  *jobQueue
 
-	mu      sync.Mutex
-	closed  bool             // the queue is closed: no more jobs
-	clients map[*client]bool // every client, for list_changed
-	listens map[*listen]bool // open subscriptions/listen requests
+	clientsMu sync.Mutex
+	clients   map[*client]bool // every client, for list changes and shutdown
 
-	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
+	// dropping: shutting down on a signal or a dead stdout; the worker
+	// answers the jobs still queued without sending them.
+	dropping atomic.Bool
+	abort    context.CancelCauseFunc // ends every call to the base at once
 
 	tools toolState // is the base up, and its last tool list
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
 }
 
-// errShutdown is the cause given to in-flight calls abandoned at shutdown.
-var errShutdown = errors.New("mcp-bridge is shutting down")
+var (
+	// errShutdown is the cause given to in-flight calls abandoned at shutdown.
+	errShutdown = errors.New("mcp-bridge is shutting down")
+	// errOutFailed is the cause when stdout failed: nobody can read an answer.
+	errOutFailed = errors.New("stdout failed")
+)
 
 // Run serves one client on stdin/stdout until stdin ends or ctx is done.
 //
@@ -62,22 +62,29 @@ var errShutdown = errors.New("mcp-bridge is shutting down")
 // ended and its reader has too, unless stdin is a reader that cannot be
 // interrupted (then the reader ends at its next read).
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
-	b := newBridge(cfg)
-	b.out = rpc.NewWriter(stdout)
-	stdio := newClient("stdio", b.out)
-	b.addClient(stdio)
+	cfg.setDefaults()
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
+	out := rpc.NewWriter(stdout)
+	b := newBridge(cfg, abort)
+	b.client = newClient(out, cfg.MaxMessage, cfg.Log)
+	b.addClient(b.client)
+	// The first failed write, from whichever goroutine, stops the bridge:
+	// nothing more goes to CAD, the call in flight is cancelled.
+	outFailed := make(chan struct{})
+	out.OnFail(func(error) {
+		b.dropping.Store(true)
+		abort(errOutFailed)
+		close(outFailed) // OnFail runs once
+	})
 
 	probeCtx, stopProbe := context.WithCancel(context.Background())
 	proberDone := make(chan struct{})
 	go b.runProber(probeCtx, proberDone)
 	defer func() { stopProbe(); <-proberDone }()
 
-	outFailed := make(chan struct{})
-	var failOnce sync.Once
 	readerDone := make(chan struct{})
-	go b.runReader(stdin, stdio, readerDone, func() { failOnce.Do(func() { close(outFailed) }) })
+	go b.runReader(stdin, readerDone)
 	workerDone := make(chan struct{})
 	go b.runWorker(hardCtx, workerDone)
 
@@ -90,7 +97,43 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	case <-outFailed:
 		why = exitOutFailed
 	}
-	return b.shutdown(why, stdin, abort, readerDone, workerDone)
+	return b.shutdown(why, stdin, out, readerDone, workerDone)
+}
+
+// newBridge is the core every front end shares: the queue in front of the
+// one worker, and what is known of the base. cfg has its defaults set.
+func newBridge(cfg Config, abort context.CancelCauseFunc) *bridge {
+	return &bridge{
+		cfg:     cfg,
+		log:     cfg.Log,
+		queue:   newJobQueue(cfg.Queue),
+		clients: map[*client]bool{},
+		abort:   abort,
+		warned:  map[string]bool{},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1)},
+	}
+}
+
+func (b *bridge) addClient(c *client) {
+	b.clientsMu.Lock()
+	b.clients[c] = true
+	b.clientsMu.Unlock()
+}
+
+func (b *bridge) removeClient(c *client) {
+	b.clientsMu.Lock()
+	delete(b.clients, c)
+	b.clientsMu.Unlock()
+}
+
+func (b *bridge) allClients() []*client {
+	b.clientsMu.Lock()
+	defer b.clientsMu.Unlock()
+	cs := make([]*client, 0, len(b.clients))
+	for c := range b.clients {
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // The goroutines Run starts, named so that a stack dump says who is who.
@@ -102,9 +145,9 @@ func (b *bridge) runProber(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-func (b *bridge) runReader(stdin io.Reader, c *client, done chan<- struct{}, onOutFail func()) {
+func (b *bridge) runReader(stdin io.Reader, done chan<- struct{}) {
 	defer close(done)
-	b.read(stdin, c, onOutFail)
+	b.read(stdin)
 }
 
 func (b *bridge) runWorker(hardCtx context.Context, done chan<- struct{}) {
@@ -125,7 +168,7 @@ const (
 // stop reading, drop the queue unless stdin simply ended, give the worker
 // its allowance (ShutdownTimeout, Grace, or none) and then abort what it is
 // doing, end open listens, and wait briefly for the reader.
-func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFunc, readerDone, workerDone <-chan struct{}) error {
+func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone, workerDone <-chan struct{}) error {
 	var allowance time.Duration
 	switch why {
 	case exitEOF:
@@ -135,7 +178,7 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
 		allowance = b.cfg.Grace
 	case exitOutFailed:
-		b.log.Error().Err(b.out.Err()).Msg("the client closed stdout: stopping")
+		b.log.Error().Err(out.Err()).Msg("writing to stdout failed (the client closed it?): stopping; nothing more is sent to CAD")
 	}
 	b.stopReading(stdin)
 	if why != exitEOF {
@@ -155,12 +198,13 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 		}
 		t.Stop()
 	}
-	abort(errShutdown)
+	b.abort(errShutdown)
 	<-workerDone
 
 	var result error
-	if err := b.out.Err(); err != nil {
-		// The reader may have ended because stdout failed; say so either way.
+	if err := out.Err(); err != nil {
+		// The reader or the worker may have ended because stdout failed;
+		// say so whichever exit this was.
 		result = fmt.Errorf("writing to stdout: %w", err)
 	}
 	b.endListens()
@@ -176,60 +220,9 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 // made pollable by the caller, or an io.Pipe in tests), and the queue is
 // closed to new work.
 func (b *bridge) stopReading(stdin io.Reader) {
-	b.closeQueue()
+	b.queue.close()
 	if c, ok := stdin.(io.Closer); ok {
 		_ = c.Close()
-	}
-}
-
-// newBridge prepares the state every front end shares: the scheduler in
-// front of the one worker, and what is known of the base.
-func newBridge(cfg Config) *bridge {
-	cfg.setDefaults()
-	return &bridge{
-		cfg:     cfg,
-		log:     cfg.Log,
-		sched:   newScheduler(cfg.Queue),
-		clients: map[*client]bool{},
-		listens: map[*listen]bool{},
-		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
-	}
-}
-
-func (b *bridge) addClient(c *client) {
-	b.mu.Lock()
-	b.clients[c] = true
-	b.mu.Unlock()
-}
-
-// removeClient forgets a client that is gone (an HTTP session that ended):
-// its queued jobs are dropped unsent (the worker skips them), its in-flight
-// one runs to its end, its listens end.
-func (b *bridge) removeClient(c *client) {
-	b.mu.Lock()
-	delete(b.clients, c)
-	for id, j := range c.pending {
-		if !j.running {
-			j.canceled = true
-			delete(c.pending, id)
-		}
-	}
-	b.mu.Unlock()
-}
-
-func (b *bridge) isClosed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.closed
-}
-
-func (b *bridge) closeQueue() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.closed {
-		b.closed = true
-		b.sched.close()
 	}
 }
 
@@ -237,5 +230,5 @@ func (b *bridge) closeQueue() {
 // still queued with an error instead of sending it. It returns how many.
 func (b *bridge) dropQueued() int {
 	b.dropping.Store(true)
-	return b.sched.len()
+	return b.queue.len()
 }

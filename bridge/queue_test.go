@@ -2,30 +2,37 @@ package bridge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 func schedJob(c *client, id string) *job {
-	return &job{req: &rpc.Request{ID: rpc.RawID([]byte(id))}, o: origin{c: c}}
+	rid, _ := rpc.ParseID([]byte(`"` + id + `"`))
+	return &job{reply: &reply{id: rid, client: c}}
 }
 
-// TestSchedulerTurns: one client queues many jobs, then three others one
+func newTestClient(string) *client {
+	return newClient(nil, rpc.DefaultMaxMessage, zerolog.Nop())
+}
+
+// TestQueueTurns: one client queues many jobs, then three others one
 // each; the worker takes one job per client in turn, each client's in its
 // order, so a late client waits for at most one job of each other client.
-func TestSchedulerTurns(t *testing.T) {
-	s := newScheduler(64)
-	busy, a, b, c := newClient("busy", nil), newClient("a", nil), newClient("b", nil), newClient("c", nil)
+func TestQueueTurns(t *testing.T) {
+	s := newJobQueue(64)
+	busy, a, b, c := newTestClient("busy"), newTestClient("a"), newTestClient("b"), newTestClient("c")
 	for i := range 6 {
 		if err := s.push(schedJob(busy, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, cl := range []*client{a, b, c} {
-		if err := s.push(schedJob(cl, cl.name+"1")); err != nil {
+	for i, cl := range []*client{a, b, c} {
+		if err := s.push(schedJob(cl, []string{"a1", "b1", "c1"}[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -34,8 +41,8 @@ func TestSchedulerTurns(t *testing.T) {
 	}
 	s.close()
 	var got []string
-	for j := s.pop(); j != nil; j = s.pop() {
-		got = append(got, j.req.ID.String())
+	for j, ok := s.pop(); ok; j, ok = s.pop() {
+		got = append(got, strings.Trim(j.reply.id.String(), `"`))
 	}
 	want := []string{"0", "a1", "b1", "c1", "1", "a2", "2", "3", "4", "5"}
 	if d := cmp.Diff(want, got); d != "" {
@@ -43,12 +50,12 @@ func TestSchedulerTurns(t *testing.T) {
 	}
 }
 
-// TestSchedulerShares: the queue holds at most its limit, and while others
+// TestQueueShares: the queue holds at most its limit, and while others
 // wait one client may fill at most half of it, so there is always room
 // for another client's request.
-func TestSchedulerShares(t *testing.T) {
-	s := newScheduler(8)
-	busy, other := newClient("busy", nil), newClient("other", nil)
+func TestQueueShares(t *testing.T) {
+	s := newJobQueue(8)
+	busy, other := newTestClient("busy"), newTestClient("other")
 	n := 0
 	for s.push(schedJob(busy, fmt.Sprint(n))) == nil {
 		n++
@@ -59,8 +66,8 @@ func TestSchedulerShares(t *testing.T) {
 	if err := s.push(schedJob(other, "o")); err != errQueueFull {
 		t.Fatalf("a full queue took another job: %v", err)
 	}
-	s = newScheduler(8)
-	busy, other = newClient("busy", nil), newClient("other", nil)
+	s = newJobQueue(8)
+	busy, other = newTestClient("busy"), newTestClient("other")
 	if err := s.push(schedJob(other, "o1")); err != nil {
 		t.Fatal(err)
 	}
