@@ -5,6 +5,7 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,6 +63,8 @@ func Check(ctx context.Context, o Options) *Report {
 	start := time.Now()
 	res, err := direct.ToolList(ctx, o.Base)
 	if err != nil {
+		// Reachable but failing: it answered wrongly, or too late.
+		rep.Reachable = !errors.Is(err, tcpbase.ErrUnreachable)
 		rep.BaseError = err.Error()
 		rep.Problems++
 	} else {
@@ -196,14 +199,17 @@ func commandExists(cmd string) bool {
 // Print writes the report for people.
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
-	if r.Reachable {
-		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
-		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
-	} else {
+	switch {
+	case !r.Reachable:
 		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
 		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+	case r.BaseError != "":
+		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
+	default:
+		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
+		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
 	}
-	if r.Reachable && len(r.Findings) == 0 {
+	if r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
 	}
 	for _, f := range r.Findings {
