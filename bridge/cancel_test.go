@@ -2,12 +2,10 @@ package bridge
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -133,13 +131,7 @@ func TestCancelComparesIDsAsJSONValues(t *testing.T) {
 // cancelled one at most one, every call that reached the base ran once, and
 // the bridge ends cleanly with valid stdout (the harness checks each line).
 func TestCancelResendSoak(t *testing.T) {
-	rounds := 400
-	if testing.Short() {
-		rounds = 100
-	}
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 2))
+	rounds, rng := soakRNG(t, 400, 2)
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
 		t.Fatal(err)

@@ -14,19 +14,24 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
+// soakRNG returns how many rounds a soak runs (a fifth with -short) and a
+// random source whose seed is logged, so that a failure can be replayed.
+func soakRNG(t *testing.T, rounds int, stream uint64) (int, *rand.Rand) {
+	if testing.Short() {
+		rounds /= 5
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rounds, rand.New(rand.NewPCG(seed, stream))
+}
+
 // TestFaultSoak runs 1,000 rounds of good calls mixed with every base fault,
 // the base being stopped and restarted now and then, in random order.
 // Every request gets exactly one answer (none when cancelled), good calls
 // succeed, every call that reached the base ran there exactly once, and
 // stdout stays valid (the harness checks every line).
 func TestFaultSoak(t *testing.T) {
-	rounds := 1000
-	if testing.Short() {
-		rounds = 200
-	}
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rounds, rng := soakRNG(t, 1000, 1)
 
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
