@@ -483,3 +483,21 @@ func TestHTTPShutdown(t *testing.T) {
 		t.Errorf("the queued call ran %d times", n)
 	}
 }
+
+// TestHTTPLongCallOutlivesReadTimeout: the read timeout bounds reading the
+// request, not the wait for CAD; a call that takes longer is answered (and
+// in the stateless era not taken for a disconnect).
+func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+		hc.ReadTimeout = 100 * time.Millisecond
+		hc.WriteTimeout = 100 * time.Millisecond
+	})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":400},` + modernMeta + `}}`
+	if r := h.post(modernHeaders("tools/call", "fault_sleep"), body); r.status != 200 || field(t, r.body, "result.isError") != false {
+		t.Fatalf("stateless: %d %s", r.status, r.body)
+	}
+	sid := h.initialize("2025-06-18")
+	if r := h.post(withSession(sid), call("2", "fault_sleep", `{"ms":400}`)); r.status != 200 || field(t, r.body, "result.isError") != false {
+		t.Fatalf("session: %d %s", r.status, r.body)
+	}
+}
