@@ -501,3 +501,27 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 		t.Fatalf("session: %d %s", r.status, r.body)
 	}
 }
+
+// TestHTTPCancelledInSession: in a session, notifications/cancelled (in a
+// POST of its own) stops the call and ends the POST that carried it
+// without an answer.
+func TestHTTPCancelledInSession(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	sid := h.initialize("2025-06-18")
+	done := make(chan answer, 1)
+	go func() {
+		r, err := h.try(context.Background(), withSession(sid), call(`"h"`, "fault_hang", `{}`))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	waitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
+	if r := h.post(withSession(sid), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); r.status != 202 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	if r := <-done; r.status != http.StatusNoContent || r.body != "" {
+		t.Errorf("the cancelled call's POST: %d %q", r.status, r.body)
+	}
+	waitFor(t, func() bool { return h.sim.OpenConns() == 0 })
+}
