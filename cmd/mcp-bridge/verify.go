@@ -21,6 +21,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
 	only := fs.String("only", "", "run only the checks whose names contain this text")
+	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
 
@@ -31,11 +32,13 @@ cancellation, both protocol eras, and that stdout carries nothing else.
 
 Against your own CAD base (--port) it only reads: it calls get_drawing_info
 and unknown tools, never a tool that changes the drawing, and skips the
-checks that need the simulator's fault tools.
+checks that need the simulator's fault tools. With --scratch it also runs
+the checks that draw (and undo): for a scratch document, e.g. a test base.
 
 Examples:
   mcp-bridge verify                  against a simulated base (all checks)
   mcp-bridge verify --port 8080      against the CAD program on this machine
+  mcp-bridge verify --port 8080 --scratch
   mcp-bridge verify --json
 
 Flags:
@@ -52,7 +55,7 @@ Flags:
 		}
 		bin = exe
 	}
-	opts := verify.Options{Bridge: bin, Only: *only}
+	opts := verify.Options{Bridge: bin, Only: *only, Scratch: *scratch}
 	if fs.Changed("port") || fs.Changed("host") {
 		if *port < 1 || *port > 65535 {
 			return usageError{fmt.Errorf("--port %d: must be 1-65535", *port)}
