@@ -1,8 +1,9 @@
 """Runs the FreeCAD base without a screen: `freecadcmd headless.py`.
 
 Environment: CAD_MCP_FREECAD_PORT (default 8080; 0 picks a free port),
-CAD_MCP_FREECAD_HOST (default 127.0.0.1). The first line on stdout is
-"listening on HOST:PORT". It serves until killed.
+CAD_MCP_FREECAD_HOST (default 127.0.0.1). Once it serves, it writes a line
+"listening on HOST:PORT" to stdout (after FreeCAD's banner). SIGTERM or
+Ctrl-C stops it.
 """
 
 import os
@@ -22,7 +23,8 @@ def main():
     base.start()
     signal.signal(signal.SIGTERM, lambda *_: base.stop())
     signal.signal(signal.SIGINT, lambda *_: base.stop())
-    sys.stdout.write("listening on %s\n" % base.address)
+    # FreeCAD's own progress output may precede it without a newline.
+    sys.stdout.write("\nlistening on %s\n" % base.address)
     sys.stdout.flush()
     sys.stderr.write("FreeCAD base: %d tools on %s; SIGTERM stops it\n" % (len(base.server.tools), base.address))
     sys.stderr.flush()

@@ -28,11 +28,11 @@ start_base() {
   base_pid=$!
   local _
   for _ in $(seq 1200); do
-    grep -q '^listening on ' "$2/base.out" 2>/dev/null && break
+    grep -q 'listening on ' "$2/base.out" 2>/dev/null && break
     kill -0 "$base_pid" 2>/dev/null || break
     sleep 0.1
   done
-  base_addr=$(sed -n 's/^listening on //p' "$2/base.out")
+  base_addr=$(sed -n 's/^.*listening on //p' "$2/base.out")
   if [ -z "$base_addr" ]; then
     cat "$2/base.out" "$2/base.err" >&2
     return 1

@@ -42,7 +42,7 @@ pass "mcp-bridge verify --port $port --scratch: $(tail -1 "$work/verify.out")"
 "$bin" doctor --port "$port" --json >"$work/doctor.json" 2>"$work/err" || true
 node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
-  if (!r.reachable || r.findings.length !== 0) { console.log(JSON.stringify(r.findings ?? r)); process.exit(1); }
+  if (!r.reachable || (r.findings ?? []).length !== 0) { console.log(JSON.stringify(r.findings ?? r)); process.exit(1); }
   console.log(`test-freecad: ok   mcp-bridge doctor: ${r.tools.length} tools, no schema findings`);
 ' "$work/doctor.json" || { cat "$work/doctor.json" "$work/err"; fail "mcp-bridge doctor reports schema problems"; }
 
