@@ -170,19 +170,19 @@ def _num(v):
 class Drawing:
     """The document the tools act on, and the tools themselves.
 
-    owned: the base created the current document (new_drawing closes only
-    such a document, never one a desktop user opened).
+    The base works in a document of its own; new_drawing closes that one
+    and starts another, and never touches a document a desktop user opened.
     """
 
     def __init__(self):
-        self.doc = None
+        self.doc, self.doc_name = None, ""
         self.modified = False
         self.new("Drawing1")
 
     # ---- the document ---------------------------------------------------
 
     def new(self, name):
-        old = self.doc
+        old = self.doc_name
         doc = App.newDocument("Drawing")
         doc.Label = name
         doc.UndoMode = 1
@@ -190,27 +190,23 @@ class Drawing:
         layers.addProperty("App::PropertyString", "CadCurrent", "CAD", "The current layer")
         layers.addProperty("App::PropertyInteger", "CadNext", "CAD", "The next entity handle")
         layers.CadCurrent, layers.CadNext = "0", 1
-        self.doc = doc
+        self.doc, self.doc_name = doc, doc.Name
         self._add_layer("0", 7, "Continuous")
         doc.recompute()
         doc.clearUndos()  # the empty drawing is where undo stops
         self.modified = False
-        if old is not None:
-            try:
-                App.closeDocument(old.Name)
-            except Exception:
-                pass  # already closed by a desktop user
+        if old is not None and old in App.listDocuments():
+            App.closeDocument(old)
+        App.setActiveDocument(doc.Name)
         if App.GuiUp:
             import FreeCADGui
             FreeCADGui.ActiveDocument = FreeCADGui.getDocument(doc.Name)
 
     def ensure_doc(self):
         """Starts a new drawing if a desktop user closed ours."""
-        try:
-            if self.doc is not None and App.getDocument(self.doc.Name) is self.doc:
-                return
-        except Exception:
-            pass
+        if self.doc_name in App.listDocuments():
+            self.doc = App.getDocument(self.doc_name)
+            return
         self.doc = None
         self.new("Drawing1")
 

@@ -42,7 +42,7 @@ def render(d, size):
         color = drawing.aci_rgb(g.CadColor) if g is not None else (0, 0, 0)
         style = LINESTYLES.get(g.CadLinetype if g is not None else "", "-")
         for edge in o.Shape.Edges:
-            pts = edge.discretize(Deflection=max(w, h) / 2000) if edge.Curve.TypeId != "Part::GeomLine" else \
+            pts = edge.discretize(Number=200) if edge.Curve.TypeId != "Part::GeomLine" else \
                 [edge.Vertexes[0].Point, edge.Vertexes[-1].Point]
             ax.plot([p.x for p in pts], [p.y for p in pts], color=color, linestyle=style, linewidth=1.2)
         if e.type == "text":
