@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/verify"
+	"github.com/mcp-bridge/mcp-bridge/verify/demo"
 )
 
 func runDemo(e *env, args []string) error {
@@ -28,7 +28,7 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 	if fs.Changed("port") {
-		return verify.DemoBase(e.stdout, exe, net.JoinHostPort(*host, strconv.Itoa(*port)), *out)
+		return demo.RunBase(e.stdout, exe, net.JoinHostPort(*host, strconv.Itoa(*port)), *out)
 	}
-	return verify.Demo(e.stdout, exe)
+	return demo.Run(e.stdout, exe)
 }

@@ -31,7 +31,7 @@ func TestFreeCADGeometry(t *testing.T) {
 		t.Skip("CAD_MCP_BRIDGE not set: `make test-freecad` sets it to the built bridge")
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	s, err := verify.StartSession(bin, []string{"--host", host, "--port", port, "--no-cache", "--log-level", "warn"}, nil)
+	s, err := verify.Start(bin, []string{"--host", host, "--port", port, "--no-cache", "--log-level", "warn"}, verify.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func reopen(t *testing.T, path string) reopened {
 // caller makes tool calls through a bridge session.
 type caller struct {
 	t  *testing.T
-	s  *verify.Session
+	s  *verify.Bridge
 	id int
 }
 

@@ -1,4 +1,4 @@
-package verify
+package demo
 
 import (
 	"encoding/base64"
@@ -10,14 +10,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
-// DemoBase tells the demo's story against a real CAD base at addr (the
+// RunBase tells the demo's story against a real CAD base at addr (the
 // FreeCAD base of `make demo-freecad`): the handshake, the tools, drawing
 // and undoing, a refused call, an unknown tool; then it draws a small
 // part, saves the drawing into outDir and writes the base's render_drawing
 // picture next to it, and prints both paths.
-func DemoBase(w io.Writer, bin, addr, outDir string) error {
+func RunBase(w io.Writer, bin, addr, outDir string) error {
 	outDir, err := filepath.Abs(outDir)
 	if err != nil {
 		return err
@@ -32,7 +34,7 @@ func DemoBase(w io.Writer, bin, addr, outDir string) error {
 	fmt.Fprintf(w, "CAD base at %s.\n", addr)
 	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s --host %s --port %s\n", bin, host, port)
 	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
-	s, err := StartSession(bin, []string{"--host", host, "--port", port, "--log-level", "warn", "--no-cache"}, nil)
+	s, err := verify.Start(bin, []string{"--host", host, "--port", port, "--log-level", "warn", "--no-cache"}, verify.Options{})
 	if err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func DemoBase(w io.Writer, bin, addr, outDir string) error {
 	if d.err != nil {
 		return d.err
 	}
-	if bad := CheckStdout(s.Stdout()); bad != "" {
+	if bad := s.Impure(); bad != "" {
 		return fmt.Errorf("stdout carried something that is not a protocol message: %s", bad)
 	}
 	if code != 0 {
@@ -128,7 +130,7 @@ func savePicture(line, path string) error {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(line), &m); err != nil {
-		return fmt.Errorf("render_drawing: %v: %s", err, short(line))
+		return fmt.Errorf("render_drawing: %v: %s", err, verify.Short(line))
 	}
 	for _, c := range m.Result.Content {
 		if c.Type == "image" && c.MimeType == "image/png" {
@@ -139,5 +141,5 @@ func savePicture(line, path string) error {
 			return os.WriteFile(path, png, 0o644)
 		}
 	}
-	return fmt.Errorf("render_drawing answered without a PNG image: %s", short(line))
+	return fmt.Errorf("render_drawing answered without a PNG image: %s", verify.Short(line))
 }
