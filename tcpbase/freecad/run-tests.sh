@@ -6,7 +6,8 @@
 # MCP Inspector CLI (--strict tools/list, a tool call), the TypeScript SDK
 # 1.x client script, the Go tests that compare FreeCAD's tools with the
 # simulated base's, run the protocol edge-case table against both bases
-# and read the geometry back from FreeCAD, and `mcp-bridge doctor`.
+# and read the geometry back from FreeCAD, the desktop macro's machinery
+# (guicheck.py), and `mcp-bridge doctor`.
 # Usage: tcpbase/freecad/run-tests.sh path/to/mcp-bridge
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +33,11 @@ pass "FreeCAD base ($fc) on $addr"
   go test -count=1 -v ./tcpbase/freecad >"$work/go.out" 2>&1) || { cat "$work/go.out"; fail "go test ./tcpbase/freecad"; }
 grep -q -- '--- SKIP' "$work/go.out" && { cat "$work/go.out"; fail "go test ./tcpbase/freecad skipped a FreeCAD test"; }
 pass "go test ./tcpbase/freecad: $(grep -c -- '--- PASS' "$work/go.out") passed (tools = simbase's + render_drawing, edge cases on both bases, geometry read back)"
+
+# The desktop macro's machinery (cadbase/gui.py), without a screen.
+(cd "$work" && "$fc" "$here/guicheck.py" >"$work/gui.out" 2>&1) || true
+grep -q '^guicheck: ok' "$work/gui.out" || { cat "$work/gui.out"; fail "the macro's base (guicheck.py)"; }
+pass "$(grep '^guicheck: ok' "$work/gui.out" | sed 's/^guicheck: ok *//')"
 
 "$bin" verify --port "$port" --scratch >"$work/verify.out" 2>&1 || { cat "$work/verify.out"; fail "mcp-bridge verify --scratch"; }
 grep -q 'tools/call changes the drawing  *pass' "$work/verify.out" || { cat "$work/verify.out"; fail "verify did not run the drawing-changing checks"; }

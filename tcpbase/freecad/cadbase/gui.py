@@ -21,11 +21,12 @@ def port():
     return App.ParamGet(PREFS).GetInt("Port", 8080) or 8080
 
 
-def start():
+def start(listen_port=None):
+    """Starts the base on listen_port (default: the preference); returns it."""
     global _running
     if _running is not None:
-        return
-    base = Base("127.0.0.1", port())
+        return _running[0]
+    base = Base("127.0.0.1", port() if listen_port is None else listen_port)
     timer = QtCore.QTimer()
     timer.timeout.connect(base.run_pending)
     timer.start(20)
@@ -33,6 +34,7 @@ def start():
     _running = (base, timer)
     App.Console.PrintMessage("MCP base: listening on %s (%d tools); run the macro again to stop it\n"
                              % (base.address, len(base.server.tools)))
+    return base
 
 
 def stop():
