@@ -68,4 +68,10 @@ pass "Inspector tools/call draw_line: $(grep -o 'Line [^"]*' "$work/call.json" |
 
 node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 
+# make demo-freecad's story, so it cannot rot: it ends with both files.
+"$bin" demo --port "$port" --out "$work/demo" >"$work/demo.out" 2>&1 || { cat "$work/demo.out"; fail "mcp-bridge demo --port"; }
+[ -s "$work/demo/bracket.FCStd" ] && [ "$(head -c 4 "$work/demo/bracket.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
+  { cat "$work/demo.out"; fail "the demo did not write bracket.FCStd and bracket.png"; }
+pass "mcp-bridge demo --port: bracket.FCStd and bracket.png written"
+
 echo "test-freecad: all checks against FreeCAD passed"
