@@ -58,7 +58,7 @@ clean:
 # then the hot paths with -benchmem. Not part of `make test`.
 bench: build
 	$(BIN) bench
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle ./bridge
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
 
 .PHONY: test-freecad demo-freecad
 
