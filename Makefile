@@ -59,3 +59,17 @@ clean:
 bench: build
 	$(BIN) bench
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
+
+.PHONY: test-freecad demo-freecad
+
+# test-freecad: the bridge against real FreeCAD, headless (FreeCAD is
+# installed with apt-get when missing): verify with the drawing-changing
+# checks, the Inspector CLI, the TypeScript SDK client, and geometry read
+# back from FreeCAD. See tcpbase/freecad/README.md.
+test-freecad: build
+	tcpbase/freecad/run-tests.sh $(BIN)
+
+# demo-freecad: the demo's story against real FreeCAD; the drawing
+# (bracket.FCStd) and its picture (bracket.png) end up in bin/freecad-demo/.
+demo-freecad: build
+	tcpbase/freecad/demo.sh $(BIN) bin/freecad-demo

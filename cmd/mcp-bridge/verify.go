@@ -22,6 +22,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
 	only := fs.String("only", "", "run only the checks whose names contain this text")
 	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from CAD_MCP_TOKEN")
+	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
 
@@ -32,11 +33,13 @@ cancellation, both protocol eras, and that stdout carries nothing else.
 
 Against your own CAD base (--port) it only reads: it calls get_drawing_info
 and unknown tools, never a tool that changes the drawing, and skips the
-checks that need the simulator's fault tools.
+checks that need the simulator's fault tools. With --scratch it also runs
+the checks that draw (and undo): for a scratch document, e.g. a test base.
 
 Examples:
   mcp-bridge verify                  against a simulated base (all checks)
   mcp-bridge verify --port 8080      against the CAD program on this machine
+  mcp-bridge verify --port 8080 --scratch
   mcp-bridge verify --json
   mcp-bridge verify --url http://127.0.0.1:8931/mcp   a bridge running with --listen
 
@@ -58,7 +61,7 @@ Flags:
 		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only}, nil)
 		return reportVerify(e, rep, *asJSON)
 	}
-	opts := checks.Options{Bridge: bin, Only: *only}
+	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch}
 	if fs.Changed("port") || fs.Changed("host") {
 		if *port < 1 || *port > 65535 {
 			return usageError{fmt.Errorf("--port %d: must be 1-65535", *port)}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/internal/testbin"
 )
 
@@ -88,5 +89,34 @@ func TestVerifyCatchesABrokenBridge(t *testing.T) {
 	}
 	if rep.OK() {
 		t.Error("verify passed a broken bridge")
+	}
+}
+
+// TestVerifyScratch: against a user's base the checks that draw are
+// skipped; --scratch (Options.Scratch) runs them, and they draw.
+func TestVerifyScratch(t *testing.T) {
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	const draws = "tools/call changes the drawing"
+	for _, scratch := range []bool{false, true} {
+		before := sim.Calls()
+		rep, err := Run(context.Background(), Options{Bridge: bridgeBin, Base: sim.Addr(), Only: draws, Scratch: scratch}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := results(rep)[draws]
+		want := Skip
+		if scratch {
+			want = Pass
+		}
+		if got.Status != want {
+			t.Errorf("Scratch %v: %q is %s (%s), want %s", scratch, draws, got.Status, got.Detail, want)
+		}
+		if drew := sim.Calls() > before; drew != scratch {
+			t.Errorf("Scratch %v: the base ran tool calls: %v", scratch, drew)
+		}
 	}
 }

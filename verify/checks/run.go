@@ -31,6 +31,9 @@ type Options struct {
 	Base string
 	// Only runs the checks whose names contain this text.
 	Only string
+	// Scratch says the base's drawing may be changed: the checks that
+	// draw run against it too, not only against the simulated base.
+	Scratch bool
 }
 
 // Status of a check.
@@ -134,8 +137,8 @@ func (v *verifier) runCheck(ctx context.Context, c check) (r Result) {
 		r.Status, r.Detail = Skip, "needs the fault tools of `mcp-bridge sim --faults`"
 		return r
 	}
-	if c.sim && v.sim == nil {
-		r.Status, r.Detail = Skip, "changes the drawing: runs only against the simulated base"
+	if c.sim && v.sim == nil && !v.opts.Scratch {
+		r.Status, r.Detail = Skip, "changes the drawing: runs only against the simulated base or with --scratch"
 		return r
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
