@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -68,8 +69,8 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
-	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output")
-	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, codebuddy, cursor, vscode, inspector")
+	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output (letters, digits, - and _; at most 64)")
+	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	return f
 }
@@ -85,7 +86,10 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 			return
 		}
 		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
-		if v := getenv(key); v != "" {
+		// A client that did not fill in a placeholder (Claude Desktop passes
+		// "${user_config.port}" literally when the bundle setting has no
+		// value) leaves the setting unset.
+		if v := getenv(key); v != "" && !clientconf.Unsubstituted(v) {
 			if err := fl.Value.Set(v); err != nil {
 				bad = fmt.Errorf("environment %s=%q: %v", key, v, err)
 			}
@@ -125,6 +129,8 @@ Without a command it is the stdio server a client starts; stdout carries
 only protocol messages, logs go to stderr.
 
 Commands:
+  install  register this bridge with a client:  mcp-bridge install --client claude-desktop
+  uninstall  remove that registration again
   doctor   check this installation: the base, its tools, client configs
   tools    list the CAD base's tools
   call     call one tool:  mcp-bridge call draw_line --args '{"start":{"x":0,"y":0},"end":{"x":5,"y":0}}'

@@ -24,7 +24,6 @@ func runCLI(t *testing.T, vars map[string]string, stdin string, args ...string) 
 
 func TestPrintConfigShapes(t *testing.T) {
 	exe, _ := os.Executable()
-	exe, _ = filepath.EvalSymlinks(exe)
 	tests := []struct {
 		name string
 		env  map[string]string

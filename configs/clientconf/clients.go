@@ -7,6 +7,7 @@
 package clientconf
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -325,4 +326,55 @@ func (e Env) AllFiles() []File {
 		uniq = append(uniq, f)
 	}
 	return uniq
+}
+
+// Executable is the path to register for this program: the path the user
+// ran it by, made absolute (argv[0] with a folder, else found on PATH),
+// not resolved through symlinks, so that a package manager's stable link
+// (Homebrew's bin/mcp-bridge → Cellar/mcp-bridge/1.2.3/…) survives
+// upgrades. Without argv[0], the running executable.
+func Executable(argv0 string, lookPath func(string) (string, error), executable func() (string, error)) (string, error) {
+	if argv0 != "" {
+		p := argv0
+		if !strings.ContainsAny(argv0, `/\`) {
+			if lp, err := lookPath(argv0); err == nil {
+				p = lp
+			} else {
+				p = ""
+			}
+		}
+		if p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+					return abs, nil
+				}
+			}
+		}
+	}
+	return executable()
+}
+
+// CheckName refuses server names clients reject or mangle: empty, longer
+// than 64, or with characters other than letters, digits, '-' and '_'
+// (tool names built from it, such as mcp__NAME__tool, allow no others).
+func CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("--name is empty")
+	}
+	if len(name) > 64 {
+		return fmt.Errorf("--name %q is %d characters: at most 64 (Cursor also rejects tools whose server and tool names together pass 60)", name, len(name))
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("--name %q: use only letters, digits, '-' and '_'", name)
+		}
+	}
+	return nil
+}
+
+// Unsubstituted is true for a value a client passed through without
+// filling it in, such as Claude Desktop's "${user_config.port}" for a
+// bundle setting that has no value: the bridge treats it as unset.
+func Unsubstituted(v string) bool {
+	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")
 }

@@ -306,3 +306,6 @@ func writeSynced(path string, data []byte, mode os.FileMode) error {
 
 // isWindowsChmod: Chmod on Windows only knows read-only; never fatal.
 func isWindowsChmod(err error) bool { return err != nil && filepath.Separator == '\\' }
+
+// Named is the "name" member VS Code's --add-mcp wants first.
+func Named(name string) orderedObject { return orderedObject{{"name", name}} }

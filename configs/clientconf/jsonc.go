@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -224,16 +225,22 @@ type edit struct {
 }
 
 func apply(src []byte, edits []edit) []byte {
-	// Edits never overlap; apply from the last to the first.
-	for i := 0; i < len(edits); i++ {
-		for j := i + 1; j < len(edits); j++ {
-			if edits[j].start > edits[i].start {
-				edits[i], edits[j] = edits[j], edits[i]
-			}
-		}
+	// Edits never overlap. Apply them from the end of the file backwards;
+	// of two at one offset, the one listed first ends up first.
+	order := make([]int, len(edits))
+	for i := range order {
+		order[i] = i
 	}
+	sort.Slice(order, func(a, b int) bool {
+		ea, eb := edits[order[a]], edits[order[b]]
+		if ea.start != eb.start {
+			return ea.start > eb.start
+		}
+		return order[a] > order[b]
+	})
 	out := append([]byte(nil), src...)
-	for _, e := range edits {
+	for _, i := range order {
+		e := edits[i]
 		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
 	}
 	return out
