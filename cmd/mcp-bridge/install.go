@@ -35,7 +35,9 @@ func runInstall(e *env, cmd string, args []string) error {
 	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
 	f.fs.Lookup("client").DefValue, f.client = "", ""
 	f.fs.Lookup("client").Usage = "the client: " + strings.Join(clientconf.IDs(), ", ") + ", or all"
-	f.fs.Usage = func() { fmt.Fprintf(e.stderr, installUsage+"Flags:\n%s", strings.Join(clientconf.IDs(), ", "), f.fs.FlagUsages()) }
+	f.fs.Usage = func() {
+		fmt.Fprintf(e.stderr, installUsage+"Flags:\n%s", strings.Join(clientconf.IDs(), ", "), f.fs.FlagUsages())
+	}
 	if err := f.parse(args, e.getenv); err != nil {
 		if err == pflag.ErrHelp {
 			return nil
