@@ -163,6 +163,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	if f.version {
 		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		if commit != "" {
+			fmt.Fprintf(e.stdout, "commit %s, built %s\n", commit, date)
+		}
 		return nil
 	}
 	if f.printConfig {

@@ -15,8 +15,13 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version, commit and date are set at build time with
+// -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
 
 func main() {
 	ignoreSIGPIPE()
