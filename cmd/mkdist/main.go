@@ -82,14 +82,6 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(*dist, "mcpb", plat)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		// The manifest alone too, for `mcpb validate`.
-		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644); err != nil {
-			return err
-		}
 		var buf bytes.Buffer
 		if err := bundle.WriteMCPB(&buf, manifest, p, modTime); err != nil {
 			return err
