@@ -89,7 +89,9 @@ func TestDoctor(t *testing.T) {
 	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \"9\"},},},\n}")
 	// A name Cursor rejects with the longest tool.
 	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}}}}`)
-	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	// One layout for every OS: APPDATA (Windows) and XDG_CONFIG_HOME
+	// (Linux) both point at home/.config.
+	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "USERPROFILE": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
 
 	out, errs, code := runCLI(t, env, "", "doctor")
 	for _, want := range []string{

@@ -357,3 +357,24 @@ func TestInstalledDetection(t *testing.T) {
 		t.Errorf("installed (-want +got):\n%s", diff)
 	}
 }
+
+func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
+	for _, src := range []string{
+		"mcp_servers.cad-autocad.command = \"x\"\n",
+		"[mcp_servers]\ncad-autocad = { command = \"x\" }\n",
+	} {
+		if _, err := tomlSet([]byte(src), "cad-autocad", bridge); err == nil {
+			t.Errorf("%q: rewritten without a word", src)
+		}
+	}
+	// Sub-tables go with their table; a multi-line array elsewhere is kept.
+	src := "[mcp_servers.cad-autocad]\ncommand = \"old\"\n\n[mcp_servers.cad-autocad.env]\nCAD_MCP_PORT = \"1\"\n\n[other]\nlist = [\n  \"a\",\n]\n"
+	out, err := tomlSet([]byte(src), "cad-autocad", bridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := tomlServers(out)
+	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad") != 1 {
+		t.Errorf("got:\n%s", out)
+	}
+}
