@@ -33,6 +33,10 @@ func runInstall(e *env, cmd string, args []string) error {
 	f := newBridgeFlags(e.stderr)
 	scope := f.fs.String("scope", "user", "user, project or local (Claude Code)")
 	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
+	var copyExe *bool
+	if cmd == "install" {
+		copyExe = f.fs.Bool("copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
+	}
 	f.fs.Lookup("client").DefValue, f.client = "", ""
 	f.fs.Lookup("client").Usage = "the client: " + strings.Join(clientconf.IDs(), ", ") + ", or all"
 	f.fs.Usage = func() {
@@ -83,6 +87,16 @@ func runInstall(e *env, cmd string, args []string) error {
 		var err error
 		if server, err = bridgeServer(e, f); err != nil {
 			return err
+		}
+		if *copyExe {
+			dest := ce.CopyTarget()
+			if !*dryRun {
+				if err := clientconf.CopyExecutable(server.Command, dest); err != nil {
+					return fmt.Errorf("--copy: %w", err)
+				}
+			}
+			fmt.Fprintf(e.stdout, "copied %s to %s\n", server.Command, dest)
+			server.Command = dest
 		}
 	}
 	failed := 0

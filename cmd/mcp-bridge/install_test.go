@@ -167,6 +167,17 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "no project scope") {
 		t.Errorf("project scope for Claude Desktop: %d %s", code, errs)
 	}
+	// --copy registers a copy in the per-user place.
+	out, errs, code = runCLI(t, vars, "", "install", "--client", "cursor", "--copy")
+	copied := filepath.Join(home, ".local", "bin", "mcp-bridge")
+	if runtime.GOOS == "windows" {
+		copied = filepath.Join(vars["LOCALAPPDATA"], "Programs", "mcp-bridge", "mcp-bridge.exe")
+	}
+	b, _ = os.ReadFile(cursor)
+	want, _ := json.Marshal(copied)
+	if st, err := os.Stat(copied); code != 0 || err != nil || !strings.Contains(string(b), `"command": `+string(want)) || runtime.GOOS != "windows" && st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("--copy: exit %d %s %s\n%s", code, out, errs, b)
+	}
 	out, _, code = runCLI(t, vars, "", "uninstall", "--client", "cursor")
 	if b, _ := os.ReadFile(cursor); code != 0 || string(b) != orig {
 		t.Errorf("uninstall: %s\n%s", out, b)

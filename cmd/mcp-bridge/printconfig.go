@@ -17,7 +17,7 @@ import (
 
 // notSettings are flags of --print-config and install themselves, never
 // passed on to the registered bridge.
-var notSettings = map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true, "scope": true, "dry-run": true}
+var notSettings = map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true, "scope": true, "dry-run": true, "copy": true}
 
 // pathFlags hold file names: made absolute, since GUI clients start the
 // bridge in a folder of their own choosing (/ on macOS).

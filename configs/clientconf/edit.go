@@ -309,3 +309,63 @@ func isWindowsChmod(err error) bool { return err != nil && filepath.Separator ==
 
 // Named is the "name" member VS Code's --add-mcp wants first.
 func Named(name string) orderedObject { return orderedObject{{"name", name}} }
+
+// CopyTarget is where install --copy puts the binary: the conventional
+// per-user place, %LOCALAPPDATA%\Programs\mcp-bridge\ on Windows and
+// ~/.local/bin elsewhere.
+func (e Env) CopyTarget() string {
+	if e.OS == "windows" {
+		return join(e.Getenv("LOCALAPPDATA"), "Programs", "mcp-bridge", "mcp-bridge.exe")
+	}
+	return join(e.Home(), ".local", "bin", "mcp-bridge")
+}
+
+// CopyExecutable copies exe to dest (atomically, mode 0755) unless it is
+// already there, and returns dest. Only the file's content is copied, so
+// a downloaded file's Mark-of-the-Web (its Zone.Identifier stream on
+// Windows) does not follow it.
+func CopyExecutable(exe, dest string) error {
+	if dest == "" {
+		return errors.New("no place to copy the binary to (is LOCALAPPDATA or HOME set?)")
+	}
+	if a, err := filepath.Abs(exe); err == nil {
+		if b, err := filepath.Abs(dest); err == nil && a == b {
+			return nil
+		}
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(dest); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), ".mcp-bridge.tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o755)
+		if isWindowsChmod(err) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return fmt.Errorf("replacing %s (is a client running it? quit it first): %w", dest, err)
+	}
+	return nil
+}
