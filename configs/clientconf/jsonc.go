@@ -107,7 +107,13 @@ func standardize(src []byte, trailing map[int]bool) ([]byte, error) {
 			for j < len(b) && isSpace(b[j]) {
 				j++
 			}
-			if j < len(b) && (b[j] == '}' || b[j] == ']') {
+			k := i - 1
+			for k >= 0 && isSpace(b[k]) {
+				k--
+			}
+			// After a value only: "{,}" and "[1,,]" stay invalid.
+			afterValue := k >= 0 && b[k] != '{' && b[k] != '[' && b[k] != ','
+			if afterValue && j < len(b) && (b[j] == '}' || b[j] == ']') {
 				b[i] = ' '
 				trailing[i] = true
 			}
