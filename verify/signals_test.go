@@ -45,7 +45,12 @@ func TestSignals(t *testing.T) {
 	t.Run("SIGTERM finishes the call in flight", func(t *testing.T) {
 		s := inFlight(t, "fault_sleep", `{"ms":500}`)
 		defer s.Close()
+		// The reader answers ping in order: after the answer, call 2 is queued.
 		s.Send(ToolCall("2", "get_drawing_info", `{}`))
+		s.Send(`{"jsonrpc":"2.0","id":"queued","method":"ping"}`)
+		if got, err := s.Recv(time.Minute); err != nil || got != `{"jsonrpc":"2.0","id":"queued","result":{}}` {
+			t.Fatalf("ping: %q %v", got, err)
+		}
 		s.Signal(syscall.SIGTERM)
 		first, err := s.Recv(5 * time.Second)
 		if err != nil || !strings.Contains(first, "slept 500 ms") {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
-	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
@@ -32,16 +32,16 @@ type Options struct {
 
 // Report is what Check found.
 type Report struct {
-	Version    string              `json:"version"`
-	Executable string              `json:"executable"`
-	Base       string              `json:"base"`
-	Reachable  bool                `json:"reachable"`
-	LatencyMs  float64             `json:"latency_ms,omitempty"`
-	BaseError  string              `json:"base_error,omitempty"`
-	Tools      []string            `json:"tools"`
-	Findings   []lifecycle.Finding `json:"findings"`
-	Configs    []ConfigEntry       `json:"configs"`
-	Problems   int                 `json:"problems"`
+	Version    string               `json:"version"`
+	Executable string               `json:"executable"`
+	Base       string               `json:"base"`
+	Reachable  bool                 `json:"reachable"`
+	LatencyMs  float64              `json:"latency_ms,omitempty"`
+	BaseError  string               `json:"base_error,omitempty"`
+	Tools      []string             `json:"tools"`
+	Findings   []toolschema.Finding `json:"findings"`
+	Configs    []ConfigEntry        `json:"configs"`
+	Problems   int                  `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -63,7 +63,7 @@ type ConfigEntry struct {
 // fast, its tools and how portable their schemas are) and the client
 // configurations on this machine that register mcp-bridge.
 func Check(ctx context.Context, o Options) *Report {
-	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []lifecycle.Finding{}, Configs: []ConfigEntry{}}
+	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
 	start := time.Now()
 	res, err := direct.ToolList(ctx, o.Base)
 	if err != nil {
@@ -77,12 +77,12 @@ func Check(ctx context.Context, o Options) *Report {
 		for _, t := range list.Tools {
 			rep.Tools = append(rep.Tools, t.Name)
 		}
-		if rep.Findings, err = lifecycle.LintTools(res, o.ServerName); err != nil {
+		if rep.Findings, err = toolschema.LintTools(res, o.ServerName); err != nil {
 			rep.BaseError = err.Error()
 			rep.Problems++
 		}
 		for _, f := range rep.Findings {
-			if f.Severity == lifecycle.SeverityError {
+			if f.Severity == toolschema.SeverityError {
 				rep.Problems++
 			}
 		}
@@ -208,7 +208,7 @@ func Print(w io.Writer, r *Report) {
 	}
 	for _, f := range r.Findings {
 		tag := "warn "
-		if f.Severity == lifecycle.SeverityError {
+		if f.Severity == toolschema.SeverityError {
 			tag = "FAIL "
 		}
 		fmt.Fprintf(w, "%s tool %s: %s (%s)\n", tag, f.Tool, f.Problem, f.Path)
