@@ -141,21 +141,26 @@ func runInstall(e *env, cmd string, args []string) error {
 func report(e *env, c *clientconf.Client, name string, results []clientconf.Result, dryRun bool) {
 	changed := false
 	for _, r := range results {
-		verb := map[string]string{"added": "added", "updated": "updated", "removed": "removed", "unchanged": "already up to date:", "absent": "not registered:"}[r.Action]
-		if dryRun && (r.Action == "added" || r.Action == "updated" || r.Action == "removed") {
-			verb = "would be " + verb + ":"
-			changed = true
+		would := ""
+		if dryRun {
+			would = "would be "
 		}
 		switch r.Action {
-		case "added", "updated":
-			fmt.Fprintf(e.stdout, "%s: %s %q in %s\n", c.Name, verb, name, r.File)
-			changed = true
+		case "added":
+			fmt.Fprintf(e.stdout, "%s: %sadded %q to %s\n", c.Name, would, name, r.File)
+		case "updated":
+			fmt.Fprintf(e.stdout, "%s: %supdated %q in %s\n", c.Name, would, name, r.File)
 		case "removed":
-			fmt.Fprintf(e.stdout, "%s: %s %q from %s\n", c.Name, verb, name, r.File)
-			changed = true
+			fmt.Fprintf(e.stdout, "%s: %sremoved %q from %s\n", c.Name, would, name, r.File)
+		case "unchanged":
+			fmt.Fprintf(e.stdout, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
 		default:
-			fmt.Fprintf(e.stdout, "%s: %s %q in %s\n", c.Name, verb, name, r.File)
+			fmt.Fprintf(e.stdout, "%s: %q is not registered in %s\n", c.Name, name, r.File)
 		}
+		if r.Action == "unchanged" || r.Action == "absent" {
+			continue
+		}
+		changed = true
 		if r.Backup != "" {
 			fmt.Fprintf(e.stdout, "  the previous file is kept as %s\n", r.Backup)
 		}

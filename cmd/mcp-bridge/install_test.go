@@ -138,7 +138,7 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	// --client all finds Cursor (the only client here) and registers the
 	// non-default settings.
 	out, errs, code := runCLI(t, vars, "", "install", "--client", "all", "--port", "9000", "--call-timeout", "5m")
-	if code != 0 || !strings.Contains(out, `Cursor: added "cad-autocad" in `+cursor) || !strings.Contains(out, "then: ") {
+	if code != 0 || !strings.Contains(out, `Cursor: added "cad-autocad" to `+cursor) || !strings.Contains(out, "then: ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	b, _ := os.ReadFile(cursor)
@@ -152,6 +152,7 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	// --dry-run changes nothing.
 	before, _ := os.ReadFile(cursor)
 	out, _, _ = runCLI(t, vars, "", "install", "--client", "cursor", "--dry-run")
+	// (the settings differ from the installed ones: --port and --call-timeout not given)
 	if after, _ := os.ReadFile(cursor); !bytes.Equal(before, after) || !strings.Contains(out, "would be updated") {
 		t.Errorf("dry run:\n%s", out)
 	}
