@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # make dist: a release in snapshot mode, checked end to end.
 #   GoReleaser v2.15.1 (installed with `go install` when missing): static
-#   binaries for windows/darwin/linux × amd64/arm64 and a universal macOS
-#   one, zip on Windows and tar.gz elsewhere, checksums.txt, Scoop and
+#   binaries for windows/darwin/linux × amd64/arm64, zip on Windows and tar.gz elsewhere, checksums.txt, Scoop and
 #   winget manifests (generated, not published); then cmd/mkdist: a Claude
-#   Desktop bundle (.mcpb) per OS and server.json for the MCP Registry.
+#   Desktop bundle (.mcpb) per OS (two for macOS: arm64, amd64) and server.json for the MCP Registry.
 # Checks: `goreleaser check`; two builds of the commit give identical
 # binaries; `mcpb validate` (@anthropic-ai/mcpb pinned in
 # verify/clients) on the manifest inside each bundle; server.json against
@@ -22,6 +21,13 @@ if ! [ -x "$gr" ] || ! "$gr" --version 2>/dev/null | grep -q "${version#v}"; the
   GOBIN=$tools $GO install "github.com/goreleaser/goreleaser/v2@$version"
 fi
 "$gr" check
+
+# GoReleaser reads the commit and its date from git, but gives up on all
+# of it (commit "none", date now: not reproducible) when the clone has no
+# remote. Name one for its git calls only; the repository is not changed.
+if ! git ls-remote --get-url >/dev/null 2>&1 || [ "$(git ls-remote --get-url 2>/dev/null)" = origin ]; then
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mcp-bridge/mcp-bridge
+fi
 
 # Reproducible: build once, keep the binaries' sums, release, compare.
 "$gr" build --snapshot --clean
@@ -47,11 +53,11 @@ trap 'rm -rf "$work"' EXIT
 meta_version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)
 meta_commit=$(sed -n 's/.*"commit":"\([^"]*\)".*/\1/p' dist/metadata.json)
 for b in dist/*.mcpb; do
-  plat=$(basename "$b" .mcpb); plat=${plat##*_}
+  plat=$(basename "$b" .mcpb); plat=${plat#mcp-bridge_"$meta_version"_}
   mcpb unpack "$(pwd)/$b" "$work/$plat" >/dev/null
   mcpb validate "$work/$plat/manifest.json"
 done
-"$work/linux/server/mcp-bridge" --version | grep -q "mcp-bridge $meta_version" ||
+"$work/linux_amd64/server/mcp-bridge" --version | grep -q "mcp-bridge $meta_version" ||
   { echo "dist: FAIL the linux bundle's binary is not $meta_version"; exit 1; }
 
 schema=$($GO mod download -json github.com/modelcontextprotocol/registry@v1.5.0 | sed -n 's/.*"Dir": "\(.*\)",/\1/p')/internal/validators/schemas/2025-12-11.json
@@ -65,7 +71,12 @@ case "$out" in
   *"mcp-bridge $meta_version"*"commit $meta_commit"*) ;;
   *) echo "dist: FAIL linux/amd64 --version does not show $meta_version and $meta_commit"; exit 1 ;;
 esac
+# The server the bridge announces carries the stamped version too.
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"dist","version":"1"}}}'
+echo "$init" | "$work/tar/mcp-bridge" --port 1 --no-cache --log-level error | grep -q "\"serverInfo\":{[^}]*\"version\":\"$meta_version\"" ||
+  { echo "dist: FAIL serverInfo does not carry $meta_version"; exit 1; }
+echo "dist: ok   --version and serverInfo say $meta_version"
 (cd dist && sha256sum -c checksums.txt >/dev/null) && echo "dist: ok   checksums.txt matches the archives"
-ls dist/*.zip dist/*.tar.gz dist/*.mcpb dist/server.json dist/checksums.txt >/dev/null
-ls -d dist/scoop dist/winget >/dev/null 2>&1 || find dist -name '*.json' -path '*scoop*' -o -name '*.yaml' -path '*winget*' | head
+ls dist/*.zip dist/*.tar.gz dist/*.mcpb dist/server.json dist/checksums.txt dist/scoop/mcp-bridge.json >/dev/null
+find dist/winget -name '*.yaml' | grep -q . || { echo "dist: FAIL no winget manifest"; exit 1; }
 echo "dist: done in $(( $(date +%s) - start ))s"

@@ -1,5 +1,5 @@
 // Command mkdist adds to a GoReleaser dist folder what GoReleaser does not
-// make: a Claude Desktop bundle (.mcpb) per OS, its tools list read from
+// make: a Claude Desktop bundle (.mcpb) per OS (macOS: arm64 and amd64), its tools list read from
 // the simulated CAD base, and server.json for the MCP Registry. `make dist`
 // runs it after `goreleaser release --snapshot`.
 package main
@@ -42,7 +42,7 @@ func run(args []string) error {
 		return err
 	}
 	var meta struct {
-		Version, Tag, Date string
+		Version, Tag string
 	}
 	if err := readJSON(filepath.Join(*dist, "metadata.json"), &meta); err != nil {
 		return err
@@ -51,33 +51,36 @@ func run(args []string) error {
 	if err := readJSON(filepath.Join(*dist, "artifacts.json"), &arts); err != nil {
 		return err
 	}
-	modTime, err := time.Parse(time.RFC3339, meta.Date)
-	if err != nil {
-		return fmt.Errorf("metadata.json date %q: %v", meta.Date, err)
-	}
 	tools, err := simTools()
 	if err != nil {
 		return err
 	}
-	// One bundle per OS: Windows amd64 (arm64 Windows runs it too), the
-	// universal macOS binary, Linux amd64.
-	want := map[string]func(artifact) bool{
-		"win32":  func(a artifact) bool { return a.Type == "Binary" && a.Goos == "windows" && a.Goarch == "amd64" },
-		"darwin": func(a artifact) bool { return a.Type == "Universal Binary" && a.Goos == "darwin" },
-		"linux":  func(a artifact) bool { return a.Type == "Binary" && a.Goos == "linux" && a.Goarch == "amd64" },
+	// One bundle per OS and architecture that Claude Desktop runs on:
+	// Windows amd64 (arm64 Windows runs it too), macOS arm64 and amd64,
+	// Linux amd64. (No universal macOS binary: GoReleaser's is not
+	// reproducible, the order of its two halves varies from run to run.)
+	targets := []struct{ mcpb, goos, goarch string }{
+		{"darwin", "darwin", "arm64"}, {"darwin", "darwin", "amd64"}, {"linux", "linux", "amd64"}, {"win32", "windows", "amd64"},
 	}
 	var pkgs []bundle.Package
-	for _, plat := range []string{"darwin", "linux", "win32"} {
+	for _, t := range targets {
 		var bin string
 		for _, a := range arts {
-			if want[plat](a) {
+			if a.Type == "Binary" && a.Goos == t.goos && a.Goarch == t.goarch {
 				bin = a.Path
 			}
 		}
 		if bin == "" {
-			return fmt.Errorf("no binary for %s in artifacts.json", plat)
+			return fmt.Errorf("no %s/%s binary in artifacts.json", t.goos, t.goarch)
 		}
-		p := bundle.Platform{MCPB: plat, Binary: bin}
+		// Every entry dated like the binary: GoReleaser gives it the
+		// commit's time (mod_timestamp), so bundles are reproducible too.
+		st, err := os.Stat(bin)
+		if err != nil {
+			return err
+		}
+		modTime := st.ModTime()
+		p := bundle.Platform{MCPB: t.mcpb, Binary: bin}
 		manifest, err := bundle.Manifest(meta.Version, tools, p)
 		if err != nil {
 			return err
@@ -86,7 +89,7 @@ func run(args []string) error {
 		if err := bundle.WriteMCPB(&buf, manifest, p, modTime); err != nil {
 			return err
 		}
-		name := fmt.Sprintf("mcp-bridge_%s_%s.mcpb", meta.Version, plat)
+		name := fmt.Sprintf("mcp-bridge_%s_%s_%s.mcpb", meta.Version, t.mcpb, t.goarch)
 		out := filepath.Join(*dist, name)
 		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 			return err
