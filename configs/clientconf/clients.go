@@ -75,6 +75,10 @@ type Env struct {
 	OS     string // "windows", "darwin" or anything else for Linux/BSD
 	Getenv func(string) string
 	Dir    string // the project (working) directory
+	// Read reads a client file for Registrations: found is false when
+	// there is none, problem says why an existing one was not read.
+	// Nil reads it whole.
+	Read func(path string) (data []byte, problem string, found bool)
 }
 
 // Home is the user's home directory: USERPROFILE on Windows (MSYS2 and Git

@@ -36,13 +36,23 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 	var regs []Registration
 	var probs []FileProblem
 	codebuddyInEffect := ""
+	read := e.Read
+	if read == nil {
+		read = func(path string) ([]byte, string, bool) {
+			b, err := readFile(path)
+			if err != nil {
+				return nil, err.Error(), true
+			}
+			return b, "", b != nil
+		}
+	}
 	for _, f := range e.AllFiles() {
-		b, err := readFile(f.Path)
-		if err != nil {
-			probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
+		b, problem, found := read(f.Path)
+		if !found {
 			continue
 		}
-		if b == nil {
+		if problem != "" {
+			probs = append(probs, FileProblem{f.Client.Name, f.Path, problem})
 			continue
 		}
 		note := f.Note
