@@ -136,7 +136,7 @@ only protocol messages, logs go to stderr.
 
 Commands:
   install  register this bridge with a client:  mcp-bridge install --client claude-desktop
-  uninstall  remove that registration again
+  uninstall  take that registration out again
   doctor   check this installation: the base, its tools, client configs
   tools    list the CAD base's tools
   call     call one tool:  mcp-bridge call draw_line --args '{"start":{"x":0,"y":0},"end":{"x":5,"y":0}}'

@@ -37,6 +37,8 @@ func runInstall(e *env, cmd string, args []string) error {
 	if cmd == "install" {
 		copyExe = f.fs.Bool("copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
 	}
+	_ = f.fs.MarkHidden("print-config")
+	_ = f.fs.MarkHidden("version")
 	f.fs.Lookup("client").DefValue, f.client = "", ""
 	f.fs.Lookup("client").Usage = "the client: " + strings.Join(clientconf.IDs(), ", ") + ", or all"
 	f.fs.Usage = func() {
