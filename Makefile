@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint fuzz fuzz-long demo bench clean cross
+.PHONY: build test unit e2e lint fuzz fuzz-long demo bench clean cross dist
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -51,8 +51,14 @@ cross:
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/mcp-bridge-$$os-$$arch$$ext ./cmd/mcp-bridge; \
 	done
 
+# dist: the release in snapshot mode (GoReleaser: archives, checksums,
+# Scoop and winget manifests; then .mcpb bundles and server.json), every
+# part checked. See .ci/dist.sh. Not part of `make test` (a few minutes).
+dist:
+	GO=$(GO) .ci/dist.sh
+
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 # bench: the bridge against a direct call to the simulated base (a table),
 # then the hot paths with -benchmem. Not part of `make test`.

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -76,8 +77,8 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
-	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output")
-	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, claude-code, codebuddy, cursor, vscode, inspector")
+	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output (letters, digits, - and _; at most 64)")
+	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	f.addHTTPFlags()
 	return f
@@ -87,7 +88,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 // output, rather than how the bridge runs: they come from the command line
 // only. A client starts the bridge with CAD_MCP_* in its environment, and
 // CAD_MCP_PRINT_CONFIG=true there must not turn the server into a printer.
-var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true}
+var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true, "scope": true, "dry-run": true, "copy": true}
 
 // parse reads args, then the environment for every setting not given.
 func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
@@ -100,7 +101,10 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 			return
 		}
 		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
-		if v := getenv(key); v != "" {
+		// A client that did not fill in a placeholder (Claude Desktop passes
+		// "${user_config.port}" literally when the bundle setting has no
+		// value) leaves the setting unset.
+		if v := getenv(key); v != "" && !clientconf.Unsubstituted(v) {
 			if err := fl.Value.Set(v); err != nil {
 				bad = fmt.Errorf("environment %s=%q: %v", key, v, err)
 			}
@@ -141,6 +145,8 @@ server a client starts; stdout carries only protocol messages, logs go to
 stderr.
 
 Commands:
+  install  register this bridge with a client:  mcp-bridge install --client claude-desktop
+  uninstall  take that registration out again
   doctor   check this installation: the base, its tools, client configs
   tools    list the CAD base's tools
   call     call one tool:  mcp-bridge call draw_line --args '{"start":{"x":0,"y":0},"end":{"x":5,"y":0}}'
@@ -175,6 +181,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	if f.version {
 		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		if commit != "" {
+			fmt.Fprintf(e.stdout, "commit %s, built %s\n", commit, date)
+		}
 		return nil
 	}
 	if f.printConfig {

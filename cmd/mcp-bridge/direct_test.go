@@ -87,7 +87,16 @@ func TestDoctor(t *testing.T) {
 	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
 	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad-autocad":{"type":"stdio","command":"C:\\gone\\mcp-bridge.exe"}}}`)
 	write(".config/Code/User/mcp.json", `{"servers": {`) // broken
-	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	// Claude Code's default (local) scope, under projects: this test binary
+	// acts as mcp-bridge there (TestMain), and refuses the port it is given.
+	write(".claude.json", `{"projects": {"/src/a": {"mcpServers": {"cad": {"command": `+string(good)+`, "env": {"MCP_BRIDGE_TEST_AS_MAIN": "1", "CAD_MCP_PORT": "eighty"}}}}}}`)
+	// VS Code Insiders, with comments: read, and the bridge answers.
+	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \"9\"},},},\n}")
+	// A name Cursor rejects with the longest tool.
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}}}}`)
+	// One layout for every OS: APPDATA (Windows) and XDG_CONFIG_HOME
+	// (Linux) both point at home/.config.
+	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "USERPROFILE": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
 
 	out, errs, code := runCLI(t, env, "", "doctor")
 	for _, want := range []string{
@@ -98,7 +107,11 @@ func TestDoctor(t *testing.T) {
 		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor/mcp.json"),
 		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
 		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
-		"3 problems",
+		`FAIL  Claude Code registers "cad" in ` + filepath.Join(home, ".claude.json") + ` (projects → /src/a → mcpServers): ` + exe + `: the settings it is given are refused: environment CAD_MCP_PORT="eighty"`,
+		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev`,
+		`FAIL  Cursor registers "` + strings.Repeat("n", 40) + `"`,
+		"Cursor rejects more than 60",
+		"5 problems",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
@@ -107,7 +120,7 @@ func TestDoctor(t *testing.T) {
 	if strings.Contains(out, `"other"`) {
 		t.Errorf("reported a server that is not mcp-bridge:\n%s", out)
 	}
-	if code != 1 || !strings.Contains(errs, "doctor found 3 problems") {
+	if code != 1 || !strings.Contains(errs, "doctor found 5 problems") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 
@@ -122,7 +135,7 @@ func TestDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
-	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 3 || code != 1 {
+	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 4 || code != 1 {
 		t.Errorf("closed port: %+v exit %d", rep, code)
 	}
 }

@@ -15,20 +15,26 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version, commit and date are set at build time with
+// -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
 
 func main() {
 	ignoreSIGPIPE()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := &env{args: os.Args[1:], getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stopSignals: stop}
+	env := &env{argv0: os.Args[0], args: os.Args[1:], getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stopSignals: stop}
 	os.Exit(exitCode(run(ctx, env), env.stderr))
 }
 
 // env is everything the program takes from its process, injected so that
 // the whole program runs in tests.
 type env struct {
+	argv0  string // how the user ran this program (--print-config and install register it)
 	args   []string
 	getenv func(string) string
 	stdin  io.Reader
@@ -77,6 +83,8 @@ func run(ctx context.Context, e *env) error {
 			return runVerify(ctx, e, e.args[1:])
 		case "bench":
 			return runBench(e, e.args[1:])
+		case "install", "uninstall":
+			return runInstall(e, e.args[0], e.args[1:])
 		case "tools", "call", "request", "doctor":
 			return runDirect(ctx, e, e.args[0], e.args[1:])
 		}

@@ -1,68 +1,116 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
-// printConfig prints the JSON that registers this bridge with a client. The
-// command is this executable's absolute path: GUI clients do not inherit
-// the shell's PATH. Host and port travel in env; other non-default flags in
-// args.
-func printConfig(e *env, f *bridgeFlags) error {
-	if f.listen != "" {
-		return printURLConfig(e, f)
-	}
-	exe, err := os.Executable()
+// notSettings are flags of --print-config and install themselves, never
+// passed on to the registered bridge.
+var notSettings = map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true, "scope": true, "dry-run": true, "copy": true}
+
+// pathFlags hold file names: made absolute, since GUI clients start the
+// bridge in a folder of their own choosing (/ on macOS).
+var pathFlags = map[string]bool{"log-file": true, "cache-dir": true, "token-file": true}
+
+// bridgeServer is how a client should start this bridge with these
+// settings: this executable's absolute path (GUI clients do not inherit
+// the shell's PATH), host and port in env, the other non-default flags in
+// args. --cache-dir is passed only when given: its default depends on the
+// user.
+func bridgeServer(e *env, f *bridgeFlags) (clientconf.Server, error) {
+	exe, err := clientconf.Executable(e.argv0, exec.LookPath, os.Executable)
 	if err != nil {
-		return fmt.Errorf("finding this executable: %w", err)
+		return clientconf.Server{}, fmt.Errorf("finding this executable: %w", err)
 	}
-	if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
-	}
-	args := []string{}
-	// The cache directory's default depends on the user: never pin it.
-	skip := map[string]bool{"host": true, "port": true, "print-config": true, "name": true, "client": true, "version": true, "cache-dir": true}
 	var names []string
 	f.fs.VisitAll(func(fl *pflag.Flag) {
-		if !skip[fl.Name] && fl.Value.String() != fl.DefValue {
+		if notSettings[fl.Name] {
+			return
+		}
+		if fl.Value.String() != fl.DefValue || fl.Name == "cache-dir" && fl.Changed {
 			names = append(names, fl.Name)
 		}
 	})
 	sort.Strings(names)
+	args := []string{}
 	for _, n := range names {
 		fl := f.fs.Lookup(n)
-		if fl.Value.Type() == "bool" {
+		v := fl.Value.String()
+		switch {
+		case fl.Value.Type() == "bool":
 			args = append(args, "--"+n)
-		} else {
-			args = append(args, "--"+n, fl.Value.String())
+			continue
+		case pathFlags[n] && v != "":
+			if abs, err := filepath.Abs(v); err == nil {
+				v = abs
+			}
 		}
+		args = append(args, "--"+n, v)
 	}
-	server := map[string]any{
-		"command": exe,
-		"args":    args,
-		"env":     map[string]string{"CAD_MCP_HOST": f.host, "CAD_MCP_PORT": strconv.Itoa(f.port)},
+	return clientconf.Server{
+		Command: exe,
+		Args:    args,
+		Env:     map[string]string{"CAD_MCP_HOST": f.host, "CAD_MCP_PORT": strconv.Itoa(f.port)},
+	}, nil
+}
+
+// printConfig prints the JSON (TOML for Codex) that registers this bridge
+// with a client, and on stderr the ready command for clients that have one.
+func printConfig(e *env, f *bridgeFlags) error {
+	if err := clientconf.CheckName(f.name); err != nil {
+		return usageError{err}
 	}
-	var doc any
+	if f.listen != "" {
+		return printURLConfig(e, f)
+	}
+	c := clientconf.Lookup(f.client)
 	switch f.client {
-	case "generic", "codebuddy", "cursor", "inspector", "claude-code":
-		server["type"] = "stdio"
-		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
-	case "claude-desktop":
-		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
-	case "vscode":
-		server["type"] = "stdio"
-		doc = map[string]any{"servers": map[string]any{f.name: server}}
-	default:
-		return usageError{fmt.Errorf("--client %q: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client)}
+	case "generic", "inspector":
+		c = &clientconf.Client{ID: f.client, Type: true}
+	case "":
+		c = nil
 	}
-	out, _ := json.MarshalIndent(doc, "", "  ")
-	fmt.Fprintln(e.stdout, string(out))
+	if c == nil {
+		return usageError{fmt.Errorf("--client %q: want generic, inspector, %s", f.client, strings.Join(clientconf.IDs(), ", "))}
+	}
+	s, err := bridgeServer(e, f)
+	if err != nil {
+		return err
+	}
+	doc, err := clientconf.Document(c, f.name, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, doc)
+	entry, _ := clientconf.Marshal(clientconf.EntryJSON(c, s), "")
+	switch c.ID {
+	case "claude-code":
+		fmt.Fprintf(e.stderr, "or run:\n  claude mcp add-json --scope user %s %s\n", f.name, shellQuote(entry))
+	case "vscode", "vscode-insiders":
+		named, _ := clientconf.Marshal(append(clientconf.Named(f.name), clientconf.EntryJSON(c, s)...), "")
+		code := map[string]string{"vscode": "code", "vscode-insiders": "code-insiders"}[c.ID]
+		fmt.Fprintf(e.stderr, "or run:\n  %s --add-mcp %s\n", code, shellQuote(named))
+	}
 	return nil
+}
+
+// shellQuote quotes s for the shell the user most likely has: single
+// quotes for POSIX shells, double quotes (inner ones doubled) for cmd and
+// PowerShell on Windows.
+func shellQuote(s string) string {
+	if runtime.GOOS == "windows" {
+		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

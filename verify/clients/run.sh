@@ -82,6 +82,22 @@ without=$(npx --no-install mcp-inspector --cli --config "$work/norepair.json" --
 [ "$without" = "$((base2 - 1))" ] || fail "Inspector without schema repair: $without tools, expected $((base2 - 1)) (the untyped one dropped)"
 pass "Inspector keeps all $with tools with schema repair ($without without: its SDK drops the untyped one)"
 
+# What `install` writes is what a client starts: install into Claude
+# Desktop's file in a fixture home (beside another server, with a comment
+# kept), then the Inspector reads that very file with --config.
+fixture="$work/home"
+mkdir -p "$fixture/.config/Claude"
+printf '{\n  "mcpServers": {\n    "other": {"command": "npx", "args": ["-y", "other-server"]}\n  }\n}\n' >"$fixture/.config/Claude/claude_desktop_config.json"
+HOME="$fixture" XDG_CONFIG_HOME="$fixture/.config" "$bin" install --client claude-desktop --port "$port" --log-level warn --no-cache >"$work/install.out" ||
+  { cat "$work/install.out"; fail "mcp-bridge install --client claude-desktop"; }
+desktop="$fixture/.config/Claude/claude_desktop_config.json"
+grep -q '"other"' "$desktop" || fail "install lost the other server: $(cat "$desktop")"
+npx --no-install mcp-inspector --cli --config "$desktop" --server cad-autocad --method tools/list --strict >"$work/installed.json" 2>"$work/err" ||
+  { cat "$work/err" "$desktop"; fail "Inspector with the Claude Desktop file install wrote"; }
+got=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.length)' "$work/installed.json")
+[ "$got" = "$want_tools" ] || fail "Inspector with the installed config: $got tools, the base has $want_tools"
+pass "Inspector --config <the Claude Desktop file install wrote> tools/list --strict: $got tools"
+
 node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -45,15 +46,19 @@ type Report struct {
 	Problems   int                  `json:"problems"`
 }
 
-// ConfigEntry is one client configuration on this machine that registers
-// mcp-bridge.
+// ConfigEntry is one registration of mcp-bridge in a client's file, or a
+// client file that could not be read (Server empty).
 type ConfigEntry struct {
-	Client        string `json:"client"`
-	File          string `json:"file"`
-	Server        string `json:"server"`
-	Command       string `json:"command"`
-	CommandExists bool   `json:"command_exists"`
-	Problem       string `json:"problem,omitempty"`
+	Client        string   `json:"client"`
+	File          string   `json:"file"`
+	Where         string   `json:"where,omitempty"` // the key path in the file
+	Server        string   `json:"server"`
+	Command       string   `json:"command"`
+	Args          []string `json:"args,omitempty"`
+	CommandExists bool     `json:"command_exists"`
+	Version       string   `json:"version,omitempty"` // what the command says it is
+	Note          string   `json:"note,omitempty"`
+	Problem       string   `json:"problem,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -91,7 +96,7 @@ func Check(ctx context.Context, o Options) *Report {
 			}
 		}
 	}
-	rep.Configs = findConfigs(ctx, o)
+	rep.Configs = findConfigs(ctx, o, rep.Tools)
 	for _, c := range rep.Configs {
 		if c.Problem != "" {
 			rep.Problems++
@@ -100,83 +105,90 @@ func Check(ctx context.Context, o Options) *Report {
 	return rep
 }
 
-// knownConfigs lists where the clients keep their MCP server lists.
-func knownConfigs(getenv func(string) string, dir string) [][2]string {
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
+// findConfigs reports every registration of mcp-bridge in every file a
+// client may read (clientconf knows them all) and checks each: the command
+// exists and is absolute, it is this version (or says which), the name is
+// one clients accept and fits Cursor's 60 characters with the longest
+// tool, and the settings it passes are valid (the command itself parses
+// them).
+func findConfigs(ctx context.Context, o Options, tools []string) []ConfigEntry {
+	ce := clientconf.Env{OS: runtime.GOOS, Getenv: o.Getenv, Dir: o.Dir,
+		Read: func(path string) ([]byte, string, bool) { return readConfig(ctx, path, o.Timeout) }}
+	regs, probs := ce.Registrations()
+	out := []ConfigEntry{}
+	for _, p := range probs {
+		out = append(out, ConfigEntry{Client: p.Client, File: p.File, Problem: p.Error})
 	}
-	var out [][2]string
-	add := func(client string, parts ...string) {
-		for _, p := range parts {
-			if p == "" {
-				return
+	longest := ""
+	for _, t := range tools {
+		if len(t) > len(longest) {
+			longest = t
+		}
+	}
+	for _, r := range regs {
+		e := ConfigEntry{Client: r.Client, File: r.File, Where: r.Where, Server: r.Name, Command: r.Server.Command, Args: r.Server.Args, Note: r.Note}
+		e.CommandExists = commandExists(r.Server.Command)
+		switch {
+		case !e.CommandExists:
+			e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge install --client …` registers the right path)"
+		case !filepath.IsAbs(r.Server.Command):
+			e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
+		case clientconf.CheckName(r.Name) != nil:
+			e.Problem = clientconf.CheckName(r.Name).Error()
+		case r.Client == "Cursor" && longest != "" && len(r.Name)+1+len(longest) > 60:
+			e.Problem = fmt.Sprintf("the server name %q and the tool %s together have %d characters: Cursor rejects more than 60 (choose a shorter --name)", r.Name, longest, len(r.Name)+1+len(longest))
+		default:
+			e.Version, e.Problem = probe(ctx, r.Server)
+			if e.Problem == "" && e.Version != "" && o.Version != "" && e.Version != o.Version {
+				e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "runs mcp-bridge " + e.Version + ", this is " + o.Version
 			}
 		}
-		out = append(out, [2]string{client, filepath.Join(parts...)})
+		out = append(out, e)
 	}
-	switch runtime.GOOS {
-	case "windows":
-		add("Claude Desktop", getenv("APPDATA"), "Claude", "claude_desktop_config.json")
-		add("VS Code", getenv("APPDATA"), "Code", "User", "mcp.json")
-	case "darwin":
-		add("Claude Desktop", home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
-		add("VS Code", home, "Library", "Application Support", "Code", "User", "mcp.json")
-	default:
-		xdg := getenv("XDG_CONFIG_HOME")
-		if xdg == "" && home != "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		add("Claude Desktop", xdg, "Claude", "claude_desktop_config.json")
-		add("VS Code", xdg, "Code", "User", "mcp.json")
-	}
-	add("Claude Code", home, ".claude.json")
-	add("CodeBuddy", home, ".codebuddy", ".mcp.json")
-	add("Cursor", home, ".cursor", "mcp.json")
-	add("Claude Code (project)", dir, ".mcp.json")
-	add("Cursor (project)", dir, ".cursor", "mcp.json")
-	add("VS Code (workspace)", dir, ".vscode", "mcp.json")
 	return out
 }
 
-// findConfigs reads each known file and reports the servers in it that run
-// mcp-bridge (by command name, or by CAD_MCP_* settings).
-func findConfigs(ctx context.Context, o Options) []ConfigEntry {
-	var out []ConfigEntry
-	for _, kc := range knownConfigs(o.Getenv, o.Dir) {
-		b, problem, found := readConfig(ctx, kc[1], o.Timeout)
-		if !found {
-			continue
+// probe runs the registered command as the client would (its args and
+// env) with --version: an mcp-bridge answers with its version, or exits 2
+// naming the setting it refuses.
+func probe(ctx context.Context, s clientconf.Server) (version, problem string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	run := func(args []string, env map[string]string) (string, string, int) {
+		cmd := exec.CommandContext(ctx, s.Command, append(append([]string(nil), args...), "--version")...)
+		cmd.Env = os.Environ()
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		if problem != "" {
-			out = append(out, ConfigEntry{Client: kc[0], File: kc[1], Problem: problem})
-			continue
-		}
-		var doc struct {
-			MCPServers map[string]serverEntry `json:"mcpServers"`
-			Servers    map[string]serverEntry `json:"servers"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			out = append(out, ConfigEntry{Client: kc[0], File: kc[1], Problem: "not valid JSON: " + err.Error()})
-			continue
-		}
-		for _, servers := range []map[string]serverEntry{doc.MCPServers, doc.Servers} {
-			for name, s := range servers {
-				if !s.isBridge() {
-					continue
-				}
-				e := ConfigEntry{Client: kc[0], File: kc[1], Server: name, Command: s.Command}
-				e.CommandExists = commandExists(s.Command)
-				if !e.CommandExists {
-					e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge --print-config` prints the right path)"
-				} else if !filepath.IsAbs(s.Command) {
-					e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
-				}
-				out = append(out, e)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if err != nil {
+			code = -1
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
 			}
 		}
+		return out.String(), errb.String(), code
 	}
-	return out
+	// The version alone first (its own settings left out): is it an
+	// mcp-bridge at all?
+	plain := map[string]string{}
+	for k, v := range s.Env {
+		if !strings.HasPrefix(k, "CAD_MCP_") {
+			plain[k] = v
+		}
+	}
+	stdout, _, code := run(nil, plain)
+	if code != 0 || !strings.HasPrefix(stdout, "mcp-bridge ") {
+		return "", ""
+	}
+	version = strings.TrimSpace(strings.SplitN(strings.TrimPrefix(stdout, "mcp-bridge "), "\n", 2)[0])
+	if _, stderr, code := run(s.Args, s.Env); code != 0 {
+		return version, "the settings it is given are refused: " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr), "mcp-bridge: "))
+	}
+	return version, ""
 }
 
 // maxConfig bounds a client configuration (Claude Code's holds the history
@@ -227,21 +239,6 @@ func readConfig(ctx context.Context, path string, timeout time.Duration) (b []by
 	}
 }
 
-type serverEntry struct {
-	Command string            `json:"command"`
-	Env     map[string]string `json:"env"`
-}
-
-func (s serverEntry) isBridge() bool {
-	base := strings.TrimSuffix(strings.ToLower(filepath.Base(strings.ReplaceAll(s.Command, `\`, "/"))), ".exe")
-	if base == "mcp-bridge" {
-		return true
-	}
-	_, host := s.Env["CAD_MCP_HOST"]
-	_, port := s.Env["CAD_MCP_PORT"]
-	return host || port
-}
-
 func commandExists(cmd string) bool {
 	if cmd == "" {
 		return false
@@ -278,11 +275,17 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "%s tool %s: %s (%s)\n", tag, f.Tool, f.Problem, f.Path)
 	}
 	if len(r.Configs) == 0 {
-		fmt.Fprintln(w, "info  no client configuration on this machine registers mcp-bridge yet (mcp-bridge --print-config)")
+		fmt.Fprintln(w, "info  no client configuration on this machine registers mcp-bridge yet (mcp-bridge install --client …)")
 	}
 	for _, c := range r.Configs {
 		tag := "ok   "
 		detail := "command exists"
+		if c.Version != "" {
+			detail = "mcp-bridge " + c.Version
+		}
+		if c.Note != "" {
+			detail += " (" + c.Note + ")"
+		}
 		if c.Problem != "" {
 			tag, detail = "FAIL ", c.Problem
 		}
@@ -290,7 +293,11 @@ func Print(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)
 			continue
 		}
-		fmt.Fprintf(w, "%s %s registers %q in %s: %s: %s\n", tag, c.Client, c.Server, c.File, c.Command, detail)
+		where := c.File
+		if strings.HasPrefix(c.Where, "projects") {
+			where += " (" + c.Where + ")"
+		}
+		fmt.Fprintf(w, "%s %s registers %q in %s: %s: %s\n", tag, c.Client, c.Server, where, c.Command, detail)
 	}
 	if r.Problems > 0 {
 		fmt.Fprintln(w, Plural(r.Problems, "problem"))

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# make dist: a release in snapshot mode, checked end to end.
+#   GoReleaser v2.15.1 (installed with `go install` when missing): static
+#   binaries for windows/darwin/linux × amd64/arm64, zip on Windows and tar.gz elsewhere, checksums.txt, Scoop and
+#   winget manifests (generated, not published); then cmd/mkdist: a Claude
+#   Desktop bundle (.mcpb) per OS (two for macOS: arm64, amd64) and server.json for the MCP Registry.
+# Checks: `goreleaser check`; two builds of the commit give identical
+# binaries; `mcpb validate` (@anthropic-ai/mcpb pinned in
+# verify/clients) on the manifest inside each bundle; server.json against
+# the registry's schema; the linux/amd64 binary from its archive and from
+# its bundle answers --version with the stamped version and commit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+start=$(date +%s)
+version=v2.15.1
+tools=$(pwd)/bin/tools
+gr=$tools/goreleaser
+if ! [ -x "$gr" ] || ! "$gr" --version 2>/dev/null | grep -q "${version#v}"; then
+  echo "dist: installing goreleaser $version into $tools"
+  GOBIN=$tools $GO install "github.com/goreleaser/goreleaser/v2@$version"
+fi
+"$gr" check
+
+# GoReleaser reads the commit and its date from git, but gives up on all
+# of it (commit "none", date now: not reproducible) when the clone has no
+# remote. Name one for its git calls only; the repository is not changed.
+if ! git ls-remote --get-url >/dev/null 2>&1 || [ "$(git ls-remote --get-url 2>/dev/null)" = origin ]; then
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mcp-bridge/mcp-bridge
+fi
+
+# Reproducible: build once, keep the binaries' sums, release, compare.
+"$gr" build --snapshot --clean
+first=$(cd dist && find . -type f \( -name mcp-bridge -o -name mcp-bridge.exe \) -print0 | sort -z | xargs -0 sha256sum)
+"$gr" release --snapshot --clean
+second=$(cd dist && find . -type f \( -name mcp-bridge -o -name mcp-bridge.exe \) -print0 | sort -z | xargs -0 sha256sum)
+if [ "$first" != "$second" ]; then
+  diff <(echo "$first") <(echo "$second") || true
+  echo "dist: FAIL two builds of one commit gave different binaries"; exit 1
+fi
+echo "dist: ok   two builds gave identical binaries ($(echo "$second" | wc -l) files)"
+
+$GO run ./cmd/mkdist --dist dist
+
+# The pinned clients (mcpb, ajv) from the lockfile, as verify/clients/run.sh does.
+if ! [ -x verify/clients/node_modules/.bin/mcpb ]; then
+  (cd verify/clients && npm install --no-audit --no-fund --loglevel=error)
+  git diff --quiet -- verify/clients/package-lock.json || { echo "dist: FAIL npm install changed package-lock.json"; exit 1; }
+fi
+mcpb() { (cd verify/clients && npx --no-install mcpb "$@"); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+meta_version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)
+meta_commit=$(sed -n 's/.*"commit":"\([^"]*\)".*/\1/p' dist/metadata.json)
+for b in dist/*.mcpb; do
+  plat=$(basename "$b" .mcpb); plat=${plat#mcp-bridge_"$meta_version"_}
+  mcpb unpack "$(pwd)/$b" "$work/$plat" >/dev/null
+  mcpb validate "$work/$plat/manifest.json"
+done
+"$work/linux_amd64/server/mcp-bridge" --version | grep -q "mcp-bridge $meta_version" ||
+  { echo "dist: FAIL the linux bundle's binary is not $meta_version"; exit 1; }
+
+schema=$($GO mod download -json github.com/modelcontextprotocol/registry@v1.5.0 | sed -n 's/.*"Dir": "\(.*\)",/\1/p')/internal/validators/schemas/2025-12-11.json
+node verify/clients/serverjson.mjs "$schema" dist/server.json
+
+mkdir "$work/tar"
+tar -xzf dist/mcp-bridge_"$meta_version"_linux_amd64.tar.gz -C "$work/tar"
+out=$("$work/tar/mcp-bridge" --version)
+echo "$out"
+case "$out" in
+  *"mcp-bridge $meta_version"*"commit $meta_commit"*) ;;
+  *) echo "dist: FAIL linux/amd64 --version does not show $meta_version and $meta_commit"; exit 1 ;;
+esac
+# The server the bridge announces carries the stamped version too.
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"dist","version":"1"}}}'
+echo "$init" | "$work/tar/mcp-bridge" --port 1 --no-cache --log-level error | grep -q "\"serverInfo\":{[^}]*\"version\":\"$meta_version\"" ||
+  { echo "dist: FAIL serverInfo does not carry $meta_version"; exit 1; }
+echo "dist: ok   --version and serverInfo say $meta_version"
+(cd dist && sha256sum -c checksums.txt >/dev/null) && echo "dist: ok   checksums.txt matches the archives"
+ls dist/*.zip dist/*.tar.gz dist/*.mcpb dist/server.json dist/checksums.txt dist/scoop/mcp-bridge.json >/dev/null
+find dist/winget -name '*.yaml' | grep -q . || { echo "dist: FAIL no winget manifest"; exit 1; }
+echo "dist: done in $(( $(date +%s) - start ))s"

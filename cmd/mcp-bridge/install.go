@@ -1,0 +1,184 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+)
+
+const installUsage = `Usage: mcp-bridge install --client C [--scope user|project|local] [--name N] [--dry-run] [bridge flags]
+       mcp-bridge uninstall --client C [--scope …] [--name N] [--dry-run]
+
+install registers this bridge in the client's own configuration file:
+the absolute path of this executable, host and port, and any other bridge
+flag you give (--port 9000, --call-timeout 5m, …). Only its own entry is
+added or updated: other servers, unknown fields and comments stay as they
+are; the previous file is kept as <file>.mcp-bridge-backup. Running it twice
+changes nothing. uninstall removes the entry and nothing else.
+
+Clients: %s, or all (every client found on this machine).
+Scopes: user (default); project (the current folder's file, shared with
+your team); local (Claude Code only: this folder, in ~/.claude.json).
+
+`
+
+// runInstall runs install and uninstall.
+func runInstall(e *env, cmd string, args []string) error {
+	f := newBridgeFlags(e.stderr)
+	scope := f.fs.String("scope", "user", "user, project or local (Claude Code)")
+	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
+	var copyExe *bool
+	if cmd == "install" {
+		copyExe = f.fs.Bool("copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
+	}
+	_ = f.fs.MarkHidden("print-config")
+	_ = f.fs.MarkHidden("version")
+	f.fs.Lookup("client").DefValue, f.client = "", ""
+	f.fs.Lookup("client").Usage = "the client: " + strings.Join(clientconf.IDs(), ", ") + ", or all"
+	f.fs.Usage = func() {
+		fmt.Fprintf(e.stderr, installUsage+"Flags:\n%s", strings.Join(clientconf.IDs(), ", "), f.fs.FlagUsages())
+	}
+	if err := f.parse(args, e.getenv); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return usageError{err}
+	}
+	if f.fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd, f.fs.Arg(0))}
+	}
+	if err := clientconf.CheckName(f.name); err != nil {
+		return usageError{err}
+	}
+	if *scope != "user" && *scope != "project" && *scope != "local" {
+		return usageError{fmt.Errorf("--scope %q: want user, project or local", *scope)}
+	}
+	dir, _ := os.Getwd()
+	ce := clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}
+	var clients []*clientconf.Client
+	switch f.client {
+	case "":
+		return usageError{errors.New("--client is required: " + strings.Join(clientconf.IDs(), ", ") + ", or all")}
+	case "all":
+		for _, c := range clientconf.Clients {
+			if ce.Installed(c) && (*scope == "user" || len(ce.Candidates(c, *scope)) > 0) {
+				clients = append(clients, c)
+			}
+		}
+		if len(clients) == 0 {
+			return fmt.Errorf("no MCP client found on this machine for scope %s; name one with --client", *scope)
+		}
+	default:
+		c := clientconf.Lookup(f.client)
+		if c == nil {
+			return usageError{fmt.Errorf("--client %q: want %s, or all", f.client, strings.Join(clientconf.IDs(), ", "))}
+		}
+		if len(ce.Candidates(c, *scope)) == 0 {
+			return usageError{fmt.Errorf("%s has no %s scope", c.Name, *scope)}
+		}
+		clients = []*clientconf.Client{c}
+	}
+	var server clientconf.Server
+	if cmd == "install" {
+		var err error
+		if server, err = bridgeServer(e, f); err != nil {
+			return err
+		}
+		if *copyExe {
+			dest := ce.CopyTarget()
+			if !*dryRun {
+				if err := clientconf.CopyExecutable(server.Command, dest); err != nil {
+					return fmt.Errorf("--copy: %w", err)
+				}
+			}
+			fmt.Fprintf(e.stdout, "copied %s to %s\n", server.Command, dest)
+			server.Command = dest
+		}
+	}
+	failed := 0
+	for _, c := range clients {
+		var results []clientconf.Result
+		var err error
+		if cmd == "install" {
+			target, ok := ce.Target(c, *scope)
+			if !ok {
+				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
+			} else {
+				var r clientconf.Result
+				r, err = clientconf.Install(target, f.name, server, *dryRun)
+				results = append(results, r)
+			}
+		} else {
+			// Every file the client may read for this scope.
+			for _, file := range ce.Candidates(c, *scope) {
+				r, rerr := clientconf.Uninstall(file, f.name, *dryRun)
+				if rerr != nil {
+					err = rerr
+					break
+				}
+				if r.Action != "absent" || len(results) == 0 {
+					results = append(results, r)
+				}
+			}
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(e.stderr, "%s: %v\n", c.Name, err)
+			continue
+		}
+		report(e, c, f.name, results, *dryRun)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%s failed for %d of %d clients", cmd, failed, len(clients))
+	}
+	return nil
+}
+
+func report(e *env, c *clientconf.Client, name string, results []clientconf.Result, dryRun bool) {
+	changed := false
+	for _, r := range results {
+		would := ""
+		if dryRun {
+			would = "would be "
+		}
+		switch r.Action {
+		case "added":
+			fmt.Fprintf(e.stdout, "%s: %sadded %q to %s\n", c.Name, would, name, r.File)
+		case "updated":
+			fmt.Fprintf(e.stdout, "%s: %supdated %q in %s\n", c.Name, would, name, r.File)
+		case "removed":
+			fmt.Fprintf(e.stdout, "%s: %sremoved %q from %s\n", c.Name, would, name, r.File)
+		case "unchanged":
+			fmt.Fprintf(e.stdout, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
+		default:
+			fmt.Fprintf(e.stdout, "%s: %q is not registered in %s\n", c.Name, name, r.File)
+		}
+		if r.Action == "unchanged" || r.Action == "absent" {
+			continue
+		}
+		changed = true
+		if r.Backup != "" {
+			fmt.Fprintf(e.stdout, "  the previous file is kept as %s\n", r.Backup)
+		}
+		if dryRun && r.After != nil {
+			fmt.Fprintf(e.stdout, "  new content:\n%s\n", indentText(string(r.After), "    "))
+		}
+	}
+	if changed && !dryRun {
+		fmt.Fprintf(e.stdout, "  then: %s\n", c.Restart)
+	}
+}
+
+func indentText(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,380 @@
+package clientconf
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixture is a machine with empty per-user folders: every variable a
+// client's location depends on points into one temporary directory.
+type fixture struct {
+	root string
+	vars map[string]string
+	env  Env
+}
+
+func newFixture(t *testing.T, goos string) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	fx := &fixture{root: root, vars: map[string]string{
+		"HOME":            filepath.Join(root, "home"),
+		"USERPROFILE":     filepath.Join(root, "profile"),
+		"APPDATA":         filepath.Join(root, "profile", "AppData", "Roaming"),
+		"LOCALAPPDATA":    filepath.Join(root, "profile", "AppData", "Local"),
+		"XDG_CONFIG_HOME": filepath.Join(root, "xdg"),
+	}}
+	fx.env = Env{OS: goos, Getenv: func(k string) string { return fx.vars[k] }, Dir: filepath.Join(root, "project")}
+	return fx
+}
+
+// rel is p relative to the fixture root, with forward slashes.
+func (fx *fixture) rel(p string) string {
+	r, err := filepath.Rel(fx.root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// The user-scope file per client and OS layout. Windows: USERPROFILE is
+// the home (HOME is a stray MSYS2 one); Linux: XDG_CONFIG_HOME is honoured.
+var wantUserFile = map[string]map[string]string{
+	"claude-desktop":  {"windows": "profile/AppData/Roaming/Claude/claude_desktop_config.json", "darwin": "home/Library/Application Support/Claude/claude_desktop_config.json", "linux": "xdg/Claude/claude_desktop_config.json"},
+	"claude-code":     {"windows": "profile/.claude.json", "darwin": "home/.claude.json", "linux": "home/.claude.json"},
+	"codebuddy":       {"windows": "profile/.codebuddy/.mcp.json", "darwin": "home/.codebuddy/.mcp.json", "linux": "home/.codebuddy/.mcp.json"},
+	"cursor":          {"windows": "profile/.cursor/mcp.json", "darwin": "home/.cursor/mcp.json", "linux": "home/.cursor/mcp.json"},
+	"vscode":          {"windows": "profile/AppData/Roaming/Code/User/mcp.json", "darwin": "home/Library/Application Support/Code/User/mcp.json", "linux": "xdg/Code/User/mcp.json"},
+	"vscode-insiders": {"windows": "profile/AppData/Roaming/Code - Insiders/User/mcp.json", "darwin": "home/Library/Application Support/Code - Insiders/User/mcp.json", "linux": "xdg/Code - Insiders/User/mcp.json"},
+	"windsurf":        {"windows": "profile/.codeium/windsurf/mcp_config.json", "darwin": "home/.codeium/windsurf/mcp_config.json", "linux": "home/.codeium/windsurf/mcp_config.json"},
+	"cline":           {"windows": "profile/AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	"gemini":          {"windows": "profile/.gemini/settings.json", "darwin": "home/.gemini/settings.json", "linux": "home/.gemini/settings.json"},
+	"codex":           {"windows": "profile/.codex/config.toml", "darwin": "home/.codex/config.toml", "linux": "home/.codex/config.toml"},
+	"zed":             {"windows": "profile/AppData/Roaming/Zed/settings.json", "darwin": "home/.config/zed/settings.json", "linux": "xdg/zed/settings.json"},
+}
+
+var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), Args: []string{"--log-file", "/var/log/b & c.log"}, Env: map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "8080"}}
+
+// existing is a user's file: another server, comments, a trailing comma
+// and a field nobody here knows.
+func existing(c *Client) string {
+	if c.TOML {
+		return `# my codex settings
+model = "o3"
+
+[mcp_servers.other]
+command = "npx"
+args = ["-y", "other-server"] # keep me
+
+[profiles.fast]
+model = "o4-mini"
+`
+	}
+	key := map[string]string{"vscode": "servers", "vscode-insiders": "servers", "zed": "context_servers"}[c.ID]
+	if key == "" {
+		key = "mcpServers"
+	}
+	return `{
+    // my settings
+    "theme": "dark", /* block comment */
+    "` + key + `": {
+        "other": {
+            "command": "npx",
+            "args": ["-y", "other-server"], // keep me
+            "unknownField": {"x": [1, 2]}
+        },
+    },
+    "zzz": true
+}
+`
+}
+
+// entryOf reads back the server install wrote.
+func entryOf(t *testing.T, f File, name string) (Server, bool) {
+	t.Helper()
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Client.TOML {
+		s, err := tomlServers(b)
+		if err != nil {
+			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
+		}
+		got, ok := s[name]
+		return got, ok
+	}
+	d, err := parseJSONC(b)
+	if err != nil {
+		t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
+	}
+	got, ok := jsonServers(d, d.lookup(f.Key))[name]
+	return got, ok
+}
+
+func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
+	for _, c := range Clients {
+		for _, goos := range []string{"windows", "darwin", "linux"} {
+			t.Run(c.ID+"/"+goos, func(t *testing.T) {
+				fx := newFixture(t, goos)
+				f, ok := fx.env.Target(c, "user")
+				if !ok {
+					t.Fatal("no target")
+				}
+				if got := fx.rel(f.Path); got != wantUserFile[c.ID][goos] {
+					t.Fatalf("file %q, want %q", got, wantUserFile[c.ID][goos])
+				}
+
+				// A new file.
+				r, err := Install(f, "cad-autocad", bridge, false)
+				if err != nil || r.Action != "added" || r.Backup != "" {
+					t.Fatalf("new file: %+v, %v", r, err)
+				}
+				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
+					t.Fatalf("new file holds %+v", got)
+				}
+				if !c.TOML {
+					if b, _ := os.ReadFile(f.Path); bytes.Contains(b, []byte(`\u0026`)) {
+						t.Errorf("HTML-escaped JSON:\n%s", b)
+					}
+				}
+				r, _ = Install(f, "cad-autocad", bridge, false)
+				if r.Action != "unchanged" {
+					t.Fatalf("second install into the new file: %s", r.Action)
+				}
+				r, _ = Uninstall(f, "cad-autocad", false)
+				if _, ok := entryOf(t, f, "cad-autocad"); ok || r.Action != "removed" {
+					t.Fatalf("uninstall from the new file: %s, still there: %v", r.Action, ok)
+				}
+
+				// A file with other servers, comments and unknown fields.
+				orig := existing(c)
+				if err := os.WriteFile(f.Path, []byte(orig), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				r, err = Install(f, "cad-autocad", bridge, false)
+				if err != nil || r.Action != "added" {
+					t.Fatalf("install into an existing file: %+v %v", r, err)
+				}
+				after, _ := os.ReadFile(f.Path)
+				for _, keep := range []string{"# my codex settings", "// my settings", "/* block comment */", "// keep me", "# keep me", `"unknownField": {"x": [1, 2]}`, `[profiles.fast]`} {
+					if strings.Contains(orig, keep) && !strings.Contains(string(after), keep) {
+						t.Errorf("lost %q:\n%s", keep, after)
+					}
+				}
+				if other, ok := entryOf(t, f, "other"); !ok || other.Command != "npx" {
+					t.Errorf("the other server is gone or changed: %+v", other)
+				}
+				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
+					t.Errorf("entry %+v", got)
+				}
+				if b, err := os.ReadFile(r.Backup); err != nil || string(b) != orig {
+					t.Errorf("backup %s: %v\n%s", r.Backup, err, b)
+				}
+
+				// The second run changes nothing.
+				st1, _ := os.Stat(f.Path)
+				r, _ = Install(f, "cad-autocad", bridge, false)
+				if again, _ := os.ReadFile(f.Path); r.Action != "unchanged" || !bytes.Equal(again, after) {
+					t.Fatalf("second run: %s\n%s", r.Action, again)
+				}
+				if st2, _ := os.Stat(f.Path); !st2.ModTime().Equal(st1.ModTime()) {
+					t.Errorf("an unchanged file was rewritten")
+				}
+
+				// An update: a new port, the rest as it was.
+				moved := bridge
+				moved.Env = map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "9000"}
+				r, err = Install(f, "cad-autocad", moved, false)
+				if err != nil || r.Action != "updated" {
+					t.Fatalf("update: %+v %v", r, err)
+				}
+				if got, _ := entryOf(t, f, "cad-autocad"); got.Env["CAD_MCP_PORT"] != "9000" {
+					t.Errorf("updated entry %+v", got)
+				}
+
+				// Uninstall gives back the user's file byte for byte.
+				r, err = Uninstall(f, "cad-autocad", false)
+				if err != nil || r.Action != "removed" {
+					t.Fatalf("uninstall: %+v %v", r, err)
+				}
+				if back, _ := os.ReadFile(f.Path); string(back) != orig {
+					t.Errorf("uninstall did not restore the file (-want +got):\n%s", cmp.Diff(orig, string(back)))
+				}
+				r, _ = Uninstall(f, "cad-autocad", false)
+				if r.Action != "absent" {
+					t.Errorf("second uninstall: %s", r.Action)
+				}
+
+				// A file that cannot be parsed is left exactly as it is.
+				broken := "{ \"mcpServers\": { oops\n"
+				if c.TOML {
+					broken = "[mcp_servers.x\ncommand = \"a\"\n"
+				}
+				os.WriteFile(f.Path, []byte(broken), 0o600)
+				os.Remove(f.Path + ".mcp-bridge-backup")
+				_, err = Install(f, "cad-autocad", bridge, false)
+				if !errors.Is(err, ErrUnparseable) || !strings.Contains(err.Error(), f.Path) {
+					t.Errorf("broken file: error %v", err)
+				}
+				if b, _ := os.ReadFile(f.Path); string(b) != broken {
+					t.Errorf("broken file changed:\n%s", b)
+				}
+				if _, err := os.Stat(f.Path + ".mcp-bridge-backup"); err == nil {
+					t.Errorf("a backup was written for a file left untouched")
+				}
+			})
+		}
+	}
+}
+
+func TestClaudeDesktopMSIXWins(t *testing.T) {
+	fx := newFixture(t, "windows")
+	// A stale classic file exists, and the Store build is installed.
+	classic := filepath.Join(fx.vars["APPDATA"], "Claude", "claude_desktop_config.json")
+	os.MkdirAll(filepath.Dir(classic), 0o755)
+	os.WriteFile(classic, []byte(`{"mcpServers":{}}`), 0o600)
+	pkg := filepath.Join(fx.vars["LOCALAPPDATA"], "Packages", "Claude_pzs8sxrjxfjjc")
+	os.MkdirAll(pkg, 0o755)
+	f, _ := fx.env.Target(Lookup("claude-desktop"), "user")
+	want := "profile/AppData/Local/Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude/claude_desktop_config.json"
+	if got := fx.rel(f.Path); got != want {
+		t.Fatalf("target %s, want %s", got, want)
+	}
+	if _, err := Install(f, "cad-autocad", bridge, false); err != nil {
+		t.Fatal(err)
+	}
+	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].File != f.Path || regs[0].Note == "" {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+func TestWindowsPrefersUserprofileOverHome(t *testing.T) {
+	fx := newFixture(t, "windows")
+	if got := fx.env.Home(); got != fx.vars["USERPROFILE"] {
+		t.Errorf("windows home %s", got)
+	}
+	fx.env.OS = "linux"
+	if got := fx.env.Home(); got != fx.vars["HOME"] {
+		t.Errorf("linux home %s", got)
+	}
+	delete(fx.vars, "HOME")
+	if got := fx.env.Home(); got != fx.vars["USERPROFILE"] {
+		t.Errorf("linux without HOME: %s", got)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	fx := newFixture(t, "linux")
+	cc := Lookup("claude-code")
+	for scope, want := range map[string]string{"project": "project/.mcp.json", "local": "home/.claude.json"} {
+		f, ok := fx.env.Target(cc, scope)
+		if !ok || fx.rel(f.Path) != want {
+			t.Errorf("claude-code %s: %s", scope, fx.rel(f.Path))
+		}
+	}
+	if _, ok := fx.env.Target(Lookup("claude-desktop"), "project"); ok {
+		t.Errorf("Claude Desktop has no project scope")
+	}
+	// Local scope lands under projects[dir] and keeps the rest of the file.
+	f, _ := fx.env.Target(cc, "local")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	os.WriteFile(f.Path, []byte(`{"numStartups": 3, "projects": {"/other": {"allowedTools": []}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", bridge, false); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	b, _ := os.ReadFile(f.Path)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	proj := doc["projects"].(map[string]any)
+	if _, ok := proj[fx.env.Dir].(map[string]any)["mcpServers"].(map[string]any)["cad-autocad"]; !ok || proj["/other"] == nil || doc["numStartups"] != 3.0 {
+		t.Errorf("local scope wrote:\n%s", b)
+	}
+}
+
+func TestRegistrationsEverywhere(t *testing.T) {
+	fx := newFixture(t, "linux")
+	put := func(rel, content string) {
+		p := filepath.Join(fx.root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o600)
+	}
+	// Claude Code's local scope (what `claude mcp add` writes by default).
+	put("home/.claude.json", `{"mcpServers": {}, "projects": {"/src/a": {"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}}}`)
+	// VS Code with comments, and a non-default profile, and Insiders.
+	put("xdg/Code/User/mcp.json", "{\n // comment\n \"servers\": {\"cad\": {\"command\": \"mcp-bridge\",},},\n}")
+	put("xdg/Code/User/profiles/1a2b/mcp.json", `{"servers": {"cad2": {"command": "C:\\b\\mcp-bridge.exe"}}}`)
+	put("xdg/Code - Insiders/User/mcp.json", `{"servers": {"cad3": {"command": "x", "env": {"CAD_MCP_PORT": "1"}}}}`)
+	// CodeBuddy: the deprecated file shadows the legacy one.
+	put("home/.codebuddy/mcp.json", `{"mcpServers": {"cad": {"command": "mcp-bridge"}}}`)
+	put("home/.codebuddy.json", `{"mcpServers": {"old": {"command": "mcp-bridge"}}}`)
+	// Codex and Zed.
+	put("home/.codex/config.toml", "[mcp_servers.cad]\ncommand = '/x/mcp-bridge'\n[mcp_servers.cad.env]\nCAD_MCP_PORT = \"1\"\n")
+	put("xdg/zed/settings.json", `{"context_servers": {"cad": {"command": "/x/mcp-bridge", "args": []}}}`)
+	put("home/.cursor/mcp.json", `{"mcpServers": `)
+
+	regs, probs := fx.env.Registrations()
+	var got []string
+	for _, r := range regs {
+		got = append(got, r.Client+" "+fx.rel(r.File)+" "+r.Where+" "+r.Name+" "+r.Note)
+	}
+	want := []string{
+		"Claude Code home/.claude.json projects → /src/a → mcpServers cad ",
+		"CodeBuddy home/.codebuddy/mcp.json mcpServers cad deprecated name: shadows the files after it",
+		"CodeBuddy home/.codebuddy.json mcpServers old legacy location; not read: CodeBuddy uses " + filepath.Join(fx.root, "home", ".codebuddy", "mcp.json"),
+		"VS Code xdg/Code/User/mcp.json servers cad ",
+		"VS Code xdg/Code/User/profiles/1a2b/mcp.json servers cad2 profile 1a2b",
+		"VS Code Insiders xdg/Code - Insiders/User/mcp.json servers cad3 ",
+		"Codex CLI home/.codex/config.toml mcp_servers cad ",
+		"Zed xdg/zed/settings.json context_servers cad ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("registrations (-want +got):\n%s", diff)
+	}
+	if len(probs) != 1 || probs[0].Client != "Cursor" {
+		t.Errorf("problems %+v", probs)
+	}
+}
+
+func TestInstalledDetection(t *testing.T) {
+	fx := newFixture(t, "darwin")
+	os.MkdirAll(filepath.Join(fx.vars["HOME"], ".cursor"), 0o755)
+	var found []string
+	for _, c := range Clients {
+		if fx.env.Installed(c) {
+			found = append(found, c.ID)
+		}
+	}
+	if diff := cmp.Diff([]string{"cursor"}, found); diff != "" {
+		t.Errorf("installed (-want +got):\n%s", diff)
+	}
+}
+
+func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
+	for _, src := range []string{
+		"mcp_servers.cad-autocad.command = \"x\"\n",
+		"[mcp_servers]\ncad-autocad = { command = \"x\" }\n",
+	} {
+		if _, err := tomlSet([]byte(src), "cad-autocad", bridge); err == nil {
+			t.Errorf("%q: rewritten without a word", src)
+		}
+	}
+	// Sub-tables go with their table; a multi-line array elsewhere is kept.
+	src := "[mcp_servers.cad-autocad]\ncommand = \"old\"\n\n[mcp_servers.cad-autocad.env]\nCAD_MCP_PORT = \"1\"\n\n[other]\nlist = [\n  \"a\",\n]\n"
+	out, err := tomlSet([]byte(src), "cad-autocad", bridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := tomlServers(out)
+	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad") != 1 {
+		t.Errorf("got:\n%s", out)
+	}
+}

@@ -1,0 +1,384 @@
+// Package clientconf knows where each MCP client keeps its server list and
+// in what format, and edits those files in place: one entry added, updated
+// or removed, every other byte (other servers, unknown fields, comments)
+// kept. --print-config, install, uninstall and doctor all use it.
+//
+// Where each client's file lives, and the sources, are in configs/README.md.
+package clientconf
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Server is what a client needs to start the bridge.
+type Server struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+}
+
+// Client is one MCP client's configuration convention.
+type Client struct {
+	ID      string // the --client value
+	Name    string // for people
+	Type    bool   // entries carry "type": "stdio"
+	TOML    bool   // Codex: [mcp_servers.NAME] in config.toml
+	Restart string // what to do after the file changed
+	// Scopes this client has besides "user".
+	Project bool
+	Local   bool // Claude Code's local scope (~/.claude.json projects[dir])
+}
+
+// Clients lists every client install knows, in the order `--client all`
+// goes through them.
+var Clients = []*Client{
+	{ID: "claude-desktop", Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
+	{ID: "claude-code", Name: "Claude Code", Type: true, Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
+	{ID: "codebuddy", Name: "CodeBuddy", Type: true, Project: true, Restart: "restart CodeBuddy"},
+	{ID: "cursor", Name: "Cursor", Type: true, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
+	{ID: "vscode", Name: "VS Code", Type: true, Project: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Name: "VS Code Insiders", Type: true, Project: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "windsurf", Name: "Windsurf", Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
+	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
+	{ID: "gemini", Name: "Gemini CLI", Project: true, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "codex", Name: "Codex CLI", TOML: true, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
+	{ID: "zed", Name: "Zed", Project: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+}
+
+// Lookup finds a client by its --client id.
+func Lookup(id string) *Client {
+	for _, c := range Clients {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// IDs lists the client ids.
+func IDs() []string {
+	var out []string
+	for _, c := range Clients {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// Env is the machine as the locator sees it: the OS layout to use (a
+// parameter, so that Windows and macOS layouts are tested anywhere), the
+// environment, and the project directory for project scope.
+type Env struct {
+	OS     string // "windows", "darwin" or anything else for Linux/BSD
+	Getenv func(string) string
+	Dir    string // the project (working) directory
+	// Read reads a client file for Registrations: found is false when
+	// there is none, problem says why an existing one was not read.
+	// Nil reads it whole.
+	Read func(path string) (data []byte, problem string, found bool)
+}
+
+// Home is the user's home directory: USERPROFILE on Windows (MSYS2 and Git
+// Bash set a HOME of their own that the GUI clients never see), HOME
+// elsewhere, each falling back to the other.
+func (e Env) Home() string {
+	first, second := "HOME", "USERPROFILE"
+	if e.OS == "windows" {
+		first, second = second, first
+	}
+	if h := e.Getenv(first); h != "" {
+		return h
+	}
+	return e.Getenv(second)
+}
+
+// appData is where GUI applications keep per-user settings: %APPDATA% on
+// Windows, ~/Library/Application Support on macOS, $XDG_CONFIG_HOME or
+// ~/.config elsewhere.
+func (e Env) appData() string {
+	switch e.OS {
+	case "windows":
+		return e.Getenv("APPDATA")
+	case "darwin":
+		return join(e.Home(), "Library", "Application Support")
+	}
+	return e.xdgConfig()
+}
+
+func (e Env) xdgConfig() string {
+	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return x
+	}
+	return join(e.Home(), ".config")
+}
+
+// join is filepath.Join that yields "" when a part is unknown, so that an
+// unset variable never turns into a relative path.
+func join(parts ...string) string {
+	for _, p := range parts {
+		if p == "" {
+			return ""
+		}
+	}
+	return filepath.Join(parts...)
+}
+
+// File is one place a client reads servers from.
+type File struct {
+	Client *Client
+	Path   string
+	Key    []string // the JSON path of the servers object (unused for TOML)
+	Scope  string   // "user", "project" or "local"
+	// marker makes the candidate the one to write even before the file
+	// exists: the client is installed in that layout.
+	marker string
+	// Note says what is special about this file, for doctor.
+	Note string
+}
+
+func exists(p string) bool {
+	if p == "" {
+		return false
+	}
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Present is true when the file exists or the layout it belongs to does.
+func (f File) Present() bool { return exists(f.Path) || exists(f.marker) }
+
+// Candidates lists, in the order the client prefers them, the files it may
+// read for the scope ("user", "project", or for Claude Code "local").
+func (e Env) Candidates(c *Client, scope string) []File {
+	home := e.Home()
+	f := func(path string, key ...string) File {
+		return File{Client: c, Path: path, Key: key, Scope: scope}
+	}
+	if scope == "project" {
+		if !c.Project {
+			return nil
+		}
+		switch c.ID {
+		case "claude-code", "codebuddy":
+			return []File{f(join(e.Dir, ".mcp.json"), "mcpServers")}
+		case "cursor":
+			return []File{f(join(e.Dir, ".cursor", "mcp.json"), "mcpServers")}
+		case "vscode", "vscode-insiders":
+			return []File{f(join(e.Dir, ".vscode", "mcp.json"), "servers")}
+		case "gemini":
+			return []File{f(join(e.Dir, ".gemini", "settings.json"), "mcpServers")}
+		case "codex":
+			return []File{f(join(e.Dir, ".codex", "config.toml"))}
+		case "zed":
+			return []File{f(join(e.Dir, ".zed", "settings.json"), "context_servers")}
+		}
+		return nil
+	}
+	if scope == "local" {
+		if !c.Local {
+			return nil
+		}
+		return []File{f(e.claudeJSON(), "projects", e.Dir, "mcpServers")}
+	}
+	switch c.ID {
+	case "claude-desktop":
+		var out []File
+		if e.OS == "windows" {
+			// The Microsoft Store (MSIX) build reads a virtualized copy of
+			// %APPDATA% inside its package; it wins when installed.
+			pkgs, _ := filepath.Glob(filepath.Join(e.Getenv("LOCALAPPDATA"), "Packages", "Claude_*"))
+			if e.Getenv("LOCALAPPDATA") == "" {
+				pkgs = nil
+			}
+			sort.Strings(pkgs)
+			for _, p := range pkgs {
+				file := f(filepath.Join(p, "LocalCache", "Roaming", "Claude", "claude_desktop_config.json"), "mcpServers")
+				file.marker, file.Note = p, "Microsoft Store (MSIX) build"
+				out = append(out, file)
+			}
+		}
+		return append(out, f(join(e.appData(), "Claude", "claude_desktop_config.json"), "mcpServers"))
+	case "claude-code":
+		return []File{f(e.claudeJSON(), "mcpServers")}
+	case "codebuddy":
+		// CodeBuddy reads the first of these that exists.
+		var out []File
+		if d := e.Getenv("CODEBUDDY_CONFIG_DIR"); d != "" {
+			file := f(filepath.Join(d, ".mcp.json"), "mcpServers")
+			file.marker = d
+			out = append(out, file)
+		}
+		dep := f(join(home, ".codebuddy", "mcp.json"), "mcpServers")
+		dep.Note = "deprecated name: shadows the files after it"
+		legacy := f(join(home, ".codebuddy.json"), "mcpServers")
+		legacy.Note = "legacy location"
+		return append(out, f(join(home, ".codebuddy", ".mcp.json"), "mcpServers"), dep, legacy)
+	case "cursor":
+		return []File{f(join(home, ".cursor", "mcp.json"), "mcpServers")}
+	case "vscode", "vscode-insiders":
+		return []File{f(join(e.vscodeUser(c), "mcp.json"), "servers")}
+	case "windsurf":
+		return []File{f(join(home, ".codeium", "windsurf", "mcp_config.json"), "mcpServers")}
+	case "cline":
+		// The VS Code extension keeps its file in the extension's global
+		// storage; Cline's CLI (and newer builds) share ~/.cline/data.
+		ext := join(e.vscodeUser(Lookup("vscode")), "globalStorage", "saoudrizwan.claude-dev")
+		vs := f(join(ext, "settings", "cline_mcp_settings.json"), "mcpServers")
+		vs.marker = ext
+		shared := f(join(home, ".cline", "data", "settings", "cline_mcp_settings.json"), "mcpServers")
+		shared.marker = join(home, ".cline")
+		return []File{vs, shared}
+	case "gemini":
+		return []File{f(join(home, ".gemini", "settings.json"), "mcpServers")}
+	case "codex":
+		dir := e.Getenv("CODEX_HOME")
+		if dir == "" {
+			dir = join(home, ".codex")
+		}
+		return []File{f(join(dir, "config.toml"))}
+	case "zed":
+		dir := join(e.xdgConfig(), "zed")
+		switch e.OS {
+		case "windows":
+			dir = join(e.Getenv("APPDATA"), "Zed")
+		case "darwin":
+			dir = join(home, ".config", "zed")
+		}
+		return []File{f(join(dir, "settings.json"), "context_servers")}
+	}
+	return nil
+}
+
+// claudeJSON is Claude Code's ~/.claude.json ($CLAUDE_CONFIG_DIR moves it).
+func (e Env) claudeJSON() string {
+	if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	return join(e.Home(), ".claude.json")
+}
+
+func (e Env) vscodeUser(c *Client) string {
+	name := "Code"
+	if c.ID == "vscode-insiders" {
+		name = "Code - Insiders"
+	}
+	return join(e.appData(), name, "User")
+}
+
+// Target is the file install writes for the scope: the first candidate
+// that is present (the file, or its client's layout), else the first.
+func (e Env) Target(c *Client, scope string) (File, bool) {
+	cands := e.Candidates(c, scope)
+	if len(cands) == 0 || cands[0].Path == "" {
+		return File{}, false
+	}
+	for _, f := range cands {
+		if f.Path != "" && f.Present() {
+			return f, true
+		}
+	}
+	return cands[0], true
+}
+
+// Installed reports whether the client seems to be on this machine: one
+// of its files exists, or the folder its user file would go in.
+func (e Env) Installed(c *Client) bool {
+	for _, f := range e.Candidates(c, "user") {
+		if f.Present() {
+			return true
+		}
+	}
+	if c.ID == "claude-code" {
+		return exists(join(e.Home(), ".claude"))
+	}
+	f, ok := e.Target(c, "user")
+	return ok && filepath.Dir(f.Path) != filepath.Clean(e.Home()) && exists(filepath.Dir(f.Path))
+}
+
+// AllFiles lists every file doctor reads: every candidate of every scope,
+// and the other VS Code profiles.
+func (e Env) AllFiles() []File {
+	var out []File
+	for _, c := range Clients {
+		for _, scope := range []string{"user", "project"} {
+			out = append(out, e.Candidates(c, scope)...)
+		}
+		if c.ID == "vscode" || c.ID == "vscode-insiders" {
+			user := e.vscodeUser(c)
+			if user != "" {
+				profiles, _ := filepath.Glob(filepath.Join(user, "profiles", "*", "mcp.json"))
+				sort.Strings(profiles)
+				for _, p := range profiles {
+					out = append(out, File{Client: c, Path: p, Key: []string{"servers"}, Scope: "user", Note: "profile " + filepath.Base(filepath.Dir(p))})
+				}
+			}
+		}
+	}
+	// A file two clients share (.mcp.json for Claude Code and CodeBuddy)
+	// is read once, under the first.
+	seen := map[string]bool{}
+	var uniq []File
+	for _, f := range out {
+		k := strings.Join(append([]string{f.Path}, f.Key...), "\x00")
+		if f.Path == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		uniq = append(uniq, f)
+	}
+	return uniq
+}
+
+// Executable is the path to register for this program: the path the user
+// ran it by, made absolute (argv[0] with a folder, else found on PATH),
+// not resolved through symlinks, so that a package manager's stable link
+// (Homebrew's bin/mcp-bridge → Cellar/mcp-bridge/1.2.3/…) survives
+// upgrades. Without argv[0], the running executable.
+func Executable(argv0 string, lookPath func(string) (string, error), executable func() (string, error)) (string, error) {
+	if argv0 != "" {
+		p := argv0
+		if !strings.ContainsAny(argv0, `/\`) {
+			if lp, err := lookPath(argv0); err == nil {
+				p = lp
+			} else {
+				p = ""
+			}
+		}
+		if p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+					return abs, nil
+				}
+			}
+		}
+	}
+	return executable()
+}
+
+// CheckName refuses server names clients reject or mangle: empty, longer
+// than 64, or with characters other than letters, digits, '-' and '_'
+// (tool names built from it, such as mcp__NAME__tool, allow no others).
+func CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("--name is empty")
+	}
+	if len(name) > 64 {
+		return fmt.Errorf("--name %q is %d characters: at most 64 (Cursor also rejects tools whose server and tool names together pass 60)", name, len(name))
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("--name %q: use only letters, digits, '-' and '_'", name)
+		}
+	}
+	return nil
+}
+
+// Unsubstituted is true for a value a client passed through without
+// filling it in, such as Claude Desktop's "${user_config.port}" for a
+// bundle setting that has no value: the bridge treats it as unset.
+func Unsubstituted(v string) bool {
+	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")
+}
