@@ -90,10 +90,7 @@ func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
 
 // knownConfigs lists where the clients keep their MCP server lists.
 func knownConfigs(getenv func(string) string, dir string) [][2]string {
-	home := getenv("HOME")
-	if home == "" {
-		home = getenv("USERPROFILE")
-	}
+	home := homeDir(getenv)
 	var out [][2]string
 	add := func(client string, parts ...string) {
 		for _, p := range parts {
@@ -125,6 +122,18 @@ func knownConfigs(getenv func(string) string, dir string) [][2]string {
 	add("Cursor (project)", dir, ".cursor", "mcp.json")
 	add("VS Code (workspace)", dir, ".vscode", "mcp.json")
 	return out
+}
+
+// homeDir is where the clients look for ~: %USERPROFILE% on Windows (as
+// Node.js and Go do there; a HOME that Git Bash or MSYS set is not it),
+// $HOME elsewhere.
+func homeDir(getenv func(string) string) string {
+	if runtime.GOOS == "windows" {
+		if h := getenv("USERPROFILE"); h != "" {
+			return h
+		}
+	}
+	return getenv("HOME")
 }
 
 // findConfigs reads each known file and reports the servers in it that run

@@ -252,7 +252,7 @@ func isLoopback(host string) bool {
 }
 
 // newLogger builds the zerolog logger: console text or JSON, on stderr or
-// appended to a file created 0600 (logs may hold tool arguments).
+// appended to a file only this user may read (openLogFile).
 func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, func(), error) {
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil || lvl == zerolog.NoLevel {
@@ -262,7 +262,7 @@ func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, fu
 	zerolog.DurationFieldUnit = time.Millisecond
 	w, closeFn := stderr, func() {}
 	if file != "" {
-		fh, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		fh, err := openLogFile(file)
 		if err != nil {
 			return zerolog.Nop(), nil, fmt.Errorf("--log-file: %w", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestToolsCallRequest(t *testing.T) {
 
 func TestDoctor(t *testing.T) {
 	port := startSim(t)
-	home := t.TempDir()
+	home := tempDir(t)
 	exe, _ := os.Executable()
 	write := func(rel, content string) {
 		p := filepath.Join(home, rel)
@@ -78,11 +79,26 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Where each system keeps the per-user settings of Claude Desktop and
+	// VS Code. On Windows the home is %USERPROFILE%: a HOME elsewhere (Git
+	// Bash sets one) holds a config that must not be read.
+	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	appConfig := ".config"
+	switch runtime.GOOS {
+	case "windows":
+		appConfig = `AppData\Roaming`
+		env["HOME"] = filepath.Join(home, "stray")
+		env["USERPROFILE"] = home
+		env["APPDATA"] = filepath.Join(home, appConfig)
+		write(`stray\.cursor\mcp.json`, `{"mcpServers":{"cad-stray":{"command":"C:\\stray\\mcp-bridge.exe"}}}`)
+	case "darwin":
+		appConfig = "Library/Application Support"
+	}
 	good, _ := json.Marshal(exe)
 	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
 	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad-autocad":{"type":"stdio","command":"C:\\gone\\mcp-bridge.exe"}}}`)
-	write(".config/Code/User/mcp.json", `{"servers": {`) // broken
-	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	write(filepath.Join(appConfig, "Code/User/mcp.json"), `{"servers": {`) // broken
+	write(filepath.Join(appConfig, "Claude/claude_desktop_config.json"), `{"mcpServers":{"cad-autocad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}}}}`)
 
 	out, errs, code := runCLI(t, env, "", "doctor")
 	for _, want := range []string{
@@ -92,7 +108,8 @@ func TestDoctor(t *testing.T) {
 		`warn  tool fault_untyped_schema: the root lacks "type": "object"`,
 		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor/mcp.json"),
 		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
-		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
+		"FAIL  VS Code config " + filepath.Join(home, appConfig, "Code/User/mcp.json") + ": not valid JSON",
+		`ok    Claude Desktop registers "cad-autocad" in ` + filepath.Join(home, appConfig, "Claude/claude_desktop_config.json"),
 		"3 problems",
 	} {
 		if !strings.Contains(out, want) {
@@ -101,6 +118,9 @@ func TestDoctor(t *testing.T) {
 	}
 	if strings.Contains(out, `"other"`) {
 		t.Errorf("reported a server that is not mcp-bridge:\n%s", out)
+	}
+	if strings.Contains(out, "stray") {
+		t.Errorf("read a config under HOME instead of USERPROFILE:\n%s", out)
 	}
 	if code != 1 || !strings.Contains(errs, "doctor found 3 problems") {
 		t.Errorf("exit %d, stderr %q", code, errs)
