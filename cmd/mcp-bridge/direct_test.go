@@ -79,20 +79,10 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Where each system keeps the per-user settings of Claude Desktop and
-	// VS Code. On Windows the home is %USERPROFILE%: a HOME elsewhere (Git
-	// Bash sets one) holds a config that must not be read.
-	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
-	appConfig := ".config"
-	switch runtime.GOOS {
-	case "windows":
-		appConfig = `AppData\Roaming`
-		env["HOME"] = filepath.Join(home, "stray")
-		env["USERPROFILE"] = home
-		env["APPDATA"] = filepath.Join(home, appConfig)
+	env, appConfig := userDirs(home)
+	env["CAD_MCP_PORT"] = port
+	if runtime.GOOS == "windows" {
 		write(`stray\.cursor\mcp.json`, `{"mcpServers":{"cad-stray":{"command":"C:\\stray\\mcp-bridge.exe"}}}`)
-	case "darwin":
-		appConfig = "Library/Application Support"
 	}
 	good, _ := json.Marshal(exe)
 	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
