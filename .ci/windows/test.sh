@@ -9,7 +9,9 @@
 #      base running on the Linux side, over loopback.
 # Installs Wine and the MinGW cross-compiler with apt-get when missing (as
 # root; CI is), and keeps its Wine prefix and builds in bin/wine.
+# Usage: .ci/windows/test.sh [unit|e2e]  (both by default)
 set -euo pipefail
+parts=${1:-unit e2e}
 cd "$(dirname "$0")/../.."
 root=$PWD
 GO=${GO:-go}
@@ -66,6 +68,7 @@ wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.ex
 
 # 1. Unit tests. Under Wine there is no go command: verify's tests take
 # the .exe files just built (MCP_BRIDGE_TEST_BINDIR, a Windows path; Z: is /).
+if [[ " $parts " == *" unit "* ]]; then
 log "1/2 unit tests under Wine (full log: bin/wine/unit.log)"
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 status=0
@@ -83,6 +86,9 @@ all_run=$(grep -cE '^\s*--- (PASS|FAIL|SKIP)' "$out/unit.log" || true)
 all_skip=$(grep -cE '^\s*--- SKIP' "$out/unit.log" || true)
 log "unit tests under Wine passed: $((top_run - top_skip)) tests ran, $top_skip skipped ($((all_run - all_skip)) ran and $all_skip skipped counting subtests) ($(since))"
 grep -A1 -E '^\s*--- SKIP' "$out/unit.log" | grep -v -e '^--$' | sed 's/^/  /' || true
+
+fi
+[[ " $parts " == *" e2e "* ]] || exit 0
 
 # 2. The installed .exe, as a user on Windows has it.
 log "2/2 mcp-bridge.exe in C:\\Program Files\\mcp-bridge"
