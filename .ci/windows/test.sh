@@ -44,7 +44,10 @@ fi
 # second then), and Wine's own services started now, detached from the
 # test output: started by the first test binary they would hold its pipes
 # open and go test would wait for them.
-wineserver -p >/dev/null 2>&1 || true # (one may be running already)
+# (The wineserver that wineboot or an earlier run left is stopped first:
+# it would exit on its own when idle, and the next one start with the tests.)
+wineserver -k >/dev/null 2>&1 || true
+wineserver -p >/dev/null 2>&1
 trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 wine cmd /c exit >/dev/null 2>&1 </dev/null
 

@@ -15,11 +15,12 @@ import (
 )
 
 // TestMain lets a test start this test binary as the program itself: with
-// MCP_BRIDGE_TEST_MAIN=1 it runs main (TestInstalledUnderProgramFiles
-// installs a copy of it).
+// MCP_BRIDGE_TEST_AS_MAIN=1 in its env it is mcp-bridge
+// (TestInstalledUnderProgramFiles installs a copy of it).
 func TestMain(m *testing.M) {
-	if os.Getenv("MCP_BRIDGE_TEST_MAIN") == "1" {
+	if os.Getenv("MCP_BRIDGE_TEST_AS_MAIN") == "1" {
 		main()
+		return
 	}
 	os.Exit(m.Run())
 }
@@ -61,7 +62,7 @@ func TestInstalledUnderProgramFiles(t *testing.T) {
 		exe = p
 	}
 	vars, appConfig := userDirs(home)
-	vars["MCP_BRIDGE_TEST_MAIN"] = "1"
+	vars["MCP_BRIDGE_TEST_AS_MAIN"] = "1"
 	environ := os.Environ()
 	for k, v := range vars {
 		environ = append(environ, k+"="+v)
