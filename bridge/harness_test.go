@@ -4,19 +4,24 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/rs/zerolog"
 )
 
 // harness runs Run in-process on pipes, as a client would see it.
@@ -24,6 +29,7 @@ type harness struct {
 	t      *testing.T
 	sim    *simbase.Server
 	stdin  *io.PipeWriter
+	stdout *killableWriter
 	lines  chan string
 	done   chan error
 	cancel context.CancelFunc
@@ -58,9 +64,9 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 		tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{t: t, sim: sim, stdin: inW, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
+	h := &harness{t: t, sim: sim, stdin: inW, stdout: &killableWriter{w: outW}, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
 	go func() {
-		err := Run(ctx, cfg, inR, outW)
+		err := Run(ctx, cfg, inR, h.stdout)
 		outW.Close()
 		h.done <- err
 	}()
@@ -90,9 +96,31 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 	return h
 }
 
+// killableWriter is the client's end of stdout: once killed (the client
+// closed its read end), every write fails as a closed pipe does.
+type killableWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	dead bool
+}
+
+func (k *killableWriter) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return 0, errors.New("write |1: broken pipe")
+	}
+	return k.w.Write(p)
+}
+
+func (k *killableWriter) kill() { k.mu.Lock(); k.dead = true; k.mu.Unlock() }
+
 // isMessageLine reports whether line is one JSON-RPC message or a batch of
-// them, the only thing stdout may carry.
+// them, in UTF-8: the only thing stdout may carry.
 func isMessageLine(line string) bool {
+	if !utf8.ValidString(line) {
+		return false
+	}
 	ds, _ := rpc.DecodeLine([]byte(line))
 	for _, d := range ds {
 		if d.Err != nil {
@@ -143,8 +171,9 @@ func (h *harness) expect(want ...string) {
 	}
 }
 
-// quiet checks that nothing arrives for a while (for "no reply" checks a
-// following ping is better; this is for the end of a session).
+// closeAndWait closes stdin and returns every line the bridge writes until
+// Run returns, which it must do, with nil, within the wait limit. (To check
+// that no answer comes mid-session, send a ping and expect its answer next.)
 func (h *harness) closeAndWait() []string {
 	h.t.Helper()
 	h.stdin.Close()
@@ -208,4 +237,52 @@ func field(t *testing.T, line, path string) any {
 		v = m[k]
 	}
 	return v
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkNoLeaks waits for the goroutine count to come back to before.
+func checkNoLeaks(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// tempDir is t.TempDir, emptied with plain deletes before testing removes
+// it. Under Wine 8 (make test-windows) Go's os.RemoveAll fails on anything
+// but an empty directory ("Invalid function": Wine lacks the
+// NtSetInformationFile class 64 Go deletes with, and Go falls back only on
+// other statuses); os.Remove works there.
+func tempDir(t *testing.T) string {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return dir
 }

@@ -65,7 +65,7 @@ fi
 
 log "building mcp-bridge.exe and naivebridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/mcp-bridge.exe" ./cmd/mcp-bridge
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/naivebridge.exe" ./verify/testdata/naivebridge
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/naivebridge.exe" ./verify/checks/testdata/naivebridge
 CGO_ENABLED=0 $GO build -o "$out/mcp-bridge-linux" ./cmd/mcp-bridge
 wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.exe does not start under Wine"; exit 1; }
 

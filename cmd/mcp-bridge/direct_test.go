@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -129,5 +132,58 @@ func TestDoctor(t *testing.T) {
 	}
 	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 3 || code != 1 {
 		t.Errorf("closed port: %+v exit %d", rep, code)
+	}
+}
+
+// fakeBase answers every frame with answer, as a base would: one answer per
+// connection, then close. It returns the port.
+func fakeBase(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
+					io.WriteString(c, answer)
+				}
+			}()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// TestToolsCutsDescriptionsAtACharacter: a long description is cut at a
+// character boundary, so the table stays valid UTF-8.
+func TestToolsCutsDescriptionsAtACharacter(t *testing.T) {
+	desc := "x" + strings.Repeat("画", 80) // its 69th byte is inside a character
+	port := fakeBase(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"draw","description":"`+desc+`","inputSchema":{"type":"object"}}]}}`)
+	out, errs, code := runCLI(t, map[string]string{"CAD_MCP_PORT": port}, "", "tools")
+	if code != 0 || !utf8.ValidString(out) || !strings.Contains(out, "x"+strings.Repeat("画", 68)+"…\n") {
+		t.Errorf("exit %d, valid UTF-8 %v:\n%s%s", code, utf8.ValidString(out), out, errs)
+	}
+}
+
+// TestBrokenToolList: a base that answers tools/list without a tool list
+// is broken, not a base with no tools.
+func TestBrokenToolList(t *testing.T) {
+	for _, result := range []string{`null`, `{}`, `{"tools":null}`, `{"tools":{}}`, `[]`} {
+		port := fakeBase(t, `{"jsonrpc":"2.0","id":1,"result":`+result+`}`)
+		env := map[string]string{"CAD_MCP_PORT": port, "HOME": tempDir(t)}
+		for _, cmd := range []string{"tools", "doctor"} {
+			out, errs, code := runCLI(t, env, "", cmd)
+			if code != 1 || !strings.Contains(out+errs, "without a tool list") || strings.Contains(out, "no problems") {
+				t.Errorf("%s, result %s: exit %d\n%s%s", cmd, result, code, out, errs)
+			}
+		}
 	}
 }

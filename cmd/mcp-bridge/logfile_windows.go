@@ -16,11 +16,11 @@ var (
 )
 
 // openLogFile opens the log file for appending and gives this user alone
-// access to it: logs name methods, ids and the base. On Windows the mode
-// bits mean nothing (0600 only clears the read-only flag) and a new file
-// inherits its folder's access list, so the file gets a protected access
-// list with one entry, full control for the user running the bridge
-// (SDDL "D:P(A;;FA;;;<user SID>)").
+// access to it: logs hold ids, methods, tool names and error messages. On
+// Windows the mode bits mean nothing (0600 only clears the read-only flag)
+// and a new file inherits its folder's access list, so the file gets a
+// protected access list with one entry, full control for the user running
+// the bridge (SDDL "D:P(A;;FA;;;<user SID>)").
 func openLogFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {

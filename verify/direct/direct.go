@@ -1,4 +1,7 @@
-package verify
+// Package direct is the commands that talk to the CAD base without a bridge
+// (`mcp-bridge tools`, `call`, `request`): what a person reaches for to see
+// what the CAD program offers and does.
+package direct
 
 import (
 	"context"
@@ -9,13 +12,11 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
-
-// The commands below talk to the base directly, without a bridge: what a
-// person reaches for to see what the CAD program offers and does.
 
 // errFailed makes a command exit non-zero after it has printed why.
 var errFailed = errors.New("failed")
@@ -31,8 +32,9 @@ func BaseRequest(ctx context.Context, c *tcpbase.Client, frame []byte) ([]byte, 
 	return c.Call(ctx, rpc.Compact(frame))
 }
 
-// toolList asks the base for its tools and returns the result object.
-func toolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
+// ToolList asks the base for its tools and returns the result object, which
+// holds a "tools" array: any other answer means a broken base.
+func ToolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
 	ans, err := c.Call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	if err != nil {
 		return nil, err
@@ -44,6 +46,8 @@ func toolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
 		return nil, fmt.Errorf("the base answered tools/list with something that is not a response: %.100s", ans)
 	case r.Error != nil:
 		return nil, fmt.Errorf("the base answered tools/list with error %d: %s", r.Error.Code, r.Error.Message)
+	case rpc.Kind(r.Result) != rpc.KindObject || rpc.Kind(rpc.Field(r.Result, "tools")) != rpc.KindArray:
+		return nil, fmt.Errorf("the base answered tools/list without a tool list (result %.100s): it is broken", r.Result)
 	}
 	return r.Result, nil
 }
@@ -60,7 +64,7 @@ type toolInfo struct {
 // PrintTools lists the base's tools as a table, or its tools/list result
 // as JSON.
 func PrintTools(ctx context.Context, w io.Writer, c *tcpbase.Client, asJSON bool) error {
-	res, err := toolList(ctx, c)
+	res, err := ToolList(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -104,7 +108,7 @@ func CallTool(ctx context.Context, w, errw io.Writer, c *tcpbase.Client, name st
 	if len(args) == 0 {
 		args = []byte(`{}`)
 	}
-	if !rpc.Valid(args) || rpc.Kind(args) != '{' {
+	if !rpc.Valid(args) || rpc.Kind(args) != rpc.KindObject {
 		return errors.New("--args must be a JSON object")
 	}
 	nameJSON, _ := json.Marshal(name)
@@ -147,12 +151,15 @@ func CallTool(ctx context.Context, w, errw io.Writer, c *tcpbase.Client, name st
 	return nil
 }
 
+// firstSentence is a description's first sentence, cut to 70 characters
+// (never inside one: the table stays valid UTF-8).
 func firstSentence(s string) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	if len(s) > 70 {
-		s = s[:69] + "…"
+	if utf8.RuneCountInString(s) > 70 {
+		r := []rune(s)
+		s = string(r[:69]) + "…"
 	}
 	return s
 }

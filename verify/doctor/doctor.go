@@ -1,8 +1,11 @@
-package verify
+// Package doctor is `mcp-bridge doctor`: it checks this installation, the
+// binary, the CAD base and the client configurations that register the bridge.
+package doctor
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,32 +15,34 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
 
-// DoctorOptions configure Doctor.
-type DoctorOptions struct {
+// Options configure Check.
+type Options struct {
 	Version    string
 	Executable string
 	Base       *tcpbase.Client
+	Timeout    time.Duration       // for the base's answer, and for reading each client configuration (default 30 s)
 	ServerName string              // the name clients know the bridge by, for the name-length rule
 	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
 	Dir        string              // the working directory, for project-level configs
 }
 
-// DoctorReport is what Doctor found.
-type DoctorReport struct {
-	Version    string              `json:"version"`
-	Executable string              `json:"executable"`
-	Base       string              `json:"base"`
-	Reachable  bool                `json:"reachable"`
-	LatencyMs  float64             `json:"latency_ms,omitempty"`
-	BaseError  string              `json:"base_error,omitempty"`
-	Tools      []string            `json:"tools"`
-	Findings   []lifecycle.Finding `json:"findings"`
-	Configs    []ConfigEntry       `json:"configs"`
-	Problems   int                 `json:"problems"`
+// Report is what Check found.
+type Report struct {
+	Version    string               `json:"version"`
+	Executable string               `json:"executable"`
+	Base       string               `json:"base"`
+	Reachable  bool                 `json:"reachable"`
+	LatencyMs  float64              `json:"latency_ms,omitempty"`
+	BaseError  string               `json:"base_error,omitempty"`
+	Tools      []string             `json:"tools"`
+	Findings   []toolschema.Finding `json:"findings"`
+	Configs    []ConfigEntry        `json:"configs"`
+	Problems   int                  `json:"problems"`
 }
 
 // ConfigEntry is one client configuration on this machine that registers
@@ -51,14 +56,21 @@ type ConfigEntry struct {
 	Problem       string `json:"problem,omitempty"`
 }
 
-// Doctor checks this installation: the binary, the base (reachable, how
+// Check checks this installation: the binary, the base (reachable, how
 // fast, its tools and how portable their schemas are) and the client
 // configurations on this machine that register mcp-bridge.
-func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
-	rep := &DoctorReport{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []lifecycle.Finding{}, Configs: []ConfigEntry{}}
+func Check(ctx context.Context, o Options) *Report {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
 	start := time.Now()
-	res, err := toolList(ctx, o.Base)
+	baseCtx, cancel := context.WithTimeout(ctx, o.Timeout)
+	res, err := direct.ToolList(baseCtx, o.Base)
+	cancel()
 	if err != nil {
+		// Reachable but failing: it answered wrongly, or too late.
+		rep.Reachable = !errors.Is(err, tcpbase.ErrUnreachable)
 		rep.BaseError = err.Error()
 		rep.Problems++
 	} else {
@@ -69,17 +81,17 @@ func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
 		for _, t := range list.Tools {
 			rep.Tools = append(rep.Tools, t.Name)
 		}
-		if rep.Findings, err = lifecycle.LintTools(res, o.ServerName); err != nil {
+		if rep.Findings, err = toolschema.LintTools(res, o.ServerName); err != nil {
 			rep.BaseError = err.Error()
 			rep.Problems++
 		}
 		for _, f := range rep.Findings {
-			if f.Severity == lifecycle.SeverityError {
+			if f.Severity == toolschema.SeverityError {
 				rep.Problems++
 			}
 		}
 	}
-	rep.Configs = findConfigs(o)
+	rep.Configs = findConfigs(ctx, o)
 	for _, c := range rep.Configs {
 		if c.Problem != "" {
 			rep.Problems++
@@ -138,11 +150,15 @@ func homeDir(getenv func(string) string) string {
 
 // findConfigs reads each known file and reports the servers in it that run
 // mcp-bridge (by command name, or by CAD_MCP_* settings).
-func findConfigs(o DoctorOptions) []ConfigEntry {
+func findConfigs(ctx context.Context, o Options) []ConfigEntry {
 	var out []ConfigEntry
 	for _, kc := range knownConfigs(o.Getenv, o.Dir) {
-		b, err := os.ReadFile(kc[1])
-		if err != nil {
+		b, problem, found := readConfig(ctx, kc[1], o.Timeout)
+		if !found {
+			continue
+		}
+		if problem != "" {
+			out = append(out, ConfigEntry{Client: kc[0], File: kc[1], Problem: problem})
 			continue
 		}
 		var doc struct {
@@ -172,6 +188,54 @@ func findConfigs(o DoctorOptions) []ConfigEntry {
 	return out
 }
 
+// maxConfig bounds a client configuration (Claude Code's holds the history
+// of every project, a few MiB at most).
+const maxConfig = 64 << 20
+
+// readConfig reads a client configuration if it is a regular file of at
+// most maxConfig bytes, within timeout: a FIFO or a device there would
+// block doctor or feed it forever. found is false when there is no file.
+func readConfig(ctx context.Context, path string, timeout time.Duration) (b []byte, problem string, found bool) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, "", false
+	case !st.Mode().IsRegular():
+		return nil, "not a regular file (" + st.Mode().Type().String() + "): not read", true
+	case st.Size() > maxConfig:
+		return nil, fmt.Sprintf("larger than %d MiB: not read", maxConfig>>20), true
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() { // left behind if the read never ends; doctor exits soon after
+		f, err := os.Open(path)
+		if err != nil {
+			done <- read{nil, err}
+			return
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+		done <- read{b, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case r := <-done:
+		switch {
+		case r.err != nil:
+			return nil, "cannot be read: " + r.err.Error(), true
+		case len(r.b) > maxConfig:
+			return nil, fmt.Sprintf("larger than %d MiB: not read", maxConfig>>20), true
+		}
+		return r.b, "", true
+	case <-ctx.Done():
+		return nil, fmt.Sprintf("not read within %s", timeout), true
+	}
+}
+
 type serverEntry struct {
 	Command string            `json:"command"`
 	Env     map[string]string `json:"env"`
@@ -199,22 +263,25 @@ func commandExists(cmd string) bool {
 	return err == nil
 }
 
-// PrintDoctor writes the report for people.
-func PrintDoctor(w io.Writer, r *DoctorReport) {
+// Print writes the report for people.
+func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
-	if r.Reachable {
-		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
-		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
-	} else {
+	switch {
+	case !r.Reachable:
 		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
 		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+	case r.BaseError != "":
+		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
+	default:
+		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
+		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
 	}
-	if r.Reachable && len(r.Findings) == 0 {
+	if r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
 	}
 	for _, f := range r.Findings {
 		tag := "warn "
-		if f.Severity == lifecycle.SeverityError {
+		if f.Severity == toolschema.SeverityError {
 			tag = "FAIL "
 		}
 		fmt.Fprintf(w, "%s tool %s: %s (%s)\n", tag, f.Tool, f.Problem, f.Path)

@@ -1,0 +1,224 @@
+package bridge
+
+import (
+	"errors"
+	"io"
+	"runtime/debug"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// read is the stdio front end's reader goroutine: it reads stdin line by
+// line and dispatches each line for the stdio client, until stdin ends or
+// the bridge stops.
+func (b *bridge) read(stdin io.Reader) {
+	c := b.client
+	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
+	for !b.dropping.Load() {
+		line, err := lr.Next()
+		var oe *rpc.OversizeError
+		switch {
+		case errors.As(err, &oe):
+			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
+			c.newReply(rpc.ID{}, "", nil).fail(rpc.Errorf(rpc.CodeInvalidRequest,
+				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
+		case err == io.EOF:
+			return
+		case err != nil:
+			if !b.queue.isClosed() { // else Run closed stdin itself
+				b.log.Error().Err(err).Msg("reading stdin failed")
+			}
+			return
+		default:
+			b.dispatchLine(c, line)
+		}
+	}
+}
+
+// dispatchLine decodes one line from client c and dispatches each message
+// in it; the answers to a batch go back as one array.
+//
+// Dispatch is the reader's side of the contract between the two
+// goroutines. Like a go-sdk jsonrpc2 Preempter, it must not block: for each
+// message it either answers at once (the protocol the bridge speaks itself,
+// errors, a full or closed queue) or hands a job to the worker without
+// waiting, so that ping and cancellation stay responsive while CAD works.
+// Any front end may call it, for any client.
+func (b *bridge) dispatchLine(c *client, line []byte) {
+	msgs, isBatch := rpc.DecodeLine(line)
+	var bt *batch
+	if isBatch {
+		bt = newBatch(c.out, c.max)
+		defer bt.release() // the reader's own hold
+	}
+	for _, d := range msgs {
+		b.dispatch(c, d, bt)
+	}
+}
+
+// testHookHandle, when set by a test, runs first in dispatch: a way to make
+// the reader panic on purpose.
+var testHookHandle func(rpc.Decoded)
+
+// dispatch handles one message from client c.
+func (b *bridge) dispatch(c *client, d rpc.Decoded, bt *batch) {
+	var r *reply // the answer this message is owed, if any
+	switch m := d.Msg.(type) {
+	case *rpc.Request:
+		r = c.newReply(m.ID, m.Method, bt)
+	case nil:
+		r = c.newReply(d.ID, "", bt)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
+			if r != nil {
+				r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", r.method))
+			}
+		}
+	}()
+	if testHookHandle != nil {
+		testHookHandle(d)
+	}
+	if d.Err != nil {
+		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
+		r.fail(d.Err)
+		return
+	}
+	switch m := d.Msg.(type) {
+	case *rpc.Notification:
+		b.notification(c, m)
+	case *rpc.Response:
+		b.clientResponse(c, m)
+	case *rpc.Request:
+		b.request(c, m, r)
+	}
+}
+
+// clientResponse is where every response from a client arrives. The
+// bridge sends clients no requests yet, so none is due.
+func (b *bridge) clientResponse(_ *client, m *rpc.Response) {
+	b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+}
+
+func (b *bridge) notification(c *client, n *rpc.Notification) {
+	switch n.Method {
+	case "notifications/cancelled":
+		if id, ok := rpc.ParseID(rpc.Field(n.Params, "requestId")); ok {
+			c.cancel(id)
+		}
+	case "notifications/initialized":
+		b.log.Debug().Msg("client initialized")
+	default:
+		b.log.Debug().Str("method", n.Method).Msg("notification ignored")
+	}
+}
+
+// request answers a request at once, or queues it for the base.
+func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
+	if c.inUse(req.ID) {
+		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
+		r.fail(errIDInUse(req.ID))
+		return
+	}
+	era, version := lifecycle.EraOf(req.Params)
+	srv := b.cfg.Server
+	if era == lifecycle.Modern && req.Method != "server/discover" {
+		if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
+			r.fail(werr)
+			return
+		}
+	}
+	notFound := func() {
+		r.fail(rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method))
+	}
+	switch req.Method {
+	case "initialize":
+		if era == lifecycle.Modern {
+			notFound()
+			return
+		}
+		res, werr := srv.Initialize(req.Params)
+		if werr != nil {
+			r.fail(werr)
+			return
+		}
+		c.initialized.Store(true)
+		r.result(res)
+	case "ping":
+		if era == lifecycle.Modern {
+			notFound()
+			return
+		}
+		r.result([]byte(`{}`))
+	case "server/discover":
+		if era != lifecycle.Modern {
+			notFound()
+			return
+		}
+		r.result(srv.Discover())
+	case "subscriptions/listen":
+		if era != lifecycle.Modern {
+			notFound()
+			return
+		}
+		b.listen(c, req, r)
+	case "tools/list", "tools/call":
+		if werr := checkToolParams(req); werr != nil {
+			r.fail(werr)
+			return
+		}
+		b.enqueue(&job{req: req, era: era, frame: baseFrame(req), reply: r})
+	default:
+		notFound()
+	}
+}
+
+// checkToolParams rejects what the base should never see.
+func checkToolParams(r *rpc.Request) *rpc.WireError {
+	p := r.Params
+	if p != nil && rpc.Kind(p) != rpc.KindObject {
+		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params must be an object", r.Method)
+	}
+	if r.Method != "tools/call" {
+		return nil
+	}
+	if rpc.Kind(rpc.Field(p, "name")) != rpc.KindString {
+		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
+	}
+	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != rpc.KindObject && rpc.Kind(a) != rpc.KindNull {
+		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" must be an object`)
+	}
+	return nil
+}
+
+// baseFrame is the request as the base gets it: the client's id, method
+// and params, without params._meta, which is for the bridge.
+func baseFrame(r *rpc.Request) []byte {
+	var params []byte
+	if r.Params != nil {
+		params = rpc.WithoutMember(r.Params, "_meta")
+	}
+	return rpc.AppendRequest(make([]byte, 0, 64+len(params)), r.ID, r.Method, params)
+}
+
+// enqueue hands a job to the worker, or answers at once when the queue is
+// full or closed, so that memory stays bounded and ping stays responsive.
+// The job is tracked first, so that the client can cancel it.
+func (b *bridge) enqueue(j *job) {
+	r := j.reply
+	if !r.client.track(r) {
+		r.fail(errIDInUse(r.id))
+		return
+	}
+	switch err := b.queue.push(j); err {
+	case nil:
+	case errQueueClosed:
+		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+	default:
+		b.log.Warn().Int("queue", b.cfg.Queue).Msg("request refused: too many requests queued")
+		r.fail(rpc.Errorf(rpc.CodeInternalError,
+			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
+	}
+}

@@ -1,0 +1,176 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+)
+
+// work is the worker goroutine, the other side of the contract with
+// dispatch. Like a go-sdk jsonrpc2 Handler, it is invoked sequentially: it
+// forwards queued jobs to the base one at a time, in arrival order, and may
+// block for as long as the base takes (bounded by the call timeouts), until
+// the queue is closed and drained.
+func (b *bridge) work(hardCtx context.Context) {
+	for {
+		j, ok := b.queue.pop()
+		if !ok {
+			return
+		}
+		b.runJob(hardCtx, j)
+	}
+}
+
+// testHookAnswered, when set by a test, runs in the worker once a job has
+// been answered: a way to make it panic after the answer.
+var testHookAnswered func(method string)
+
+// runJob forwards one job and ends its reply, exactly once whatever
+// happens: cancelled while queued (no answer), dropped at shutdown, the
+// base's answer or failure, or a panic.
+func (b *bridge) runJob(hardCtx context.Context, j *job) {
+	r := j.reply
+	if b.dropping.Load() {
+		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+		return
+	}
+	timeout := b.cfg.CallTimeout
+	if r.method == "tools/list" {
+		timeout = b.cfg.ListTimeout
+	}
+	ctx, cancel := context.WithTimeout(hardCtx, timeout)
+	defer cancel()
+	if !r.client.start(r, cancel) {
+		return // cancelled while queued; its reply has ended
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
+			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while forwarding %s (see its log)", r.method))
+		}
+	}()
+
+	start := time.Now()
+	stopBeat := b.heartbeat(r.client, progressToken(j.req.Params), start)
+	defer stopBeat() // also on a panic, before the recover above answers
+	ans, err := b.callBase(ctx, j)
+	stopBeat()
+	back := b.baseResult(err)
+	o := b.outcome(j, ans, err, hardCtx)
+	ev := b.log.Debug()
+	if o.err != nil {
+		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
+	}
+	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took", time.Since(start)).Msg("forwarded")
+	r.end(o.answer)
+	if testHookAnswered != nil {
+		testHookAnswered(r.method)
+	}
+	b.sendListChanged(o.listChanged || back)
+}
+
+// callBase sends the job's frame, re-dialling (only) while no connection
+// could be made: a request that may have reached the base is never sent
+// twice, since tool calls draw, delete and save.
+func (b *bridge) callBase(ctx context.Context, j *job) ([]byte, error) {
+	wait := b.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		ans, err := b.cfg.Base.Call(ctx, j.frame)
+		if err == nil || !errors.Is(err, tcpbase.ErrUnreachable) || attempt >= b.cfg.Retries {
+			return ans, err
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return ans, err
+		}
+		select {
+		case <-ctx.Done():
+			return ans, err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// outcome is what the client gets for a job.
+type outcome struct {
+	answer rpc.Encoded
+	err    *rpc.WireError // the bridge's own error in answer, for the log
+	// listChanged: this tools/list differs from the last one; clients that
+	// asked are told after the answer.
+	listChanged bool
+}
+
+// outcome turns what the base did into the client's answer.
+func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context) outcome {
+	id, method := j.reply.id, j.reply.method
+	failed := func(werr *rpc.WireError) outcome { return outcome{answer: rpc.EncodeError(id, werr), err: werr} }
+	if err != nil {
+		if context.Cause(hardCtx) == errShutdown {
+			return failed(rpc.Errorf(rpc.CodeInternalError,
+				"mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD", method).
+				WithData(map[string]string{"address": b.cfg.BaseAddr, "kind": "shutdown", "method": method}))
+		}
+		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
+			if cached := b.tools.fallback(b.log); cached != nil {
+				b.log.Warn().Str("base", b.cfg.BaseAddr).Msg("CAD base is down: answering tools/list with the last known tool list; calls fail until it is back")
+				return outcome{answer: rpc.EncodeResult(id, b.prepareList(j, cached))}
+			}
+		}
+		return failed(baseFailure(err, b.cfg.BaseAddr, method, &b.cfg))
+	}
+	d := rpc.DecodeValidMessage(ans) // tcpbase validated it
+	resp, ok := d.Msg.(*rpc.Response)
+	if !ok {
+		why := "not a response"
+		if d.Err != nil {
+			why = d.Err.Message
+		}
+		return failed(malformedAnswer(b.cfg.BaseAddr, method, why))
+	}
+	if resp.Error != nil {
+		return outcome{answer: rpc.EncodeErrorRaw(id, resp.ErrorRaw)}
+	}
+	if method != "tools/list" {
+		result := resp.Result
+		if j.era == lifecycle.Modern {
+			result = b.cfg.Server.Decorate(method, result)
+		}
+		return outcome{answer: rpc.EncodeResult(id, result)}
+	}
+	changed := false
+	if rpc.Field(j.req.Params, "cursor") == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
+		var err error
+		if changed, err = b.tools.record(resp.Result); err != nil {
+			b.log.Warn().Err(err).Msg("could not write the tool list cache")
+		}
+		if changed {
+			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
+		}
+	}
+	return outcome{answer: rpc.EncodeResult(id, b.prepareList(j, resp.Result)), listChanged: changed}
+}
+
+// prepareList prepares a tools/list result for the client: schemas
+// repaired, and decorated for modern clients.
+func (b *bridge) prepareList(j *job, result []byte) []byte {
+	if !b.cfg.NoSchemaRepair {
+		var fixed []string
+		result, fixed = toolschema.RepairToolSchemas(result)
+		for _, name := range fixed {
+			if !b.warned[name] {
+				b.warned[name] = true
+				b.log.Warn().Str("tool", name).Msg(`tool inputSchema lacks "type": "object"; added it so that SDK clients do not drop the tool`)
+			}
+		}
+	}
+	if j.era == lifecycle.Modern {
+		result = b.cfg.Server.Decorate("tools/list", result)
+	}
+	return result
+}
