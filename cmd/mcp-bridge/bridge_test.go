@@ -67,11 +67,18 @@ func TestLogFileThatIsStdoutRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stdout.Close()
-	link := filepath.Join(tempDir(t), "link")
-	if err := os.Symlink(path, link); err != nil {
-		t.Fatal(err)
+	logFiles := []string{path}
+	// And a link to it (/dev/stdout is one), where links are ordinary: on
+	// Windows making one takes a privilege, and under Wine 8 (make
+	// test-windows) the bridge does not see through one.
+	if runtime.GOOS != "windows" {
+		link := filepath.Join(tempDir(t), "link")
+		if err := os.Symlink(path, link); err != nil {
+			t.Fatal(err)
+		}
+		logFiles = append(logFiles, link)
 	}
-	for _, logFile := range []string{path, link} {
+	for _, logFile := range logFiles {
 		var errb strings.Builder
 		e := &env{args: []string{"--log-file", logFile}, getenv: func(string) string { return "" }, stdin: strings.NewReader(""), stdout: stdout, stderr: &errb}
 		code := exitCode(run(context.Background(), e), &errb)
