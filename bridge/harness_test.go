@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify"
 	"github.com/rs/zerolog"
 )
 
@@ -225,18 +225,10 @@ func textResult(id, text string, isError bool) string {
 // answers whose text carries variable parts.
 func field(t *testing.T, line, path string) any {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
+	if !json.Valid([]byte(line)) {
 		t.Fatalf("not JSON: %s", line)
 	}
-	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
+	return verify.Get(line, path)
 }
 
 func waitFor(t *testing.T, cond func() bool) {
