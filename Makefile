@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint fuzz fuzz-long demo bench clean cross dist
+.PHONY: build test unit e2e lint fuzz fuzz-long demo bench clean cross dist test-windows cross-vet
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -56,6 +56,20 @@ cross:
 # part checked. See .ci/dist.sh. Not part of `make test` (a few minutes).
 dist:
 	GO=$(GO) .ci/dist.sh
+
+# test-windows: the windows/amd64 build under Wine: every package's unit
+# tests, then --print-config, doctor, the real clients and verify against
+# mcp-bridge.exe in C:\Program Files (see .ci/windows/test.sh; installs
+# Wine and MinGW with apt-get when missing). Then the other release
+# targets (windows/arm64, macOS) compiled and vetted.
+test-windows:
+	GO=$(GO) .ci/windows/test.sh
+	$(MAKE) cross-vet
+
+cross-vet: cross
+	@for p in windows/amd64 windows/arm64 darwin/amd64 darwin/arm64; do \
+	  echo "go vet ./... ($$p)"; GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; \
+	done
 
 clean:
 	rm -rf bin dist

@@ -56,7 +56,7 @@ func fillCache(t *testing.T, addr, dir string) string {
 func TestCachedToolsWhileDownThenListChanged(t *testing.T) {
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			addr := downBase(t)
 			first := fillCache(t, addr, dir)
 
@@ -110,7 +110,7 @@ func TestCachedToolsWhileDownThenListChanged(t *testing.T) {
 }
 
 func TestNoCacheBaseDown(t *testing.T) {
-	h := newHarness(t, nil, atAddr(downBase(t), t.TempDir()))
+	h := newHarness(t, nil, atAddr(downBase(t), tempDir(t)))
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if got := h.recv(); field(t, got, "error.code") != float64(-32603) || field(t, got, "error.data.kind") != "unreachable" {
 		t.Fatalf("got %s", got)
@@ -122,7 +122,7 @@ func TestNoCacheBaseDown(t *testing.T) {
 // lists keep changing, write the same cache file at once; a reader always
 // finds one whole list, never a mix or a torn file.
 func TestSharedCacheDir(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	lists := func(tag string) baseFunc {
 		n := 0
 		return func(_ context.Context, frame []byte) ([]byte, error) {

@@ -37,7 +37,7 @@ func TestUntrustworthyCache(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := tempDir(t)
 			if err := tt.make(filepath.Join(dir, newToolCache(dir, addr, 4096).path[len(dir)+1:])); err != nil {
 				t.Fatal(err)
 			}

@@ -35,11 +35,17 @@ func TestCloseWithLinesUnread(t *testing.T) {
 		t.Fatal(err)
 	}
 	pings := strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n", 20000)
-	if err := b.SendRaw([]byte(pings)); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.CloseStdin(); err != nil {
-		t.Fatal(err)
+	// Sent from a goroutine: where pipes are small (Windows) the send
+	// blocks once the unread answers fill them, until Close ends the bridge.
+	go b.SendRaw([]byte(pings))
+	// Wait until the reader holds more lines than it can hand over.
+	answer := len(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")
+	deadline := time.Now().Add(time.Minute)
+	for b.Written() < int64((cap(b.lines)+1)*answer) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes of answers after a minute", b.Written())
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition, not waiting for it to happen
 	}
 	closed := make(chan struct{})
 	go func() { b.Close(); close(closed) }()

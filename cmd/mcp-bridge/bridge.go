@@ -310,8 +310,9 @@ func notStdout(file string, stdout io.Writer) error {
 var logLevels = map[string]zerolog.Level{"debug": zerolog.DebugLevel, "info": zerolog.InfoLevel, "warn": zerolog.WarnLevel, "error": zerolog.ErrorLevel}
 
 // newLogger builds the zerolog logger: console text or JSON, on stderr or
-// appended to a file created 0600 (logs hold ids, methods, tool names and
-// error messages, which a base may write with the arguments it was given).
+// appended to a file only this user may read (openLogFile: logs hold ids,
+// methods, tool names and error messages, which a base may write with the
+// arguments it was given).
 func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, func(), error) {
 	lvl, ok := logLevels[strings.ToLower(level)]
 	if !ok {
@@ -321,7 +322,7 @@ func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, fu
 	zerolog.DurationFieldUnit = time.Millisecond
 	w, closeFn := stderr, func() {}
 	if file != "" {
-		fh, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		fh, err := openLogFile(file)
 		if err != nil {
 			return zerolog.Nop(), nil, fmt.Errorf("--log-file: %w", err)
 		}

@@ -184,13 +184,3 @@ func TestInstallThroughTheCLI(t *testing.T) {
 		t.Errorf("uninstall: %s\n%s", out, b)
 	}
 }
-
-// TestMain lets doctor's tests register this test binary as a client
-// would: with MCP_BRIDGE_TEST_AS_MAIN=1 in its env it is mcp-bridge.
-func TestMain(m *testing.M) {
-	if os.Getenv("MCP_BRIDGE_TEST_AS_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}

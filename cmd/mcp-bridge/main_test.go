@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,4 +73,36 @@ func TestActionFlagsAreNotReadFromTheEnvironment(t *testing.T) {
 	if code != 0 || doc.MCPServers["cad-autocad"] == nil {
 		t.Errorf("CAD_MCP_CLIENT and CAD_MCP_NAME changed --print-config: exit %d, %s%s", code, out, errs)
 	}
+}
+
+// tempDir is t.TempDir, emptied with plain deletes before testing removes
+// it. Under Wine 8 (make test-windows) Go's os.RemoveAll fails on anything
+// but an empty directory ("Invalid function": Wine lacks the
+// NtSetInformationFile class 64 Go deletes with, and Go falls back only on
+// other statuses); os.Remove works there.
+func tempDir(t *testing.T) string {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return dir
+}
+
+// TestMain lets a test start this test binary as the program itself: with
+// MCP_BRIDGE_TEST_AS_MAIN=1 in its env it is mcp-bridge (doctor's tests
+// register it as a client would; TestInstalledUnderProgramFiles installs a
+// copy of it).
+func TestMain(m *testing.M) {
+	if os.Getenv("MCP_BRIDGE_TEST_AS_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
 }

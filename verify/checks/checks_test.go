@@ -2,8 +2,6 @@ package checks
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,9 +65,9 @@ func TestVerifyAgainstAClosedPort(t *testing.T) {
 }
 
 func TestVerifyCatchesABrokenBridge(t *testing.T) {
-	naive := filepath.Join(t.TempDir(), "naivebridge")
-	if out, err := exec.Command("go", "build", "-o", naive, "./testdata/naivebridge").CombinedOutput(); err != nil {
-		t.Fatalf("building the broken bridge: %v\n%s", err, out)
+	naive, err := testbin.Build(testbin.TempDir(t), "naivebridge", "./testdata/naivebridge")
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -6,9 +6,14 @@
 # Streamable HTTP (--listen) and `mcp-bridge verify --url`. Any failure
 # fails the run.
 # Usage: verify/clients/run.sh path/to/mcp-bridge
+# make test-windows runs it with $bin a script that starts mcp-bridge.exe
+# under Wine, and sets E2E_SIM (a Linux mcp-bridge for the simulated bases,
+# which stay on the Linux side) and E2E_COMMAND (the command the clients are
+# given instead of the .exe's Windows path that --print-config prints).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+sim_bin=${E2E_SIM:-$bin}
 cd "$here"
 
 "$here/install.sh"
@@ -21,7 +26,7 @@ trap cleanup EXIT
 # The simulated base on a free port; its first stdout line names the address.
 # Without --faults: its fault tools include a schema that --strict rightly
 # rejects (doctor's test case). `mcp-bridge verify` brings its own.
-"$bin" sim --port 0 >"$work/sim.out" 2>"$work/sim.err" &
+"$sim_bin" sim --port 0 >"$work/sim.out" 2>"$work/sim.err" &
 sim_pid=$!
 for _ in $(seq 100); do grep -q '^listening on ' "$work/sim.out" 2>/dev/null && break; sleep 0.05; done
 addr=$(sed -n 's/^listening on //p' "$work/sim.out")
@@ -29,7 +34,16 @@ port=${addr##*:}
 [ -n "$port" ] || { echo "e2e: the simulated base did not start"; cat "$work/sim.err"; exit 1; }
 echo "e2e: simulated base on $addr"
 
-"$bin" --print-config --client inspector --port "$port" --log-level warn --no-cache >"$work/inspector.json"
+# print_config: the bridge's own --print-config, with E2E_COMMAND as the command when set.
+print_config() {
+  "$bin" --print-config "$@" | node -e '
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const c = JSON.parse(s), cmd = process.argv[1];
+      if (cmd) for (const srv of Object.values(c.mcpServers)) srv.command = cmd;
+      console.log(JSON.stringify(c, null, 2));
+    });' "${E2E_COMMAND:-}"
+}
+print_config --client inspector --port "$port" --log-level warn --no-cache >"$work/inspector.json"
 inspector() { npx --no-install mcp-inspector --cli --config "$work/inspector.json" --server cad-autocad "$@"; }
 
 fail() { echo "e2e: FAIL $*"; exit 1; }
@@ -66,7 +80,7 @@ node -e '
 # Schema repair, seen by a real client: the fault sim lists a tool whose
 # inputSchema lacks "type": "object". With the repair the Inspector keeps
 # every tool; without it, its SDK silently drops that one.
-"$bin" sim --port 0 --faults >"$work/sim2.out" 2>"$work/sim2.err" &
+"$sim_bin" sim --port 0 --faults >"$work/sim2.out" 2>"$work/sim2.err" &
 sim2_pid=$!
 trap 'kill $sim_pid $sim2_pid 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q '^listening on ' "$work/sim2.out" 2>/dev/null && break; sleep 0.05; done
@@ -74,8 +88,8 @@ port2=$(sed -n 's/^listening on .*://p' "$work/sim2.out")
 base2=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' | "$bin" --port "$port2" --log-level error --no-cache |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).result.tools.length))')
 count() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).tools.length))'; }
-"$bin" --print-config --client inspector --port "$port2" --log-level error --no-cache >"$work/repair.json"
-"$bin" --print-config --client inspector --port "$port2" --log-level error --no-cache --no-schema-repair >"$work/norepair.json"
+print_config --client inspector --port "$port2" --log-level error --no-cache >"$work/repair.json"
+print_config --client inspector --port "$port2" --log-level error --no-cache --no-schema-repair >"$work/norepair.json"
 with=$(npx --no-install mcp-inspector --cli --config "$work/repair.json" --server cad-autocad --method tools/list 2>/dev/null | count)
 without=$(npx --no-install mcp-inspector --cli --config "$work/norepair.json" --server cad-autocad --method tools/list 2>/dev/null | count)
 [ "$with" = "$base2" ] || fail "Inspector with schema repair: $with tools, the base has $base2"

@@ -4,9 +4,11 @@ package testbin
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -18,14 +20,51 @@ func Main(m *testing.M, bin *string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	*bin = filepath.Join(dir, "mcp-bridge")
-	out, err := exec.Command("go", "build", "-o", *bin, "github.com/mcp-bridge/mcp-bridge/cmd/mcp-bridge").CombinedOutput()
+	*bin, err = Build(dir, "mcp-bridge", "github.com/mcp-bridge/mcp-bridge/cmd/mcp-bridge")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "building mcp-bridge: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// Build builds the command in pkg into dir and returns its path. When
+// MCP_BRIDGE_TEST_BINDIR is set it returns the one already built there
+// instead: `make test-windows` runs the tests under Wine, where there is no
+// go command, and builds mcp-bridge.exe and naivebridge.exe beforehand.
+func Build(dir, name, pkg string) (string, error) {
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if pre := os.Getenv("MCP_BRIDGE_TEST_BINDIR"); pre != "" {
+		return filepath.Join(pre, name), nil
+	}
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
+}
+
+// TempDir is t.TempDir, emptied with plain deletes before testing removes
+// it. Under Wine 8 (make test-windows) Go's os.RemoveAll fails on anything
+// but an empty directory ("Invalid function": Wine lacks the
+// NtSetInformationFile class 64 Go deletes with, and Go falls back only on
+// other statuses); os.Remove works there.
+func TempDir(t *testing.T) string {
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		var paths []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return dir
 }

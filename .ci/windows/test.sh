@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# make test-windows: the windows/amd64 build, run as Windows programs under
+# Wine on this Linux machine.
+#   1. every package's unit tests, built with GOOS=windows and run by
+#      `go test -exec .ci/windows/wine-exec`;
+#   2. mcp-bridge.exe installed as C:\Program Files\mcp-bridge\mcp-bridge.exe:
+#      --print-config and doctor with that path, then the real clients and
+#      `mcp-bridge verify` (verify/clients/run.sh) against it, the simulated
+#      base running on the Linux side, over loopback.
+# Installs Wine and the MinGW cross-compiler with apt-get when missing (as
+# root; CI is), and keeps its Wine prefix and builds in bin/wine.
+# Usage: .ci/windows/test.sh [unit|e2e]  (both by default)
+set -euo pipefail
+parts=${1:-unit e2e}
+cd "$(dirname "$0")/../.."
+root=$PWD
+GO=${GO:-go}
+out=$root/bin/wine
+log() { echo "test-windows: $*"; }
+t0=$(date +%s)
+since() { echo "$(($(date +%s) - t0)) s"; }
+
+need=()
+command -v wine >/dev/null || need+=(wine wine64)
+command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-x86-64)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]} (apt-get)"
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get -o DPkg::Lock::Timeout=1200 update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=1200 install -y -q --no-install-recommends "${need[@]}"
+fi
+export WINEDEBUG=-all
+log "$(wine --version), $($GO version)"
+
+# The prefix: Wine's C: drive and registry, created once (about 20 s).
+# No Mono or Gecko: nothing here needs .NET or a browser engine.
+mkdir -p "$out/bin"
+export WINEPREFIX=$out/prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  log "creating the Wine prefix $WINEPREFIX"
+  wineboot -i >/dev/null 2>&1
+fi
+# One wineserver for the whole run (each program starts in well under a
+# second then), and Wine's own services started now, detached from the
+# test output: started by the first test binary they would hold its pipes
+# open and go test would wait for them.
+# (The wineserver that wineboot or an earlier run left is stopped first:
+# it would exit on its own when idle, and the next one start with the tests.)
+wineserver -k >/dev/null 2>&1 || true
+wineserver -p >/dev/null 2>&1
+trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
+wine cmd /c exit >/dev/null 2>&1 </dev/null
+
+# The ProcessPrng shim (see .ci/windows/processprng.c), only where Wine
+# lacks the DLL; the marker tells our copy from a real one.
+dll=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll
+if [ ! -f "$dll" ] || [ -f "$out/shim-installed" ]; then
+  x86_64-w64-mingw32-gcc -shared -O2 -Wall -o "$out/bcryptprimitives.dll" .ci/windows/processprng.c -ladvapi32
+  if ! cmp -s "$out/bcryptprimitives.dll" "$dll"; then
+    log "this Wine has no bcryptprimitives.dll: installing the ProcessPrng shim built from .ci/windows/processprng.c"
+    cp "$out/bcryptprimitives.dll" "$dll"
+  fi
+  touch "$out/shim-installed"
+fi
+
+log "building mcp-bridge.exe and naivebridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/mcp-bridge.exe" ./cmd/mcp-bridge
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/naivebridge.exe" ./verify/checks/testdata/naivebridge
+CGO_ENABLED=0 $GO build -o "$out/mcp-bridge-linux" ./cmd/mcp-bridge
+wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.exe does not start under Wine"; exit 1; }
+
+# 1. Unit tests. Under Wine there is no go command: verify's tests take
+# the .exe files just built (MCP_BRIDGE_TEST_BINDIR, a Windows path; Z: is /).
+if [[ " $parts " == *" unit "* ]]; then
+log "1/2 unit tests under Wine (full log: bin/wine/unit.log)"
+winpath() { printf 'Z:%s' "${1//\//\\}"; }
+status=0
+MCP_BRIDGE_TEST_BINDIR=$(winpath "$out/bin") GOOS=windows GOARCH=amd64 CGO_ENABLED=0 \
+  $GO test -count=1 -v -timeout 20m -exec "$root/.ci/windows/wine-exec" ./... >"$out/unit.log" 2>&1 || status=$?
+grep -E '^(ok|FAIL|---|panic:)|^\s+--- (FAIL|SKIP)' "$out/unit.log" | grep -v -e '^--- PASS' || true
+if [ $status != 0 ]; then
+  grep -E '^\s*--- FAIL|_test\.go:[0-9]+: ' "$out/unit.log" | tail -100
+  log "FAIL unit tests under Wine ($(since)); full log in bin/wine/unit.log"
+  exit 1
+fi
+top_run=$(grep -cE '^--- (PASS|FAIL|SKIP)' "$out/unit.log" || true)
+top_skip=$(grep -cE '^--- SKIP' "$out/unit.log" || true)
+all_run=$(grep -cE '^\s*--- (PASS|FAIL|SKIP)' "$out/unit.log" || true)
+all_skip=$(grep -cE '^\s*--- SKIP' "$out/unit.log" || true)
+log "unit tests under Wine passed: $((top_run - top_skip)) tests ran, $top_skip skipped ($((all_run - all_skip)) ran and $all_skip skipped counting subtests) ($(since))"
+grep -A1 -E '^\s*--- SKIP' "$out/unit.log" | grep -v -e '^--$' | sed 's/^/  /' || true
+
+fi
+[[ " $parts " == *" e2e "* ]] || exit 0
+
+# 2. The installed .exe, as a user on Windows has it.
+log "2/2 mcp-bridge.exe in C:\\Program Files\\mcp-bridge"
+pf="$WINEPREFIX/drive_c/Program Files/mcp-bridge"
+mkdir -p "$pf"
+cp "$out/bin/mcp-bridge.exe" "$pf/mcp-bridge.exe"
+exe='C:\Program Files\mcp-bridge\mcp-bridge.exe'
+work=$(mktemp -d)
+sim_pid=
+cleanup() {
+  [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
+  rm -rf "$work"
+  wineserver -k >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+"$out/mcp-bridge-linux" sim --port 0 >"$work/sim.out" 2>"$work/sim.err" &
+sim_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$work/sim.out" 2>/dev/null && break; sleep 0.05; done
+port=$(sed -n 's/^listening on .*://p' "$work/sim.out")
+[ -n "$port" ] || { cat "$work/sim.err"; log "FAIL the simulated base did not start"; exit 1; }
+
+# --print-config names the .exe by its Windows path, spaces and all, and
+# doctor finds that registration in %APPDATA%\Claude and the file there.
+wine "$exe" --print-config --client claude-desktop --port "$port" </dev/null >"$work/claude.json"
+grep -qF '"command": "C:\\Program Files\\mcp-bridge\\mcp-bridge.exe"' "$work/claude.json" ||
+  { cat "$work/claude.json"; log "FAIL --print-config does not name C:\\Program Files\\mcp-bridge\\mcp-bridge.exe"; exit 1; }
+log "ok   --print-config: \"command\": \"$exe\""
+appdata=$(wine cmd /c 'echo %APPDATA%' </dev/null | tr -d '\r')
+claude_dir="$WINEPREFIX/drive_c/${appdata#C:\\}"
+claude_dir="${claude_dir//\\//}/Claude"
+mkdir -p "$claude_dir"
+cp "$work/claude.json" "$claude_dir/claude_desktop_config.json"
+doctor_rc=0
+wine "$exe" doctor --port "$port" </dev/null >"$work/doctor.out" 2>&1 || doctor_rc=$?
+rm -rf "$claude_dir"
+want="ok    Claude Desktop registers \"cad-autocad\" in $appdata\\Claude\\claude_desktop_config.json: $exe: command exists"
+if [ $doctor_rc != 0 ] || ! grep -qF "$want" "$work/doctor.out" || ! grep -qF "binary: $exe" "$work/doctor.out"; then
+  cat "$work/doctor.out"
+  log "FAIL doctor (exit $doctor_rc) did not report: $want"
+  exit 1
+fi
+log "ok   doctor: $want"
+
+# The real clients. They start $bin, a script that runs the .exe under
+# Wine, as their server command; the simulated bases run on Linux.
+bin=$out/mcp-bridge-wine
+cat >"$bin" <<EOF
+#!/bin/sh
+# mcp-bridge.exe under Wine, for verify/clients/run.sh (written by .ci/windows/test.sh).
+export WINEPREFIX='$WINEPREFIX' WINEDEBUG=-all
+exec wine '$exe' "\$@"
+EOF
+chmod +x "$bin"
+E2E_SIM="$out/mcp-bridge-linux" E2E_COMMAND="$bin" verify/clients/run.sh "$bin"
+log "all Windows checks passed ($(since))"
