@@ -127,7 +127,7 @@ cp "$work/claude.json" "$claude_dir/claude_desktop_config.json"
 doctor_rc=0
 wine "$exe" doctor --port "$port" </dev/null >"$work/doctor.out" 2>&1 || doctor_rc=$?
 rm -rf "$claude_dir"
-want="ok    Claude Desktop registers \"cad-autocad\" in $appdata\\Claude\\claude_desktop_config.json: $exe: command exists"
+want="ok    Claude Desktop registers \"cad-autocad\" in $appdata\\Claude\\claude_desktop_config.json: $exe: mcp-bridge "
 if [ $doctor_rc != 0 ] || ! grep -qF "$want" "$work/doctor.out" || ! grep -qF "binary: $exe" "$work/doctor.out"; then
   cat "$work/doctor.out"
   log "FAIL doctor (exit $doctor_rc) did not report: $want"

@@ -34,7 +34,7 @@ func userDirs(home string) (env map[string]string, appConfig string) {
 // under a folder with a space (C:\Program Files\mcp-bridge\mcp-bridge.exe),
 // --print-config names the binary by that path, a client starting exactly
 // the printed command gets a working server, and doctor finds the
-// registration and says the command exists.
+// registration and says the command there is mcp-bridge.
 func TestInstalledUnderProgramFiles(t *testing.T) {
 	port := startSim(t)
 	home := tempDir(t)
@@ -98,7 +98,7 @@ func TestInstalledUnderProgramFiles(t *testing.T) {
 	report, _ := command(append(environ, "CAD_MCP_PORT="+port), exe, "doctor").Output()
 	for _, want := range []string{
 		"binary: " + exe + "\n",
-		`ok    Claude Desktop registers "cad-autocad" in ` + config + ": " + exe + ": command exists",
+		`ok    Claude Desktop registers "cad-autocad" in ` + config + ": " + exe + ": mcp-bridge ",
 	} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, report)
