@@ -4,4 +4,9 @@
 // forwards tools/list and tools/call to the base, each on a fresh TCP
 // connection, and answers with the client's id. Run wires it together and
 // owns every goroutine it starts.
+//
+// Files by role: run.go (start-up and the one shutdown), reader.go (the
+// reader: decode, dispatch, enqueue, cancel), worker.go (the worker: call
+// the base, turn its answer into the client's), batch.go (answers to a
+// batch line), listen.go, liveness.go, cache.go, failure.go.
 package bridge

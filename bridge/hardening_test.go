@@ -369,7 +369,7 @@ func TestPanicsAreRecovered(t *testing.T) {
 	h.send(call("3", "fine", `{}`))
 	h.expect(`{"jsonrpc":"2.0","id":3,"result":{}}`)
 	h.closeAndWait()
-	for _, want := range []string{"base adapter exploded", "reader exploded", "goroutine", "bridge.go"} {
+	for _, want := range []string{"base adapter exploded", "reader exploded", "goroutine", "worker.go", "reader.go"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %q (a stack): %s", want, logs.String())
 		}

@@ -25,16 +25,6 @@ func BenchmarkDecorateList(b *testing.B) {
 	}
 }
 
-func BenchmarkRepairToolSchemasNothingToDo(b *testing.B) {
-	tool := `{"name":"draw_line","description":"Draw a line.","inputSchema":{"type":"object","properties":{"start":{"type":"object"}}}}`
-	result := []byte(`{"tools":[` + strings.TrimSuffix(strings.Repeat(tool+",", 26), ",") + `]}`)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(result)))
-	for b.Loop() {
-		_, _ = RepairToolSchemas(result)
-	}
-}
-
 func BenchmarkEraOf(b *testing.B) {
 	params := []byte(`{"name":"x","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	b.ReportAllocs()

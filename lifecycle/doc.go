@@ -2,7 +2,8 @@
 // versions and the two eras (the handshake era, 2024-11-05 to 2025-11-25,
 // and the stateless 2026-07-28), initialize, ping and server/discover
 // answers, the per-request _meta checks of the modern era, and the
-// decoration and repair of results that come back from the CAD base.
+// decoration of results that come back from the CAD base (tool schemas
+// are toolschema's concern).
 //
 // Everything here is a pure function of its input, so the bridge can call it
 // from the reader and the worker alike.

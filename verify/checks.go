@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -228,7 +229,7 @@ func checkToolsListIdentical(t *T) error {
 		return err
 	}
 	// The bridge adds "type": "object" where a schema lacks it; that is all.
-	fixed, _ := lifecycle.RepairToolSchemas([]byte(raw(want, "result")))
+	fixed, _ := toolschema.RepairToolSchemas([]byte(raw(want, "result")))
 	if raw(got, "result") != string(fixed) {
 		return fmt.Errorf("tools/list through the bridge differs from the base's: %s vs %s", short(raw(got, "result")), short(string(fixed)))
 	}

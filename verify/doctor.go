@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
@@ -28,16 +28,16 @@ type DoctorOptions struct {
 
 // DoctorReport is what Doctor found.
 type DoctorReport struct {
-	Version    string              `json:"version"`
-	Executable string              `json:"executable"`
-	Base       string              `json:"base"`
-	Reachable  bool                `json:"reachable"`
-	LatencyMs  float64             `json:"latency_ms,omitempty"`
-	BaseError  string              `json:"base_error,omitempty"`
-	Tools      []string            `json:"tools"`
-	Findings   []lifecycle.Finding `json:"findings"`
-	Configs    []ConfigEntry       `json:"configs"`
-	Problems   int                 `json:"problems"`
+	Version    string               `json:"version"`
+	Executable string               `json:"executable"`
+	Base       string               `json:"base"`
+	Reachable  bool                 `json:"reachable"`
+	LatencyMs  float64              `json:"latency_ms,omitempty"`
+	BaseError  string               `json:"base_error,omitempty"`
+	Tools      []string             `json:"tools"`
+	Findings   []toolschema.Finding `json:"findings"`
+	Configs    []ConfigEntry        `json:"configs"`
+	Problems   int                  `json:"problems"`
 }
 
 // ConfigEntry is one client configuration on this machine that registers
@@ -55,7 +55,7 @@ type ConfigEntry struct {
 // fast, its tools and how portable their schemas are) and the client
 // configurations on this machine that register mcp-bridge.
 func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
-	rep := &DoctorReport{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []lifecycle.Finding{}, Configs: []ConfigEntry{}}
+	rep := &DoctorReport{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
 	start := time.Now()
 	res, err := toolList(ctx, o.Base)
 	if err != nil {
@@ -69,12 +69,12 @@ func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
 		for _, t := range list.Tools {
 			rep.Tools = append(rep.Tools, t.Name)
 		}
-		if rep.Findings, err = lifecycle.LintTools(res, o.ServerName); err != nil {
+		if rep.Findings, err = toolschema.LintTools(res, o.ServerName); err != nil {
 			rep.BaseError = err.Error()
 			rep.Problems++
 		}
 		for _, f := range rep.Findings {
-			if f.Severity == lifecycle.SeverityError {
+			if f.Severity == toolschema.SeverityError {
 				rep.Problems++
 			}
 		}
@@ -205,7 +205,7 @@ func PrintDoctor(w io.Writer, r *DoctorReport) {
 	}
 	for _, f := range r.Findings {
 		tag := "warn "
-		if f.Severity == lifecycle.SeverityError {
+		if f.Severity == toolschema.SeverityError {
 			tag = "FAIL "
 		}
 		fmt.Fprintf(w, "%s tool %s: %s (%s)\n", tag, f.Tool, f.Problem, f.Path)

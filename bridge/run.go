@@ -1,0 +1,215 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// job is one request for the base, from the moment the reader accepts it
+// until the worker has answered it or dropped it.
+type job struct {
+	req    *rpc.Request
+	era    lifecycle.Era
+	frame  []byte // the request as the base gets it
+	batch  *batch // non-nil when the request came in a batch
+	cancel context.CancelFunc
+	// canceled is set, under bridge.mu, by notifications/cancelled: from
+	// then on nothing is sent for this id.
+	canceled bool
+}
+
+// bridge is the state shared by the reader and the worker.
+type bridge struct {
+	cfg Config
+	log zerolog.Logger
+	out *rpc.Writer
+
+	queue chan *job
+
+	mu      sync.Mutex
+	closed  bool               // the queue is closed: no more jobs
+	pending map[string]*job    // by raw id: queued or in flight
+	listens map[string]*listen // open subscriptions/listen requests
+
+	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
+
+	// initialized is set once a legacy client has sent initialize: it was
+	// told tools.listChanged, so it gets notifications/tools/list_changed.
+	initialized atomic.Bool
+
+	tools toolState // is the base up, and its last tool list
+
+	warned map[string]bool // tools whose schema repair was logged (worker only)
+}
+
+// errShutdown is the cause given to in-flight calls abandoned at shutdown.
+var errShutdown = errors.New("mcp-bridge is shutting down")
+
+// Run serves one client on stdin/stdout until stdin ends or ctx is done.
+//
+// At the end of stdin it stops reading, finishes every request already
+// accepted (bounded by ShutdownTimeout) and returns nil. When ctx is done
+// (a signal), it gives the in-flight request Grace to finish, answers the
+// queued ones with an error without sending them, and returns nil. It
+// returns an error only when stdout fails. When Run returns, its worker has
+// ended and its reader has too, unless stdin is a reader that cannot be
+// interrupted (then the reader ends at its next read).
+func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
+	cfg.setDefaults()
+	b := &bridge{
+		cfg:     cfg,
+		log:     cfg.Log,
+		out:     rpc.NewWriter(stdout),
+		queue:   make(chan *job, cfg.Queue),
+		pending: map[string]*job{},
+		listens: map[string]*listen{},
+		warned:  map[string]bool{},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
+	}
+	hardCtx, abort := context.WithCancelCause(context.Background())
+	defer abort(nil)
+
+	probeCtx, stopProbe := context.WithCancel(context.Background())
+	proberDone := make(chan struct{})
+	go b.runProber(probeCtx, proberDone)
+	defer func() { stopProbe(); <-proberDone }()
+
+	outFailed := make(chan struct{})
+	var failOnce sync.Once
+	readerDone := make(chan struct{})
+	go b.runReader(stdin, readerDone, func() { failOnce.Do(func() { close(outFailed) }) })
+	workerDone := make(chan struct{})
+	go b.runWorker(hardCtx, workerDone)
+
+	var why exit
+	select {
+	case <-readerDone:
+		why = exitEOF
+	case <-ctx.Done():
+		why = exitSignal
+	case <-outFailed:
+		why = exitOutFailed
+	}
+	return b.shutdown(why, stdin, abort, readerDone, workerDone)
+}
+
+// The goroutines Run starts, named so that a stack dump says who is who.
+
+func (b *bridge) runProber(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	if b.cfg.ProbeInterval > 0 {
+		b.probe(ctx)
+	}
+}
+
+func (b *bridge) runReader(stdin io.Reader, done chan<- struct{}, onOutFail func()) {
+	defer close(done)
+	b.read(stdin, onOutFail)
+}
+
+func (b *bridge) runWorker(hardCtx context.Context, done chan<- struct{}) {
+	defer close(done)
+	b.work(hardCtx)
+}
+
+// exit is why Run is ending.
+type exit int
+
+const (
+	exitEOF       exit = iota // stdin ended: finish what was accepted
+	exitSignal                // ctx is done: finish the request in flight, drop the queue
+	exitOutFailed             // stdout failed: stop at once
+)
+
+// shutdown is the one way out of Run, whatever the reason, in one order:
+// stop reading, drop the queue unless stdin simply ended, give the worker
+// its allowance (ShutdownTimeout, Grace, or none) and then abort what it is
+// doing, end open listens, and wait briefly for the reader.
+func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFunc, readerDone, workerDone <-chan struct{}) error {
+	var allowance time.Duration
+	switch why {
+	case exitEOF:
+		b.log.Debug().Msg("stdin closed: finishing accepted requests")
+		allowance = b.cfg.ShutdownTimeout
+	case exitSignal:
+		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
+		allowance = b.cfg.Grace
+	case exitOutFailed:
+		b.log.Error().Err(b.out.Err()).Msg("the client closed stdout: stopping")
+	}
+	b.stopReading(stdin)
+	if why != exitEOF {
+		if n := b.dropQueued(); n > 0 && why == exitSignal {
+			b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
+		}
+	}
+	if allowance > 0 {
+		t := time.NewTimer(allowance)
+		select {
+		case <-workerDone:
+		case <-t.C:
+			if why == exitEOF {
+				n := b.dropQueued()
+				b.log.Warn().Int("dropped", n).Dur("after", allowance).Msg("shutdown timeout: abandoning the remaining requests")
+			}
+		}
+		t.Stop()
+	}
+	abort(errShutdown)
+	<-workerDone
+
+	var result error
+	if err := b.out.Err(); err != nil {
+		// The reader may have ended because stdout failed; say so either way.
+		result = fmt.Errorf("writing to stdout: %w", err)
+	}
+	b.endListens()
+	select {
+	case <-readerDone:
+	case <-time.After(250 * time.Millisecond):
+		b.log.Debug().Msg("stdin cannot be interrupted: its reader ends at its next read")
+	}
+	return result
+}
+
+// stopReading makes the reader stop: stdin is closed when it can be (a pipe
+// made pollable by the caller, or an io.Pipe in tests), and the queue is
+// closed to new work.
+func (b *bridge) stopReading(stdin io.Reader) {
+	b.closeQueue()
+	if c, ok := stdin.(io.Closer); ok {
+		_ = c.Close()
+	}
+}
+
+func (b *bridge) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+func (b *bridge) closeQueue() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		close(b.queue)
+	}
+}
+
+// dropQueued marks the bridge as dropping: the worker answers every job
+// still queued with an error instead of sending it. It returns how many.
+func (b *bridge) dropQueued() int {
+	b.dropping.Store(true)
+	return len(b.queue)
+}
