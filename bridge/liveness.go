@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -22,6 +23,15 @@ type toolState struct {
 	lastHash uint64 // of last's tools, 0 before one
 	cache    toolCache
 	wake     chan struct{} // tells the prober the base went down
+	// policy shapes the list the client sees: changes are detected on
+	// that list, so a change in a denied tool is no news to the client.
+	policy *policy.Policy
+}
+
+// lastList is the last good tool list (raw, as the base sent it), from
+// this process or the disk cache; nil when none is known.
+func (s *toolState) lastList() []byte {
+	return s.fallback()
 }
 
 // wentDown records that the base could not be reached. It reports whether
@@ -61,7 +71,7 @@ func (s *toolState) isDown() bool {
 // list this process saw.
 func (s *toolState) record(result []byte) (changed bool, err error) {
 	h := fnv.New64a()
-	h.Write(rpc.Field(result, "tools"))
+	h.Write(rpc.Field(s.policy.ApplyList(result), "tools"))
 	sum := h.Sum64() | 1 // never 0, which means "none yet"
 	s.mu.Lock()
 	prev := s.lastHash

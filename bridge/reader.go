@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -79,8 +80,11 @@ func (b *bridge) handle(d rpc.Decoded, bt *batch) {
 	case *rpc.Notification:
 		b.notification(m)
 	case *rpc.Response:
-		// The bridge sends the client no requests, so no response is due.
-		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+		// The only requests the bridge sends the client are its questions
+		// (elicitation/create); anything else is not due.
+		if !b.clientResponse(m) {
+			b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+		}
 	case *rpc.Request:
 		b.request(m, bt)
 	}
@@ -123,6 +127,7 @@ func (b *bridge) request(r *rpc.Request, bt *batch) {
 		res, werr := srv.Initialize(r.Params)
 		if werr == nil {
 			b.initialized.Store(true)
+			b.guard.initialized(r.Params, res)
 		}
 		b.reply(bt, r.ID, res, werr)
 	case "ping":
@@ -148,7 +153,11 @@ func (b *bridge) request(r *rpc.Request, bt *batch) {
 			b.reply(bt, r.ID, nil, werr)
 			return
 		}
-		b.enqueue(&job{req: r, era: era, frame: baseFrame(r), batch: bt})
+		j := &job{req: r, era: era, frame: baseFrame(r), batch: bt, start: time.Now()}
+		if r.Method == "tools/call" && !b.admitCall(j) {
+			return
+		}
+		b.enqueue(j)
 	default:
 		notFound()
 	}

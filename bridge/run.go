@@ -23,6 +23,12 @@ type job struct {
 	frame  []byte // the request as the base gets it
 	batch  *batch // non-nil when the request came in a batch
 	cancel context.CancelFunc
+	start  time.Time // when the reader accepted it, for the journal
+
+	tool    string // tools/call: the tool's name
+	denied  bool   // refused by the policy
+	ask     bool   // handshake era: ask the user before sending it
+	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
 	// canceled is set, under bridge.mu, by notifications/cancelled: from
 	// then on nothing is sent for this id.
 	canceled bool
@@ -50,6 +56,8 @@ type bridge struct {
 	tools toolState // is the base up, and its last tool list
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
+
+	guard *guard // the user's rules: policy, confirmation, journal
 }
 
 // errShutdown is the cause given to in-flight calls abandoned at shutdown.
@@ -74,7 +82,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		pending: map[string]*job{},
 		listens: map[string]*listen{},
 		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1)},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		guard:   newGuard(&cfg),
 	}
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)

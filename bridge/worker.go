@@ -63,6 +63,29 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}()
 
+	if j.ask {
+		askCtx, stopAsk := context.WithCancel(hardCtx)
+		b.mu.Lock()
+		j.cancel = func() { stopAsk(); cancel() }
+		b.mu.Unlock()
+		refused := b.askUser(askCtx, j)
+		stopAsk()
+		if refused != nil {
+			b.deliver(j, *refused)
+			return
+		}
+		// The call's own timeout starts once the user has agreed.
+		ctx, cancel = context.WithTimeout(hardCtx, timeout)
+		defer cancel()
+		b.mu.Lock()
+		j.cancel = cancel
+		canceled := j.canceled
+		b.mu.Unlock()
+		if canceled {
+			b.finish(j)
+			return
+		}
+	}
 	start := time.Now()
 	stopBeat := b.heartbeat(progressToken(j.req.Params), start)
 	ans, err := b.callBase(ctx, j)
@@ -153,6 +176,7 @@ func (b *bridge) interpret(j *job, ans []byte, err error, hardCtx context.Contex
 // finishList prepares a tools/list result for the client: schemas
 // repaired, and decorated for modern clients.
 func (b *bridge) finishList(j *job, result []byte) []byte {
+	result = b.cfg.Policy.ApplyList(result)
 	if !b.cfg.NoSchemaRepair {
 		var fixed []string
 		result, fixed = toolschema.RepairToolSchemas(result)
@@ -179,6 +203,7 @@ func (b *bridge) deliver(j *job, o outcome) {
 		b.finish(j)
 		return
 	}
+	b.record(j, o)
 	b.answer(j, o)
 }
 

@@ -14,7 +14,7 @@ import (
 func TestRequestState(t *testing.T) {
 	s := NewSigner(time.Minute)
 	now := time.Unix(1_800_000_000, 0)
-	s.now = func() time.Time { return now }
+	s.Now = func() time.Time { return now }
 	args := []byte(`{"handles":["1A","2B"],"layer":"0"}`)
 	tok := s.Issue("delete_entities", args)
 

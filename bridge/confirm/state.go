@@ -28,7 +28,8 @@ var (
 type Signer struct {
 	key []byte
 	ttl time.Duration
-	now func() time.Time
+	// Now is the clock (time.Now); tests may move it.
+	Now func() time.Time
 
 	mu   sync.Mutex
 	used map[string]time.Time // nonce → expiry, for replay refusal
@@ -41,7 +42,7 @@ func NewSigner(ttl time.Duration) *Signer {
 	if _, err := rand.Read(key); err != nil {
 		panic(err) // crypto/rand never fails on supported systems
 	}
-	return &Signer{key: key, ttl: ttl, now: time.Now, used: map[string]time.Time{}}
+	return &Signer{key: key, ttl: ttl, Now: time.Now, used: map[string]time.Time{}}
 }
 
 type state struct {
@@ -67,7 +68,7 @@ func (s *Signer) mac(payload string) string {
 func (s *Signer) Issue(tool string, args []byte) string {
 	nonce := make([]byte, 16)
 	_, _ = rand.Read(nonce)
-	st := state{V: 1, Tool: tool, Args: argsDigest(args), Exp: s.now().Add(s.ttl).UnixMilli(), Nonce: base64.RawURLEncoding.EncodeToString(nonce)}
+	st := state{V: 1, Tool: tool, Args: argsDigest(args), Exp: s.Now().Add(s.ttl).UnixMilli(), Nonce: base64.RawURLEncoding.EncodeToString(nonce)}
 	b, _ := json.Marshal(st)
 	payload := base64.RawURLEncoding.EncodeToString(b)
 	return payload + "." + s.mac(payload)
@@ -88,7 +89,7 @@ func (s *Signer) Redeem(token, tool string, args []byte) error {
 	if st.Tool != tool || st.Args != argsDigest(args) {
 		return ErrMismatch
 	}
-	now := s.now()
+	now := s.Now()
 	exp := time.UnixMilli(st.Exp)
 	if !now.Before(exp) {
 		return ErrExpired
