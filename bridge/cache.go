@@ -1,20 +1,32 @@
 package bridge
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // toolCache keeps the last good tools/list result per base address on
 // disk, so that a client starting while CAD is down still gets tools. Writes
-// are atomic (a temporary file renamed over the old one), so two bridges
-// sharing the directory never see half a file.
+// are atomic (a temporary file, synced, renamed over the old one), so two
+// bridges sharing the directory never see half a file.
+//
+// The file is not trusted: load uses it only when it is a regular file (not
+// a link, a FIFO or a device) of at most max bytes holding one tools/list
+// result, and hands it back on one line.
 type toolCache struct {
 	path string // "" when caching is off
+	max  int
 }
 
-func newToolCache(dir, addr string) toolCache {
+func newToolCache(dir, addr string, max int) toolCache {
 	if dir == "" {
 		return toolCache{}
 	}
@@ -24,19 +36,44 @@ func newToolCache(dir, addr string) toolCache {
 		}
 		return '_' // ':' is not allowed in Windows file names
 	}, addr)
-	return toolCache{path: filepath.Join(dir, "tools-"+safe+".json")}
+	return toolCache{path: filepath.Join(dir, "tools-"+safe+".json"), max: max}
 }
 
-// load returns the cached result, or nil.
-func (c toolCache) load() []byte {
+// load returns the cached result, or nil: with no error when there is
+// none, with one saying why when the file cannot be used.
+func (c toolCache) load() ([]byte, error) {
 	if c.path == "" {
-		return nil
+		return nil, nil
 	}
-	b, err := os.ReadFile(c.path)
+	fi, err := os.Lstat(c.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	case fi.Size() > int64(c.max):
+		return nil, fmt.Errorf("%d bytes, over --max-message (%d)", fi.Size(), c.max)
+	}
+	f, err := os.OpenFile(c.path, os.O_RDONLY|openNoFollow, 0) // never waits on a FIFO swapped in meanwhile
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return b
+	defer f.Close()
+	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+		return nil, errors.New("the file changed while being opened")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(c.max)+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(data) > c.max:
+		return nil, fmt.Errorf("over --max-message (%d bytes)", c.max)
+	case !rpc.Valid(data) || rpc.Kind(data) != rpc.KindObject || rpc.Kind(rpc.Field(data, "tools")) != rpc.KindArray:
+		return nil, errors.New(`not a tools/list result (one JSON object with a "tools" array)`)
+	}
+	return rpc.Compact(bytes.TrimSpace(data)), nil
 }
 
 // store replaces the cached result.
@@ -54,6 +91,10 @@ func (c toolCache) store(result []byte) error {
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	if _, err := tmp.Write(result); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil { // the data is on disk before the name points at it
 		tmp.Close()
 		return err
 	}

@@ -52,3 +52,22 @@ func malformedAnswer(addr, method, why string) *rpc.WireError {
 		"CAD base at %s answered %s with something that is not a JSON-RPC response (%s); the call may have run.", addr, method, why).
 		WithData(map[string]string{"address": addr, "kind": "malformed", "method": method})
 }
+
+// errIDInUse refuses a request whose id names one still in progress, as
+// x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
+func errIDInUse(id rpc.ID) *rpc.WireError {
+	return rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", id)
+}
+
+// answerTooLarge replaces an answer longer than --max-message (alone, or
+// within the array that answers a batch). The request has run.
+func answerTooLarge(method string, size, limit int, inBatch bool) *rpc.WireError {
+	if inBatch {
+		return rpc.Errorf(rpc.CodeInternalError,
+			"answer too large for a batch: %d bytes do not fit within --max-message (%d) beside the others; the request has run, send it alone", size, limit).
+			WithData(map[string]string{"kind": "too_large_for_batch", "method": method})
+	}
+	return rpc.Errorf(rpc.CodeInternalError,
+		"the answer to %s is %d bytes, longer than --max-message (%d bytes) allows; the call has run. Ask for less, or raise --max-message.", method, size, limit).
+		WithData(map[string]string{"kind": "too_large", "method": method})
+}

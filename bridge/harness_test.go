@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -24,6 +26,7 @@ type harness struct {
 	t      *testing.T
 	sim    *simbase.Server
 	stdin  *io.PipeWriter
+	stdout *killableWriter
 	lines  chan string
 	done   chan error
 	cancel context.CancelFunc
@@ -58,9 +61,9 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 		tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{t: t, sim: sim, stdin: inW, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
+	h := &harness{t: t, sim: sim, stdin: inW, stdout: &killableWriter{w: outW}, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
 	go func() {
-		err := Run(ctx, cfg, inR, outW)
+		err := Run(ctx, cfg, inR, h.stdout)
 		outW.Close()
 		h.done <- err
 	}()
@@ -90,9 +93,31 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 	return h
 }
 
+// killableWriter is the client's end of stdout: once killed (the client
+// closed its read end), every write fails as a closed pipe does.
+type killableWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	dead bool
+}
+
+func (k *killableWriter) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dead {
+		return 0, errors.New("write |1: broken pipe")
+	}
+	return k.w.Write(p)
+}
+
+func (k *killableWriter) kill() { k.mu.Lock(); k.dead = true; k.mu.Unlock() }
+
 // isMessageLine reports whether line is one JSON-RPC message or a batch of
-// them, the only thing stdout may carry.
+// them, in UTF-8: the only thing stdout may carry.
 func isMessageLine(line string) bool {
+	if !utf8.ValidString(line) {
+		return false
+	}
 	ds, _ := rpc.DecodeLine([]byte(line))
 	for _, d := range ds {
 		if d.Err != nil {

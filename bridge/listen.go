@@ -7,45 +7,47 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// listen is an open modern-era subscriptions/listen request: the stream on
+// listen handles a modern-era subscriptions/listen request: the stream on
 // which a modern client gets notifications/tools/list_changed. The bridge
 // offers that one notification type (it compares each fresh tools/list with
 // the last); when a client asks for nothing it offers, the request is
-// acknowledged and answered at once. Otherwise it stays open until the
-// client cancels it (no answer) or stdin closes (an empty result).
-type listen struct {
-	id    rpc.ID
-	batch *batch
-}
-
-func (b *bridge) listen(r *rpc.Request, bt *batch) {
-	wantTools := string(rpc.Field(rpc.Field(r.Params, "notifications"), "toolsListChanged")) == "true"
+// acknowledged and answered at once. Otherwise its reply stays open, among
+// the client's requests in progress, until the client cancels it (no
+// answer) or the bridge stops (an empty result).
+func (b *bridge) listen(c *client, req *rpc.Request, r *reply) {
+	wantTools := string(rpc.Field(rpc.Field(req.Params, "notifications"), "toolsListChanged")) == "true"
 	agreed := `{}`
 	if wantTools {
 		agreed = `{"toolsListChanged":true}`
 	}
-	params := fmt.Sprintf(`{"notifications":%s,"_meta":{%q:%s}}`, agreed, lifecycle.MetaSubscriptionID, r.ID.Raw())
-	b.mu.Lock()
-	hold := wantTools && !b.closed
-	if hold {
-		b.listens[r.ID.String()] = &listen{id: r.ID, batch: bt}
-		if bt != nil {
-			bt.add()
+	hold := false
+	if wantTools && !b.queue.isClosed() {
+		r.listen = true
+		if !c.track(r) {
+			r.fail(errIDInUse(r.id))
+			return
 		}
+		hold = true
 	}
-	b.mu.Unlock()
-	b.log.Debug().Str("id", r.ID.String()).Bool("toolsListChanged", hold).Msg("subscriptions/listen opened")
+	b.log.Debug().Str("id", r.id.String()).Bool("toolsListChanged", hold).Msg("subscriptions/listen opened")
 	// The acknowledgement is the first message of the stream, before anything
 	// else for this subscription, batch or not.
-	_ = b.out.WriteNotification("notifications/subscriptions/acknowledged", []byte(params))
+	c.notify(rpc.EncodeNotification("notifications/subscriptions/acknowledged",
+		fmt.Appendf(nil, `{"notifications":%s,%s}`, agreed, subscriptionMeta(r.id))))
 	if !hold {
-		b.reply(bt, r.ID, b.listenResult(r.ID), nil)
+		r.result(b.listenResult(r.id))
 	}
+}
+
+// subscriptionMeta is the _meta member that ties a message to the listen
+// stream id.
+func subscriptionMeta(id rpc.ID) string {
+	return fmt.Sprintf(`"_meta":{%q:%s}`, lifecycle.MetaSubscriptionID, id.Raw())
 }
 
 // listenResult ends a listen stream.
 func (b *bridge) listenResult(id rpc.ID) []byte {
-	return b.cfg.Server.Decorate("", []byte(fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())))
+	return b.cfg.Server.Decorate("", []byte("{"+subscriptionMeta(id)+"}"))
 }
 
 // sendListChanged tells the client that the tool list changed: a legacy
@@ -55,31 +57,18 @@ func (b *bridge) sendListChanged(changed bool) {
 	if !changed {
 		return
 	}
-	if b.initialized.Load() {
-		_ = b.out.WriteNotification("notifications/tools/list_changed", nil)
+	c := b.client
+	if c.initialized.Load() {
+		c.notify(rpc.EncodeNotification("notifications/tools/list_changed", nil))
 	}
-	b.mu.Lock()
-	var ids []rpc.ID
-	for _, l := range b.listens {
-		ids = append(ids, l.id)
-	}
-	b.mu.Unlock()
-	for _, id := range ids {
-		params := fmt.Sprintf(`{"_meta":{%q:%s}}`, lifecycle.MetaSubscriptionID, id.Raw())
-		_ = b.out.WriteNotification("notifications/tools/list_changed", []byte(params))
+	for _, l := range c.listening() {
+		c.notify(rpc.EncodeNotification("notifications/tools/list_changed", []byte("{"+subscriptionMeta(l.id)+"}")))
 	}
 }
 
 // endListens answers every open listen with an empty result, at shutdown.
 func (b *bridge) endListens() {
-	b.mu.Lock()
-	ls := b.listens
-	b.listens = map[string]*listen{}
-	b.mu.Unlock()
-	for _, l := range ls {
-		b.reply(l.batch, l.id, b.listenResult(l.id), nil)
-		if l.batch != nil {
-			l.batch.done()
-		}
+	for _, l := range b.client.listening() {
+		l.result(b.listenResult(l.id))
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -22,16 +24,20 @@ type toolState struct {
 	last     []byte // the last good tools/list result, nil before one
 	lastHash uint64 // of last's tools, 0 before one
 	cache    toolCache
-	wake     chan struct{} // tells the prober the base went down
+	// cacheWarned: the log has said once why the cache was ignored.
+	cacheWarned bool
+	wake        chan struct{} // tells the prober the base went down
 	// policy shapes the list the client sees: changes are detected on
 	// that list, so a change in a denied tool is no news to the client.
 	policy *policy.Policy
 }
 
-// lastList is the last good tool list (raw, as the base sent it), from
-// this process or the disk cache; nil when none is known.
+// lastList is the last good tool list (raw, as the base sent it) this
+// process saw, or nil; the policy reads a tool's own annotations in it.
 func (s *toolState) lastList() []byte {
-	return s.fallback()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
 }
 
 // wentDown records that the base could not be reached. It reports whether
@@ -80,22 +86,33 @@ func (s *toolState) record(result []byte) (changed bool, err error) {
 	if sum == prev {
 		return false, nil
 	}
-	if !bytes.Equal(s.cache.load(), result) {
+	if cached, _ := s.cache.load(); !bytes.Equal(cached, result) {
 		err = s.cache.store(result)
 	}
 	return prev != 0, err
 }
 
 // fallback is the list to serve while the base is down: the last one seen
-// by this process, or the one on disk.
-func (s *toolState) fallback() []byte {
+// by this process, or the one on disk if it can be trusted (the first time
+// it cannot, log says why).
+func (s *toolState) fallback(log zerolog.Logger) []byte {
 	s.mu.Lock()
 	last := s.last
 	s.mu.Unlock()
 	if last != nil {
 		return last
 	}
-	return s.cache.load()
+	cached, err := s.cache.load()
+	if err != nil {
+		s.mu.Lock()
+		first := !s.cacheWarned
+		s.cacheWarned = true
+		s.mu.Unlock()
+		if first {
+			log.Warn().Err(err).Str("path", s.cache.path).Msg("tool list cache ignored")
+		}
+	}
+	return cached
 }
 
 // probe runs while Run does: whenever the base goes down it asks for the
@@ -128,7 +145,7 @@ func (b *bridge) probe(ctx context.Context) {
 			cancel()
 			if err == nil {
 				d := rpc.DecodeValidMessage(ans)
-				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == '{' {
+				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == rpc.KindObject {
 					if b.tools.cameBack() {
 						b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back (noticed by the probe); telling the client to list tools again")
 						if _, err := b.tools.record(r.Result); err != nil {
@@ -162,35 +179,41 @@ func (b *bridge) baseResult(err error) (back bool) {
 	return false
 }
 
-// heartbeat sends notifications/progress for token every ProgressInterval
-// until the returned stop is called; stop returns once no heartbeat can
-// follow, so none ever comes after the answer.
-func (b *bridge) heartbeat(token []byte, start time.Time) (stop func()) {
+// heartbeat sends client c notifications/progress for token every
+// ProgressInterval until the returned stop is called; stop returns once no
+// heartbeat can follow, so none ever comes after the answer. Calling stop
+// again does nothing.
+func (b *bridge) heartbeat(c *client, token []byte, start time.Time) (stop func()) {
 	if token == nil || b.cfg.ProgressInterval <= 0 {
 		return func() {}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(b.cfg.ProgressInterval)
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			secs := int(time.Since(start).Round(time.Second) / time.Second)
-			params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
-				strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
-			_ = b.out.WriteNotification("notifications/progress", []byte(params))
-		}
-	}()
+	go b.runHeartbeat(c, token, start, done, &wg)
+	var once sync.Once
 	return func() {
-		close(done)
-		wg.Wait()
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+}
+
+func (b *bridge) runHeartbeat(c *client, token []byte, start time.Time, done <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	t := time.NewTicker(b.cfg.ProgressInterval)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		secs := int(time.Since(start).Round(time.Second) / time.Second)
+		params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
+			strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
+		c.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
 	}
 }
 
@@ -198,11 +221,11 @@ func (b *bridge) heartbeat(token []byte, start time.Time) (stop func()) {
 // a number.
 func progressToken(params []byte) []byte {
 	meta := rpc.Field(params, "_meta")
-	if rpc.Kind(meta) != '{' {
+	if rpc.Kind(meta) != rpc.KindObject {
 		return nil
 	}
 	tok := rpc.Field(meta, "progressToken")
-	if k := rpc.Kind(tok); k == '"' || k == 'n' {
+	if k := rpc.Kind(tok); k == rpc.KindString || k == rpc.KindNumber {
 		return tok
 	}
 	return nil

@@ -87,7 +87,9 @@ func TestErasInterleaved(t *testing.T) {
 	legacyCall := call("1", "measure_distance", `{"from":{"x":0,"y":0},"to":{"x":0,"y":1}}`)
 	modernCall := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":0,"y":1}},` + modernMeta + `}}`
 	text := `{"content":[{"type":"text","text":"Distance 1, angle 90°, dx 0, dy 1."}],"isError":false`
-	h.send(initialize("0", "2025-06-18"), legacyCall, modernCall, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, legacyCall, modernCall)
+	legacyCall4 := strings.Replace(legacyCall, `"id":1`, `"id":4`, 1)
+	modernCall5 := strings.Replace(modernCall, `"id":2`, `"id":5`, 1)
+	h.send(initialize("0", "2025-06-18"), legacyCall, modernCall, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, legacyCall4, modernCall5)
 	h.expect(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"result":{%s,"protocolVersion":"2025-06-18",%s}}`, caps, info))
 	// The ping is answered by the reader, the calls by the worker in order:
 	// the ping's answer may come anywhere among them.
@@ -104,8 +106,8 @@ func TestErasInterleaved(t *testing.T) {
 	want := []string{
 		`{"jsonrpc":"2.0","id":1,"result":` + text + `}}`,
 		`{"jsonrpc":"2.0","id":2,"result":` + text + `,"resultType":"complete",` + serverInfoMeta + `}}`,
-		`{"jsonrpc":"2.0","id":1,"result":` + text + `}}`,
-		`{"jsonrpc":"2.0","id":2,"result":` + text + `,"resultType":"complete",` + serverInfoMeta + `}}`,
+		`{"jsonrpc":"2.0","id":4,"result":` + text + `}}`,
+		`{"jsonrpc":"2.0","id":5,"result":` + text + `,"resultType":"complete",` + serverInfoMeta + `}}`,
 	}
 	if diff := cmp.Diff(want, forwarded); diff != "" || pinged != 1 {
 		t.Errorf("ping answered %d times; forwarded answers (-want +got):\n%s", pinged, diff)
@@ -199,12 +201,14 @@ func TestListChangedLegacy(t *testing.T) {
 	h := newHarness(t, nil, func(c *Config) { c.Base = changingBase() })
 	h.send(initialize("0", "2025-06-18"))
 	h.recv()
-	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	first := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"first_tool","inputSchema":{"type":"object"}}]}}`
-	h.send(list, list) // the same list twice: no notification
-	h.expect(first, first)
-	h.send(list)
-	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"second_tool","inputSchema":{"type":"object"}}]}}`,
+	list := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}` }
+	first := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[{"name":"first_tool","inputSchema":{"type":"object"}}]}}`
+	}
+	h.send(list("1"), list("2")) // the same list twice: no notification
+	h.expect(first("1"), first("2"))
+	h.send(list("3"))
+	h.expect(`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"second_tool","inputSchema":{"type":"object"}}]}}`,
 		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	h.closeAndWait()
 }
@@ -213,8 +217,10 @@ func TestListChangedOnListenStream(t *testing.T) {
 	h := newHarness(t, nil, func(c *Config) { c.Base = changingBase() })
 	h.send(`{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`)
 	h.recv() // the acknowledgement
-	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + modernMeta + `}}`
-	h.send(list, list, list)
+	list := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":{` + modernMeta + `}}`
+	}
+	h.send(list("2"), list("3"), list("4"))
 	h.recv()
 	h.recv()
 	if got := h.recv(); !strings.Contains(got, "second_tool") {

@@ -10,61 +10,72 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// read is the reader goroutine. Like a go-sdk jsonrpc2 Preempter, it must
-// not block: for each message it either answers at once (the protocol the
-// bridge speaks itself, errors, a full or closed queue) or hands a job to
-// the worker without waiting, so that ping and cancellation stay
-// responsive while CAD works. onOutFail is called when stdout fails.
-func (b *bridge) read(stdin io.Reader, onOutFail func()) {
+// read is the stdio front end's reader goroutine: it reads stdin line by
+// line and dispatches each line for the stdio client, until stdin ends or
+// the bridge stops.
+func (b *bridge) read(stdin io.Reader) {
+	c := b.client
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
-	for {
+	for !b.dropping.Load() {
 		line, err := lr.Next()
 		var oe *rpc.OversizeError
 		switch {
 		case errors.As(err, &oe):
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
-			b.reply(nil, rpc.ID{}, nil, rpc.Errorf(rpc.CodeInvalidRequest,
+			c.newReply(rpc.ID{}, "", nil).fail(rpc.Errorf(rpc.CodeInvalidRequest,
 				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
 		case err == io.EOF:
 			return
 		case err != nil:
-			if !b.isClosed() { // else Run closed stdin itself
+			if !b.queue.isClosed() { // else Run closed stdin itself
 				b.log.Error().Err(err).Msg("reading stdin failed")
 			}
 			return
 		default:
-			b.handleLine(line)
-		}
-		if b.out.Err() != nil {
-			onOutFail()
-			return
+			b.dispatchLine(c, line)
 		}
 	}
 }
 
-// handleLine decodes one line and handles each message in it.
-func (b *bridge) handleLine(line []byte) {
+// dispatchLine decodes one line from client c and dispatches each message
+// in it; the answers to a batch go back as one array.
+//
+// Dispatch is the reader's side of the contract between the two
+// goroutines. Like a go-sdk jsonrpc2 Preempter, it must not block: for each
+// message it either answers at once (the protocol the bridge speaks itself,
+// errors, a full or closed queue) or hands a job to the worker without
+// waiting, so that ping and cancellation stay responsive while CAD works.
+// Any front end may call it, for any client.
+func (b *bridge) dispatchLine(c *client, line []byte) {
 	msgs, isBatch := rpc.DecodeLine(line)
 	var bt *batch
 	if isBatch {
-		bt = newBatch(b.out)
-		defer bt.done() // the batch's own reference
+		bt = newBatch(c.out, c.max)
+		defer bt.release() // the reader's own hold
 	}
 	for _, d := range msgs {
-		b.handle(d, bt)
+		b.dispatch(c, d, bt)
 	}
 }
 
-// testHookHandle, when set by a test, runs first in handle: a way to make
+// testHookHandle, when set by a test, runs first in dispatch: a way to make
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
-func (b *bridge) handle(d rpc.Decoded, bt *batch) {
+// dispatch handles one message from client c.
+func (b *bridge) dispatch(c *client, d rpc.Decoded, bt *batch) {
+	var r *reply // the answer this message is owed, if any
+	switch m := d.Msg.(type) {
+	case *rpc.Request:
+		r = c.newReply(m.ID, m.Method, bt)
+	case nil:
+		r = c.newReply(d.ID, "", bt)
+	}
 	defer func() {
-		if r := recover(); r != nil {
-			b.log.Error().Interface("panic", r).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
-			if req, ok := d.Msg.(*rpc.Request); ok {
-				b.reply(bt, req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", req.Method))
+		if p := recover(); p != nil {
+			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
+			if r != nil {
+				r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", r.method))
 			}
 		}
 	}()
@@ -73,31 +84,34 @@ func (b *bridge) handle(d rpc.Decoded, bt *batch) {
 	}
 	if d.Err != nil {
 		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
-		b.reply(bt, d.ID, nil, d.Err)
+		r.fail(d.Err)
 		return
 	}
 	switch m := d.Msg.(type) {
 	case *rpc.Notification:
-		b.notification(m)
+		b.notification(c, m)
 	case *rpc.Response:
-		// The only requests the bridge sends the client are its questions
-		// (elicitation/create); anything else is not due.
-		if !b.clientResponse(m) {
-			b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
-		}
+		b.clientResponse(c, m)
 	case *rpc.Request:
-		b.request(m, bt)
+		b.request(c, m, r)
 	}
 }
 
-func (b *bridge) notification(n *rpc.Notification) {
+// clientResponse is where every response from a client arrives. The only
+// requests the bridge sends clients are its confirmation questions
+// (elicitation/create); any other response is not due.
+func (b *bridge) clientResponse(c *client, m *rpc.Response) {
+	if !c.asker.answered(m) {
+		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+	}
+}
+
+func (b *bridge) notification(c *client, n *rpc.Notification) {
 	switch n.Method {
 	case "notifications/cancelled":
-		id := rpc.Field(n.Params, "requestId")
-		if k := rpc.Kind(id); k != '"' && k != 'n' {
-			return
+		if id, ok := rpc.ParseID(rpc.Field(n.Params, "requestId")); ok {
+			c.cancel(id)
 		}
-		b.cancel(string(id))
 	case "notifications/initialized":
 		b.log.Debug().Msg("client initialized")
 	default:
@@ -106,55 +120,62 @@ func (b *bridge) notification(n *rpc.Notification) {
 }
 
 // request answers a request at once, or queues it for the base.
-func (b *bridge) request(r *rpc.Request, bt *batch) {
-	era, version := lifecycle.EraOf(r.Params)
+func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
+	if c.inUse(req.ID) {
+		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
+		r.fail(errIDInUse(req.ID))
+		return
+	}
+	era, version := lifecycle.EraOf(req.Params)
 	srv := b.cfg.Server
-	if era == lifecycle.Modern && r.Method != "server/discover" {
-		if werr := lifecycle.CheckModern(version, r.Params); werr != nil {
-			b.reply(bt, r.ID, nil, werr)
+	if era == lifecycle.Modern && req.Method != "server/discover" {
+		if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
+			r.fail(werr)
 			return
 		}
 	}
 	notFound := func() {
-		b.reply(bt, r.ID, nil, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", r.Method))
+		r.fail(rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method))
 	}
-	switch r.Method {
+	switch req.Method {
 	case "initialize":
 		if era == lifecycle.Modern {
 			notFound()
 			return
 		}
-		res, werr := srv.Initialize(r.Params)
-		if werr == nil {
-			b.initialized.Store(true)
-			b.guard.initialized(r.Params, res)
+		res, werr := srv.Initialize(req.Params)
+		if werr != nil {
+			r.fail(werr)
+			return
 		}
-		b.reply(bt, r.ID, res, werr)
+		c.initialized.Store(true)
+		c.asker.initialized(req.Params, res)
+		r.result(res)
 	case "ping":
 		if era == lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(bt, r.ID, []byte(`{}`), nil)
+		r.result([]byte(`{}`))
 	case "server/discover":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.reply(bt, r.ID, srv.Discover(), nil)
+		r.result(srv.Discover())
 	case "subscriptions/listen":
 		if era != lifecycle.Modern {
 			notFound()
 			return
 		}
-		b.listen(r, bt)
+		b.listen(c, req, r)
 	case "tools/list", "tools/call":
-		if werr := checkToolParams(r); werr != nil {
-			b.reply(bt, r.ID, nil, werr)
+		if werr := checkToolParams(req); werr != nil {
+			r.fail(werr)
 			return
 		}
-		j := &job{req: r, era: era, frame: baseFrame(r), batch: bt, start: time.Now()}
-		if r.Method == "tools/call" && !b.admitCall(j) {
+		j := &job{req: req, era: era, frame: baseFrame(req), reply: r, start: time.Now()}
+		if req.Method == "tools/call" && !b.admitCall(c, j) {
 			return
 		}
 		b.enqueue(j)
@@ -166,16 +187,16 @@ func (b *bridge) request(r *rpc.Request, bt *batch) {
 // checkToolParams rejects what the base should never see.
 func checkToolParams(r *rpc.Request) *rpc.WireError {
 	p := r.Params
-	if p != nil && rpc.Kind(p) != '{' {
+	if p != nil && rpc.Kind(p) != rpc.KindObject {
 		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params must be an object", r.Method)
 	}
 	if r.Method != "tools/call" {
 		return nil
 	}
-	if rpc.Kind(rpc.Field(p, "name")) != '"' {
+	if rpc.Kind(rpc.Field(p, "name")) != rpc.KindString {
 		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
 	}
-	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != '{' && rpc.Kind(a) != 'z' {
+	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != rpc.KindObject && rpc.Kind(a) != rpc.KindNull {
 		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" must be an object`)
 	}
 	return nil
@@ -184,80 +205,29 @@ func checkToolParams(r *rpc.Request) *rpc.WireError {
 // baseFrame is the request as the base gets it: the client's id, method
 // and params, without params._meta, which is for the bridge.
 func baseFrame(r *rpc.Request) []byte {
-	b := rpc.AppendResponseHead(make([]byte, 0, 64+len(r.Params)), r.ID)
-	b = append(b, `,"method":`...)
-	b = append(b, '"')
-	b = append(b, r.Method...) // tools/list or tools/call: nothing to escape
-	b = append(b, '"')
+	var params []byte
 	if r.Params != nil {
-		b = append(b, `,"params":`...)
-		b = append(b, rpc.WithoutMember(r.Params, "_meta")...)
+		params = rpc.WithoutMember(r.Params, "_meta")
 	}
-	return append(b, '}')
+	return rpc.AppendRequest(make([]byte, 0, 64+len(params)), r.ID, r.Method, params)
 }
 
 // enqueue hands a job to the worker, or answers at once when the queue is
 // full or closed, so that memory stays bounded and ping stays responsive.
+// The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		b.reply(j.batch, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", j.req.Method))
+	r := j.reply
+	if !r.client.track(r) {
+		r.fail(errIDInUse(r.id))
 		return
 	}
-	select {
-	case b.queue <- j:
-		b.pending[j.req.ID.String()] = j
-		if j.batch != nil {
-			j.batch.add()
-		}
-		b.mu.Unlock()
+	switch err := b.queue.push(j); err {
+	case nil:
+	case errQueueClosed:
+		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 	default:
-		b.mu.Unlock()
 		b.log.Warn().Int("queue", b.cfg.Queue).Msg("request refused: too many requests queued")
-		b.reply(j.batch, j.req.ID, nil, rpc.Errorf(rpc.CodeInternalError,
-			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, j.req.Method))
+		r.fail(rpc.Errorf(rpc.CodeInternalError,
+			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
 	}
-}
-
-// cancel handles notifications/cancelled: a queued request is dropped, an
-// in-flight one has its connection closed, an open listen ends; nothing is
-// sent for the id afterwards. Unknown and finished ids are ignored.
-func (b *bridge) cancel(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if j, ok := b.pending[id]; ok {
-		j.canceled = true
-		delete(b.pending, id)
-		if j.cancel != nil {
-			j.cancel()
-		}
-		b.log.Debug().Str("id", id).Msg("request cancelled by the client")
-		return
-	}
-	if l, ok := b.listens[id]; ok {
-		delete(b.listens, id)
-		if l.batch != nil {
-			l.batch.done()
-		}
-	}
-}
-
-// reply answers one request: to stdout, or into its batch. Exactly one of
-// result and werr is set.
-func (b *bridge) reply(bt *batch, id rpc.ID, result []byte, werr *rpc.WireError) {
-	if bt != nil {
-		bt.put(func(w *rpc.Writer) error {
-			if werr != nil {
-				return w.WriteError(id, werr)
-			}
-			return w.WriteResult(id, result)
-		})
-		return
-	}
-	if werr != nil {
-		_ = b.out.WriteError(id, werr)
-		return
-	}
-	_ = b.out.WriteResult(id, result)
 }

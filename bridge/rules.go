@@ -20,20 +20,13 @@ import (
 
 // guard applies the user's rules to tool requests: the policy (what is
 // listed and callable, with which annotations), confirmation (asking the
-// user before a call runs), and the journal.
+// user before a call runs), and the journal. What it knows of each client
+// is in that client's asker.
 type guard struct {
-	policy  *policy.Policy
-	signer  *confirm.Signer
-	journal *journal.Writer
-	args    bool // journal arguments too
-
-	// What a handshake-era client said in initialize.
-	client     atomic.Pointer[journal.ClientInfo]
-	canElicit  atomic.Bool // it declared the elicitation capability, in a version that has it
-	formMode   atomic.Bool // its version's elicitation params carry "mode"
-	askSeq     atomic.Int64
-	mu         sync.Mutex
-	asks       map[string]chan *rpc.Response // the bridge's elicitation requests awaiting an answer, by raw id
+	policy     *policy.Policy
+	signer     *confirm.Signer
+	journal    *journal.Writer
+	args       bool // journal arguments too
 	confirmTTL time.Duration
 }
 
@@ -45,19 +38,23 @@ func newGuard(cfg *Config) *guard {
 	if testHookNow != nil {
 		signer.Now = testHookNow
 	}
-	return &guard{
-		policy:     cfg.Policy,
-		signer:     signer,
-		journal:    cfg.Journal,
-		args:       cfg.JournalArgs,
-		asks:       map[string]chan *rpc.Response{},
-		confirmTTL: cfg.ConfirmTimeout,
-	}
+	return &guard{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout}
+}
+
+// asker is what the rules keep per client: what a handshake-era client said
+// in initialize, and the questions the bridge has sent it.
+type asker struct {
+	info      atomic.Pointer[journal.ClientInfo]
+	canElicit atomic.Bool // it declared the elicitation capability, in a version that has it
+	formMode  atomic.Bool // its version's elicitation params carry "mode"
+	seq       atomic.Int64
+	mu        sync.Mutex
+	asks      map[string]chan *rpc.Response // by the question's id key
 }
 
 // initialized notes what a handshake-era client declared: its clientInfo,
 // and whether it can show an elicitation (2025-06-18 and later).
-func (g *guard) initialized(params, result []byte) {
+func (a *asker) initialized(params, result []byte) {
 	var p struct {
 		ClientInfo   journal.ClientInfo `json:"clientInfo"`
 		Capabilities struct {
@@ -66,11 +63,24 @@ func (g *guard) initialized(params, result []byte) {
 	}
 	_ = json.Unmarshal(params, &p)
 	ci := p.ClientInfo
-	g.client.Store(&ci)
+	a.info.Store(&ci)
 	var version string
 	_ = json.Unmarshal(rpc.Field(result, "protocolVersion"), &version)
-	g.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == '{' && version >= "2025-06-18")
-	g.formMode.Store(version >= "2025-11-25")
+	a.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == rpc.KindObject && version >= "2025-06-18")
+	a.formMode.Store(version >= "2025-11-25")
+}
+
+// answered routes a response from the client to the question it answers;
+// false when none is waiting for it.
+func (a *asker) answered(m *rpc.Response) bool {
+	a.mu.Lock()
+	ch, ok := a.asks[m.ID.Key()]
+	delete(a.asks, m.ID.Key())
+	a.mu.Unlock()
+	if ok {
+		ch <- m // buffered, one answer per question
+	}
+	return ok
 }
 
 // callArgs returns a tools/call's name and arguments.
@@ -84,7 +94,7 @@ func callArgs(params []byte) (string, []byte) {
 // has checked. It returns false when it answered the call itself (denied,
 // refused, or a modern client asked to confirm); true when the job goes to
 // the worker, possibly marked to ask the user first.
-func (b *bridge) admitCall(j *job) bool {
+func (b *bridge) admitCall(c *client, j *job) bool {
 	g := b.guard
 	name, args := callArgs(j.req.Params)
 	j.tool = name
@@ -93,14 +103,14 @@ func (b *bridge) admitCall(j *job) bool {
 		werr := rpc.Errorf(rpc.CodeInvalidParams, "%s; nothing was sent to CAD", d.Reason).
 			WithData(map[string]string{"kind": "denied", "tool": name, "policy": g.policy.Source})
 		j.denied = true
-		b.answerNow(j, outcome{err: werr})
+		b.settle(j, outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr})
 		return false
 	}
 	if _, ok := g.policy.NeedsConfirm(name); !ok {
 		return true
 	}
 	if j.era == lifecycle.Legacy {
-		if !g.canElicit.Load() {
+		if !c.asker.canElicit.Load() {
 			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
 			return false
 		}
@@ -114,18 +124,19 @@ func (b *bridge) admitCall(j *job) bool {
 	state := rpc.Field(params, "requestState")
 	if state == nil {
 		caps := rpc.Field(rpc.Field(params, "_meta"), lifecycle.MetaClientCapabilities)
-		if rpc.Kind(rpc.Field(caps, "elicitation")) != '{' {
+		if rpc.Kind(rpc.Field(caps, "elicitation")) != rpc.KindObject {
 			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
 			return false
 		}
 		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
 			confirm.InputRequest(name, args), g.signer.Issue(name, args))
 		j.confirm = "asked"
-		b.answerNow(j, outcome{result: b.cfg.Server.Decorate("tools/call", res)})
+		res = b.cfg.Server.Decorate("tools/call", res)
+		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
 		return false
 	}
 	var tok string
-	if rpc.Kind(state) != '"' || json.Unmarshal(state, &tok) != nil {
+	if rpc.Kind(state) != rpc.KindString || json.Unmarshal(state, &tok) != nil {
 		b.refuse(j, "refused", "its requestState is not a string issued by mcp-bridge")
 		return false
 	}
@@ -155,94 +166,84 @@ func (b *bridge) admitCall(j *job) bool {
 // refuse answers a call that needed confirmation and did not get it: an
 // isError result saying why; nothing goes to CAD.
 func (b *bridge) refuse(j *job, how, why string) {
+	b.settle(j, b.refusal(j, how, why))
+}
+
+func (b *bridge) refusal(j *job, how, why string) outcome {
 	b.log.Info().Str("tool", j.tool).Str("confirmation", how).Msg("call not sent to CAD")
 	j.confirm = how
 	res := confirm.Refusal(j.tool, why)
 	if j.era == lifecycle.Modern {
 		res = b.cfg.Server.Decorate("tools/call", res)
 	}
-	b.answerNow(j, outcome{result: res})
+	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
 }
 
-// answerNow answers a job the reader settles itself, and journals it.
-func (b *bridge) answerNow(j *job, o outcome) {
-	b.record(j, o)
-	b.reply(j.batch, j.req.ID, o.result, o.err) // not queued: holds no batch reference
+// settle journals a job's outcome and ends its reply with it.
+func (b *bridge) settle(j *job, o outcome) {
+	if !j.reply.isEnded() {
+		b.record(j, o)
+	}
+	j.reply.end(o.answer)
 }
 
 // askUser is the worker's handshake-era confirmation: an elicitation/create
 // request to the client, and its answer. It returns the refusal to give
-// when the call must not run, or nil when the user agreed. Nothing is
-// returned after ctx ends because the client cancelled the call: deliver
-// then sends nothing.
+// when the call must not run, or nil when the user agreed. ctx ends when
+// the client cancels the call or the bridge stops.
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
-	g := b.guard
+	g, c := b.guard, j.reply.client
+	a := &c.asker
 	name, args := callArgs(j.req.Params)
 	params := confirm.LegacyParams(name, args)
-	if g.formMode.Load() {
+	if a.formMode.Load() {
 		params = confirm.Params(name, args)
 	}
-	id := strconv.Quote("mcp-bridge-confirm-" + strconv.FormatInt(g.askSeq.Add(1), 10))
+	id, _ := rpc.ParseID([]byte(strconv.Quote("mcp-bridge-confirm-" + strconv.FormatInt(a.seq.Add(1), 10))))
 	ch := make(chan *rpc.Response, 1)
-	g.mu.Lock()
-	g.asks[id] = ch
-	g.mu.Unlock()
-	defer func() {
-		g.mu.Lock()
-		delete(g.asks, id)
-		g.mu.Unlock()
-	}()
-	req := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"elicitation/create","params":%s}`, id, params)
-	if err := b.out.WriteLine(req); err != nil {
-		return b.refusal(j, "refused", "the question could not be sent to the client")
+	a.mu.Lock()
+	if a.asks == nil {
+		a.asks = map[string]chan *rpc.Response{}
 	}
-	b.log.Info().Str("tool", name).Str("ask", id).Msg("asking the user to confirm")
+	a.asks[id.Key()] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.asks, id.Key())
+		a.mu.Unlock()
+	}()
+	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	if err := c.out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
+		return refused("refused", "the question could not be sent to the client")
+	}
+	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
 	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
 	defer cancel()
 	select {
 	case resp := <-ch:
 		if resp.Error != nil {
-			return b.refusal(j, "refused", "the client could not ask you ("+resp.Error.Message+")")
+			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
 		}
-		switch a := confirm.Read(resp.Result); a {
+		switch ans := confirm.Read(resp.Result); ans {
 		case confirm.Accepted:
 			j.confirm = "accepted"
 			return nil
 		case confirm.Invalid:
-			return b.refusal(j, "refused", "the client's answer to the question was not an elicitation result")
+			return refused("refused", "the client's answer to the question was not an elicitation result")
 		default:
-			return b.refusal(j, a.String(), "you "+a.String()+" it")
+			return refused(ans.String(), "you "+ans.String()+" it")
 		}
 	case <-askCtx.Done():
-		_ = b.out.WriteNotification("notifications/cancelled",
-			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id))
+		c.notify(rpc.EncodeNotification("notifications/cancelled",
+			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
 		if ctx.Err() == nil { // our own timeout, not the client's cancel or shutdown
-			return b.refusal(j, "timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
+			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
 		}
-		return b.refusal(j, "cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
 	}
 }
 
-func (b *bridge) refusal(j *job, how, why string) *outcome {
-	j.confirm = how
-	return &outcome{result: confirm.Refusal(j.tool, why)}
-}
-
-// clientResponse routes a response from the client to the elicitation
-// request it answers. It reports whether one was waiting.
-func (b *bridge) clientResponse(r *rpc.Response) bool {
-	g := b.guard
-	g.mu.Lock()
-	ch, ok := g.asks[r.ID.String()]
-	delete(g.asks, r.ID.String())
-	g.mu.Unlock()
-	if ok {
-		ch <- r
-	}
-	return ok
-}
-
-// record writes the journal line for a job's answer.
+// record writes the journal line for a job's outcome.
 func (b *bridge) record(j *job, o outcome) {
 	g := b.guard
 	if g.journal == nil {
@@ -252,6 +253,7 @@ func (b *bridge) record(j *job, o outcome) {
 		Time: time.Now().UTC(), PID: pid, Transport: b.cfg.Transport, Era: j.era.String(),
 		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
 		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
+		Bytes:      o.answer.Len(),
 		Denied:     j.denied, Confirm: j.confirm,
 		Confirmed: j.confirm == "accepted",
 	}
@@ -261,7 +263,7 @@ func (b *bridge) record(j *job, o outcome) {
 		if json.Unmarshal(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo"), &ci) == nil && ci.Name != "" {
 			e.Client = &ci
 		}
-	} else if ci := g.client.Load(); ci != nil && ci.Name != "" {
+	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
 		e.Client = ci
 	}
 	if g.args && j.req.Method == "tools/call" {
@@ -270,7 +272,6 @@ func (b *bridge) record(j *job, o outcome) {
 	switch {
 	case o.err != nil:
 		e.Outcome, e.Code, e.Message = journal.Error, o.err.Code, o.err.Message
-		e.Bytes = len(o.err.Message)
 		var data struct {
 			Kind string `json:"kind"`
 		}
@@ -278,16 +279,14 @@ func (b *bridge) record(j *job, o outcome) {
 			e.Kind = data.Kind
 		}
 	case o.rawErr != nil:
-		e.Outcome, e.Bytes = journal.Error, len(o.rawErr)
 		var we struct {
 			Code    int64  `json:"code"`
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(o.rawErr, &we)
-		e.Code, e.Message, e.Kind = we.Code, we.Message, "base"
+		e.Outcome, e.Code, e.Message, e.Kind = journal.Error, we.Code, we.Message, "base"
 	default:
-		e.Bytes = len(o.result)
-		e.IsError = rpc.Kind(rpc.Field(o.result, "isError")) == 't'
+		e.IsError = rpc.Kind(rpc.Field(o.result, "isError")) == rpc.KindTrue
 		switch {
 		case j.confirm == "asked":
 			e.Outcome = journal.InputRequired

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,52 +15,46 @@ import (
 )
 
 // job is one request for the base, from the moment the reader accepts it
-// until the worker has answered it or dropped it.
+// until its reply has ended.
 type job struct {
-	req    *rpc.Request
-	era    lifecycle.Era
-	frame  []byte // the request as the base gets it
-	batch  *batch // non-nil when the request came in a batch
-	cancel context.CancelFunc
-	start  time.Time // when the reader accepted it, for the journal
+	req   *rpc.Request
+	era   lifecycle.Era
+	frame []byte // the request as the base gets it
+	reply *reply
+	start time.Time // when the reader accepted it, for the journal
 
 	tool    string // tools/call: the tool's name
 	denied  bool   // refused by the policy
 	ask     bool   // handshake era: ask the user before sending it
 	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
-	// canceled is set, under bridge.mu, by notifications/cancelled: from
-	// then on nothing is sent for this id.
-	canceled bool
 }
 
-// bridge is the state shared by the reader and the worker.
+// bridge is the core shared by the front end, the worker and the prober.
 type bridge struct {
 	cfg Config
 	log zerolog.Logger
-	out *rpc.Writer
 
-	queue chan *job
+	client *client // the stdio client
+	queue  *jobQueue
 
-	mu      sync.Mutex
-	closed  bool               // the queue is closed: no more jobs
-	pending map[string]*job    // by raw id: queued or in flight
-	listens map[string]*listen // open subscriptions/listen requests
-
-	dropping atomic.Bool // shutting down on a signal: answer queued jobs without sending them
-
-	// initialized is set once a legacy client has sent initialize: it was
-	// told tools.listChanged, so it gets notifications/tools/list_changed.
-	initialized atomic.Bool
+	// dropping: shutting down on a signal or a dead stdout; the worker
+	// answers the jobs still queued without sending them.
+	dropping atomic.Bool
+	abort    context.CancelCauseFunc // ends every call to the base at once
 
 	tools toolState // is the base up, and its last tool list
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
 
-	guard *guard // the user's rules: policy, confirmation, journal
+	guard *guard // the user's rules: policy, confirmation, journal (rules.go)
 }
 
-// errShutdown is the cause given to in-flight calls abandoned at shutdown.
-var errShutdown = errors.New("mcp-bridge is shutting down")
+var (
+	// errShutdown is the cause given to in-flight calls abandoned at shutdown.
+	errShutdown = errors.New("mcp-bridge is shutting down")
+	// errOutFailed is the cause when stdout failed: nobody can read an answer.
+	errOutFailed = errors.New("stdout failed")
+)
 
 // Run serves one client on stdin/stdout until stdin ends or ctx is done.
 //
@@ -74,29 +67,35 @@ var errShutdown = errors.New("mcp-bridge is shutting down")
 // interrupted (then the reader ends at its next read).
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
 	cfg.setDefaults()
-	b := &bridge{
-		cfg:     cfg,
-		log:     cfg.Log,
-		out:     rpc.NewWriter(stdout),
-		queue:   make(chan *job, cfg.Queue),
-		pending: map[string]*job{},
-		listens: map[string]*listen{},
-		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr), wake: make(chan struct{}, 1), policy: cfg.Policy},
-		guard:   newGuard(&cfg),
-	}
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
+	out := rpc.NewWriter(stdout)
+	b := &bridge{
+		cfg:    cfg,
+		log:    cfg.Log,
+		client: newClient(out, cfg.MaxMessage, cfg.Log),
+		queue:  newJobQueue(cfg.Queue),
+		abort:  abort,
+		warned: map[string]bool{},
+		tools:  toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		guard:  newGuard(&cfg),
+	}
+	// The first failed write, from whichever goroutine, stops the bridge:
+	// nothing more goes to CAD, the call in flight is cancelled.
+	outFailed := make(chan struct{})
+	out.OnFail(func(error) {
+		b.dropping.Store(true)
+		abort(errOutFailed)
+		close(outFailed) // OnFail runs once
+	})
 
 	probeCtx, stopProbe := context.WithCancel(context.Background())
 	proberDone := make(chan struct{})
 	go b.runProber(probeCtx, proberDone)
 	defer func() { stopProbe(); <-proberDone }()
 
-	outFailed := make(chan struct{})
-	var failOnce sync.Once
 	readerDone := make(chan struct{})
-	go b.runReader(stdin, readerDone, func() { failOnce.Do(func() { close(outFailed) }) })
+	go b.runReader(stdin, readerDone)
 	workerDone := make(chan struct{})
 	go b.runWorker(hardCtx, workerDone)
 
@@ -109,7 +108,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	case <-outFailed:
 		why = exitOutFailed
 	}
-	return b.shutdown(why, stdin, abort, readerDone, workerDone)
+	return b.shutdown(why, stdin, out, readerDone, workerDone)
 }
 
 // The goroutines Run starts, named so that a stack dump says who is who.
@@ -121,9 +120,9 @@ func (b *bridge) runProber(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-func (b *bridge) runReader(stdin io.Reader, done chan<- struct{}, onOutFail func()) {
+func (b *bridge) runReader(stdin io.Reader, done chan<- struct{}) {
 	defer close(done)
-	b.read(stdin, onOutFail)
+	b.read(stdin)
 }
 
 func (b *bridge) runWorker(hardCtx context.Context, done chan<- struct{}) {
@@ -144,7 +143,7 @@ const (
 // stop reading, drop the queue unless stdin simply ended, give the worker
 // its allowance (ShutdownTimeout, Grace, or none) and then abort what it is
 // doing, end open listens, and wait briefly for the reader.
-func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFunc, readerDone, workerDone <-chan struct{}) error {
+func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone, workerDone <-chan struct{}) error {
 	var allowance time.Duration
 	switch why {
 	case exitEOF:
@@ -154,7 +153,7 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
 		allowance = b.cfg.Grace
 	case exitOutFailed:
-		b.log.Error().Err(b.out.Err()).Msg("the client closed stdout: stopping")
+		b.log.Error().Err(out.Err()).Int("dropped", b.queue.len()).Msg("writing to stdout failed (the client closed it?): stopping; nothing more is sent to CAD")
 	}
 	b.stopReading(stdin)
 	if why != exitEOF {
@@ -174,12 +173,13 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 		}
 		t.Stop()
 	}
-	abort(errShutdown)
+	b.abort(errShutdown)
 	<-workerDone
 
 	var result error
-	if err := b.out.Err(); err != nil {
-		// The reader may have ended because stdout failed; say so either way.
+	if err := out.Err(); err != nil {
+		// The reader or the worker may have ended because stdout failed;
+		// say so whichever exit this was.
 		result = fmt.Errorf("writing to stdout: %w", err)
 	}
 	b.endListens()
@@ -195,24 +195,9 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, abort context.CancelCauseFu
 // made pollable by the caller, or an io.Pipe in tests), and the queue is
 // closed to new work.
 func (b *bridge) stopReading(stdin io.Reader) {
-	b.closeQueue()
+	b.queue.close()
 	if c, ok := stdin.(io.Closer); ok {
 		_ = c.Close()
-	}
-}
-
-func (b *bridge) isClosed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.closed
-}
-
-func (b *bridge) closeQueue() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.closed {
-		b.closed = true
-		close(b.queue)
 	}
 }
 
@@ -220,5 +205,5 @@ func (b *bridge) closeQueue() {
 // still queued with an error instead of sending it. It returns how many.
 func (b *bridge) dropQueued() int {
 	b.dropping.Store(true)
-	return len(b.queue)
+	return b.queue.len()
 }

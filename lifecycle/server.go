@@ -47,11 +47,11 @@ func mustJSON(v any) []byte {
 // Initialize answers a handshake-era initialize: the client's version when
 // the bridge speaks it, otherwise the latest legacy version.
 func (s *Server) Initialize(params []byte) ([]byte, *rpc.WireError) {
-	if params != nil && rpc.Kind(params) != '{' {
+	if params != nil && rpc.Kind(params) != rpc.KindObject {
 		return nil, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: initialize needs an object")
 	}
 	version := LatestLegacy
-	if raw := rpc.Field(params, "protocolVersion"); rpc.Kind(raw) == '"' {
+	if raw := rpc.Field(params, "protocolVersion"); rpc.Kind(raw) == rpc.KindString {
 		var v string
 		if json.Unmarshal(raw, &v) == nil && slices.Contains(LegacyVersions, v) {
 			version = v
@@ -90,7 +90,7 @@ func (s *Server) Discover() []byte {
 // already set are not overridden. A result that is not an object is
 // returned unchanged.
 func (s *Server) Decorate(method string, result []byte) []byte {
-	if rpc.Kind(result) != '{' {
+	if rpc.Kind(result) != rpc.KindObject {
 		return result
 	}
 	var hasType, hasTTL, hasScope bool
@@ -124,7 +124,7 @@ func (s *Server) Decorate(method string, result []byte) []byte {
 	switch {
 	case meta == nil:
 		add = fmt.Appendf(add, `"_meta":{%s}`, s.metaMember)
-	case rpc.Kind(meta) == '{' && rpc.Field(meta, MetaServerInfo) == nil:
+	case rpc.Kind(meta) == rpc.KindObject && rpc.Field(meta, MetaServerInfo) == nil:
 		out = rpc.WithoutMember(result, "_meta")
 		add = fmt.Appendf(add, `"_meta":%s`, rpc.AppendMembers(meta, s.metaMember))
 	}

@@ -50,7 +50,7 @@ func (e Era) String() string {
 // It returns that version for modern requests.
 func EraOf(params []byte) (Era, string) {
 	raw := metaField(params, MetaProtocolVersion)
-	if rpc.Kind(raw) != '"' {
+	if rpc.Kind(raw) != rpc.KindString {
 		return Legacy, ""
 	}
 	var v string
@@ -62,11 +62,11 @@ func EraOf(params []byte) (Era, string) {
 
 // metaField returns params._meta[key] raw, or nil.
 func metaField(params []byte, key string) []byte {
-	if rpc.Kind(params) != '{' {
+	if rpc.Kind(params) != rpc.KindObject {
 		return nil
 	}
 	meta := rpc.Field(params, "_meta")
-	if rpc.Kind(meta) != '{' {
+	if rpc.Kind(meta) != rpc.KindObject {
 		return nil
 	}
 	return rpc.Field(meta, key)
@@ -81,7 +81,7 @@ func CheckModern(v string, params []byte) *rpc.WireError {
 		return rpc.Errorf(rpc.CodeUnsupportedVersion, "Unsupported protocol version %q: this server supports %v", v, ModernVersions).
 			WithData(map[string]any{"supported": ModernVersions, "requested": v})
 	}
-	if rpc.Kind(metaField(params, MetaClientCapabilities)) != '{' {
+	if rpc.Kind(metaField(params, MetaClientCapabilities)) != rpc.KindObject {
 		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must be an object", MetaClientCapabilities)
 	}
 	return nil

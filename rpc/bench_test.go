@@ -33,26 +33,35 @@ func BenchmarkLineReader(b *testing.B) {
 	}
 }
 
+// mustID is ParseID for ids known to be good.
+func mustID(raw string) ID {
+	id, ok := ParseID([]byte(raw))
+	if !ok {
+		panic("bad id " + raw)
+	}
+	return id
+}
+
 // BenchmarkWriteResult is the id re-stamp: the base's result written out
 // under the client's id.
 func BenchmarkWriteResult(b *testing.B) {
 	result := []byte(`{"content":[{"type":"text","text":"Line 101 drawn from (0, 0) to (10, 0), length 10."}],"isError":false}`)
 	w := NewWriter(io.Discard)
-	id := RawID([]byte(`"req-42"`))
+	id := mustID(`"req-42"`)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = w.WriteResult(id, result)
+		_ = w.Write(EncodeResult(id, result))
 	}
 }
 
 func BenchmarkWriteResultLarge(b *testing.B) {
 	result := []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}],"isError":false}`)
 	w := NewWriter(io.Discard)
-	id := RawID([]byte(`1`))
+	id := mustID(`1`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(result)))
 	for b.Loop() {
-		_ = w.WriteResult(id, result)
+		_ = w.Write(EncodeResult(id, result))
 	}
 }
 

@@ -3,7 +3,6 @@ package rpc
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 )
 
 // Standard JSON-RPC 2.0 error codes, and the MCP ones the bridge uses.
@@ -19,8 +18,8 @@ const (
 )
 
 // WireError is a JSON-RPC error object. Two WireErrors match under
-// errors.Is when their codes are equal, so callers branch on the sentinels
-// below and never on message text.
+// errors.Is when their codes are equal, so callers branch on codes and
+// never on message text.
 type WireError struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
@@ -37,16 +36,6 @@ func (e *WireError) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Sentinels for errors.Is.
-var (
-	ErrParse              = &WireError{Code: CodeParseError, Message: "Parse error"}
-	ErrInvalidRequest     = &WireError{Code: CodeInvalidRequest, Message: "Invalid Request"}
-	ErrMethodNotFound     = &WireError{Code: CodeMethodNotFound, Message: "Method not found"}
-	ErrInvalidParams      = &WireError{Code: CodeInvalidParams, Message: "Invalid params"}
-	ErrInternal           = &WireError{Code: CodeInternalError, Message: "Internal error"}
-	ErrUnsupportedVersion = &WireError{Code: CodeUnsupportedVersion, Message: "Unsupported protocol version"}
-)
-
 // Errorf returns a WireError with the given code and formatted message.
 func Errorf(code int64, format string, args ...any) *WireError {
 	return &WireError{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -61,19 +50,6 @@ func (e *WireError) WithData(data any) *WireError {
 	c := *e
 	c.Data = raw
 	return &c
-}
-
-// appendJSON appends e as a compact JSON object.
-func (e *WireError) appendJSON(b []byte) []byte {
-	b = append(b, `{"code":`...)
-	b = strconv.AppendInt(b, e.Code, 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
-	if len(e.Data) > 0 {
-		b = append(b, `,"data":`...)
-		b = appendCompact(b, e.Data)
-	}
-	return append(b, '}')
 }
 
 func appendString(b []byte, s string) []byte {

@@ -70,13 +70,15 @@ func (lr *LineReader) Next() ([]byte, error) {
 
 // readLine reads up to and including the next '\n' (or to the end of
 // input) and returns the line without the '\n'. Past the limit it stops
-// keeping bytes and only counts them.
+// keeping bytes and only counts them. A blank line is blank whatever its
+// length: one over the limit comes back empty, not as an OversizeError.
 func (lr *LineReader) readLine() ([]byte, error) {
 	var line []byte
-	size, over := 0, false
+	size, over, blank := 0, false, true
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		size += len(chunk)
+		blank = blank && skipSpace(chunk, 0) == len(chunk)
 		if !over && size > lr.max+2 { // +2: room for "\r\n"
 			over, line = true, nil
 		}
@@ -87,6 +89,9 @@ func (lr *LineReader) readLine() ([]byte, error) {
 			continue
 		}
 		if over {
+			if blank {
+				return nil, err
+			}
 			if err == nil {
 				size-- // the newline
 			}
@@ -100,63 +105,59 @@ func (lr *LineReader) readLine() ([]byte, error) {
 	}
 }
 
-// Writer writes one message per line. It is safe for concurrent use: each
-// message is written whole, under a lock, so lines never interleave.
+// Writer frames messages onto a stream, one per line. It only frames and
+// locks: each message (see Encoded) is written whole, under a lock, so lines
+// never interleave, and is never bigger than its encoder made it. After the
+// first failed write every write fails; OnFail learns of it at once,
+// whichever goroutine wrote.
 type Writer struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-	err error
+	mu     sync.Mutex
+	w      io.Writer
+	buf    []byte
+	err    error
+	onFail func(error)
 }
 
-// NewWriter returns a Writer on w. w should be unbuffered (a process's standard output is) or
-// the caller must flush it: every message is handed to w complete.
+// NewWriter returns a Writer on w. w should be unbuffered (a process's
+// standard output is) or the caller must flush it: every message is handed
+// to w complete.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// bigPayload is the size above which a payload is written straight from its
-// own buffer instead of being copied into the line buffer.
+// OnFail sets f to be called, once, with the first write error. f runs on
+// the goroutine whose write failed and must not write to w.
+func (w *Writer) OnFail(f func(error)) {
+	w.mu.Lock()
+	w.onFail = f
+	w.mu.Unlock()
+}
+
+// bigPayload is the size above which a body is written straight from where
+// it lies instead of being copied into the line buffer.
 const bigPayload = 64 << 10
 
-// WriteResult writes {"jsonrpc":"2.0","id":id,"result":result}.
-func (w *Writer) WriteResult(id ID, result []byte) error {
-	return w.write(id, `,"result":`, result, nil)
-}
-
-// WriteError writes an error response. A zero id is omitted, never null.
-func (w *Writer) WriteError(id ID, e *WireError) error {
-	return w.write(id, `,"error":`, nil, e)
-}
-
-// WriteErrorRaw writes an error response whose error object is raw JSON,
-// passed on unchanged (re-compacted only if it spans lines).
-func (w *Writer) WriteErrorRaw(id ID, errObj []byte) error {
-	return w.write(id, `,"error":`, errObj, nil)
-}
-
-// WriteNotification writes {"jsonrpc":"2.0","method":method,"params":params}.
-func (w *Writer) WriteNotification(method string, params []byte) error {
+// Write writes one message and its newline.
+func (w *Writer) Write(m Encoded) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	b := append(w.buf[:0], `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	if params != nil {
-		b = append(b, `,"params":`...)
-		b = appendCompact(b, params)
+	w.add(m)
+	w.buf = append(w.buf, '\n')
+	return w.flush()
+}
+
+// WriteBatch writes messages as one JSON array on one line: the answer to
+// a batch.
+func (w *Writer) WriteBatch(ms []Encoded) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, '[')
+	for i, m := range ms {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.add(m)
 	}
-	b = append(b, "}\n"...)
-	w.buf = b
-	return w.flush(b)
-}
-
-// WriteLine writes one complete message that the caller has already encoded
-// as a single line (no trailing newline); used for batch answers.
-func (w *Writer) WriteLine(msg []byte) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b := appendCompact(w.buf[:0], msg)
-	b = append(b, '\n')
-	w.buf = b
-	return w.flush(b)
+	w.buf = append(w.buf, "]\n"...)
+	return w.flush()
 }
 
 // Err returns the first write error, after which every write fails.
@@ -166,59 +167,48 @@ func (w *Writer) Err() error {
 	return w.err
 }
 
-func (w *Writer) write(id ID, key string, payload []byte, e *WireError) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b := AppendResponseHead(w.buf[:0], id)
-	b = append(b, key...)
-	if e != nil {
-		b = e.appendJSON(b)
-	} else if len(payload) > bigPayload && !hasNewline(payload) {
-		// Large and already one line: write it from where it lies.
-		w.buf = b
-		if err := w.flush(b); err != nil {
-			return err
-		}
-		if err := w.flush(payload); err != nil {
-			return err
-		}
-		return w.flush([]byte("}\n"))
+// add puts m in the line buffer, writing a large body from where it lies.
+func (w *Writer) add(m Encoded) {
+	w.buf = append(w.buf, m.head...)
+	if len(m.body) > bigPayload {
+		w.flush()
+		w.send(m.body)
 	} else {
-		b = appendCompact(b, payload)
+		w.buf = append(w.buf, m.body...)
 	}
-	b = append(b, "}\n"...)
-	if cap(b) <= 1<<20 {
-		w.buf = b // keep a modest buffer for the next message
-	}
-	return w.flush(b)
+	w.buf = append(w.buf, m.tail...)
 }
 
-func (w *Writer) flush(b []byte) error {
-	if w.err != nil {
-		return w.err
+// flush writes the line buffer and empties it, keeping a modest one for
+// the next message.
+func (w *Writer) flush() error {
+	err := w.send(w.buf)
+	w.buf = w.buf[:0]
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil
 	}
-	_, err := w.w.Write(b)
-	w.err = err
 	return err
 }
 
-// AppendResponseHead appends `{"jsonrpc":"2.0"` and, when the id is not
-// zero, `,"id":<id>`.
-func AppendResponseHead(b []byte, id ID) []byte {
-	b = append(b, `{"jsonrpc":"2.0"`...)
-	if !id.IsZero() {
-		b = append(b, `,"id":`...)
-		b = append(b, id.raw...)
+func (w *Writer) send(b []byte) error {
+	if w.err != nil {
+		return w.err
 	}
-	return b
+	if len(b) == 0 {
+		return nil
+	}
+	if _, err := w.w.Write(b); err != nil {
+		w.err = err
+		if w.onFail != nil {
+			w.onFail(err)
+		}
+	}
+	return w.err
 }
 
 func hasNewline(b []byte) bool {
 	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
 }
-
-// appendCompact appends valid JSON without line breaks (see Compact).
-func appendCompact(b, v []byte) []byte { return append(b, Compact(v)...) }
 
 // Compact returns v without line breaks: v itself when it has none, which
 // is nearly always (a raw newline can only be whitespace in valid JSON).

@@ -106,7 +106,7 @@ func TestWriterPrettyPayloadIsOneLine(t *testing.T) {
 	var out bytes.Buffer
 	w := NewWriter(&out)
 	pretty := []byte("{\n  \"content\": [\n    {\"type\": \"text\", \"text\": \"a\\nb\"}\n  ]\n}")
-	if err := w.WriteResult(RawID([]byte(`"7"`)), pretty); err != nil {
+	if err := w.Write(EncodeResult(mustID(`"7"`), pretty)); err != nil {
 		t.Fatal(err)
 	}
 	want := `{"jsonrpc":"2.0","id":"7","result":{"content":[{"type":"text","text":"a\nb"}]}}` + "\n"
@@ -120,16 +120,16 @@ func TestWriterShapes(t *testing.T) {
 	w := NewWriter(&out)
 	big := []byte(`{"text":"` + strings.Repeat("a", 100<<10) + `"}`)
 	steps := []func() error{
-		func() error { return w.WriteResult(RawID([]byte(`12345678901234567890`)), []byte(`{}`)) },
-		func() error { return w.WriteError(ID{}, Errorf(CodeParseError, "Parse error")) },
+		func() error { return w.Write(EncodeResult(mustID(`12345678901234567890`), []byte(`{}`))) },
+		func() error { return w.Write(EncodeError(ID{}, Errorf(CodeParseError, "Parse error"))) },
 		func() error {
-			return w.WriteError(RawID([]byte(`1.0`)), Errorf(CodeInternalError, "x").WithData(map[string]string{"kind": "refused"}))
+			return w.Write(EncodeError(mustID(`1.0`), Errorf(CodeInternalError, "x").WithData(map[string]string{"kind": "refused"})))
 		},
 		func() error {
-			return w.WriteErrorRaw(RawID([]byte(`2`)), []byte("{\"code\":-32602,\n\"message\":\"Unknown tool: q\"}"))
+			return w.Write(EncodeErrorRaw(mustID(`2`), []byte("{\"code\":-32602,\n\"message\":\"Unknown tool: q\"}")))
 		},
-		func() error { return w.WriteNotification("notifications/x", []byte(`{"a":1}`)) },
-		func() error { return w.WriteResult(RawID([]byte(`3`)), big) },
+		func() error { return w.Write(EncodeNotification("notifications/x", []byte(`{"a":1}`))) },
+		func() error { return w.Write(EncodeResult(mustID(`3`), big)) },
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {
@@ -159,7 +159,7 @@ func TestWriterConcurrentLinesStayWhole(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = w.WriteResult(RawID([]byte{byte('0' + i%10)}), payload)
+			_ = w.Write(EncodeResult(mustID(string(rune('0'+i%10))), payload))
 		}()
 	}
 	wg.Wait()
@@ -171,5 +171,15 @@ func TestWriterConcurrentLinesStayWhole(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Fatalf("interleaved line: %.80s…", l)
 		}
+	}
+}
+
+// A blank line is skipped whatever its length: a line of spaces longer than
+// the limit is not an oversize message.
+func TestLongBlankLineIgnored(t *testing.T) {
+	in := strings.Repeat(" ", 100) + "\n" + strings.Repeat(" \t", 50) + "\r\n" + `{"a":1}` + "\n" + strings.Repeat(" ", 100)
+	got := readAll(t, NewLineReader(strings.NewReader(in), 10))
+	if diff := cmp.Diff([]string{`{"a":1}`}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzDecodeLine(f *testing.F) {
@@ -34,25 +35,22 @@ func FuzzDecodeLine(f *testing.F) {
 			if !d.ID.IsZero() && !json.Valid(d.ID.Raw()) {
 				t.Fatalf("id %q is not JSON", d.ID.Raw())
 			}
-			// Whatever came in, the answer we would write is one valid line.
+			// Whatever came in, the answer we would write is one valid
+			// line of UTF-8 JSON.
 			var out bytes.Buffer
 			w := NewWriter(&out)
 			if d.Err != nil {
-				_ = w.WriteError(d.ID, d.Err)
-			} else if r, ok := d.Msg.(*Request); ok {
-				_ = w.WriteResult(r.ID, r.Params[:0:0])
-				out.Reset()
-				if r.Params != nil {
-					_ = w.WriteResult(r.ID, r.Params)
-				}
+				_ = w.Write(EncodeError(d.ID, d.Err))
+			} else if r, ok := d.Msg.(*Request); ok && r.Params != nil {
+				_ = w.Write(EncodeResult(r.ID, r.Params))
 			}
 			if out.Len() > 0 {
 				b := out.Bytes()
-				if bytes.IndexByte(b[:len(b)-1], '\n') >= 0 || !json.Valid(b) {
+				if bytes.IndexByte(b[:len(b)-1], '\n') >= 0 || !json.Valid(b) || !utf8.Valid(b) {
 					t.Fatalf("bad output line %q", b)
 				}
 			}
-			if r, ok := d.Msg.(*Request); ok && r.Params != nil && Kind(r.Params) == '{' {
+			if r, ok := d.Msg.(*Request); ok && r.Params != nil && Kind(r.Params) == KindObject {
 				if s := WithoutMember(r.Params, "_meta"); !json.Valid(s) || Field(s, "_meta") != nil {
 					t.Fatalf("WithoutMember(%s) = %s", r.Params, s)
 				}
@@ -130,7 +128,7 @@ func FuzzValueEnd(f *testing.F) {
 		if Valid(bytes.TrimSpace(v)) {
 			// A valid prefix ends exactly where skipValue says it does.
 			i := skipSpace(data, 0)
-			if want := skipValue(data, i); Kind(data) != 'n' && Kind(data) != 't' && Kind(data) != 'f' && Kind(data) != 'z' && want != end {
+			if want := skipValue(data, i); Kind(data) != KindNumber && Kind(data) != KindTrue && Kind(data) != KindFalse && Kind(data) != KindNull && want != end {
 				t.Fatalf("Feed end %d, skipValue end %d for %q", end, want, data)
 			}
 		}

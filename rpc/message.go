@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // ID is a request id exactly as it arrived: the raw JSON token of a string
@@ -12,9 +13,15 @@ import (
 // and is never written as null.
 type ID struct{ raw []byte }
 
-// RawID wraps a raw JSON token as an ID. The caller guarantees it is a JSON
-// string or number.
-func RawID(raw []byte) ID { return ID{raw: raw} }
+// ParseID returns the id that raw, a JSON token, stands for, or false when
+// it is not a string or a number.
+func ParseID(raw []byte) (ID, bool) {
+	raw = bytes.TrimSpace(raw)
+	if k := Kind(raw); (k != KindString && k != KindNumber) || !Valid(raw) {
+		return ID{}, false
+	}
+	return ID{raw: raw}, true
+}
 
 // IsZero reports whether the id is absent.
 func (id ID) IsZero() bool { return len(id.raw) == 0 }
@@ -22,9 +29,69 @@ func (id ID) IsZero() bool { return len(id.raw) == 0 }
 // Raw returns the id's JSON token.
 func (id ID) Raw() []byte { return id.raw }
 
-// String returns the JSON token as text; handy as a map key, since two ids
-// are the same id exactly when their tokens are the same bytes.
+// String returns the JSON token as text, for logs and messages.
 func (id ID) String() string { return string(id.raw) }
+
+// Key is the same for two ids exactly when they are the same JSON value,
+// which is how a peer names a request it wants cancelled: strings by what
+// they spell ("\u0061" is "a"), numbers by their value (1, 1.0 and 1e0 are
+// one id). A string never matches a number.
+func (id ID) Key() string {
+	switch Kind(id.raw) {
+	case KindString:
+		s, err := unquote(id.raw)
+		if err != nil {
+			return "r" + string(id.raw)
+		}
+		return "s" + s
+	case KindNumber:
+		return "n" + numberKey(id.raw)
+	}
+	return ""
+}
+
+// numberKey writes a JSON number in one canonical form: its significant
+// digits, without leading or trailing zeros, and a decimal exponent, so
+// that 100, 1e2, 1.00e+2 and 10E1 all give "1e2". It never converts through
+// float64, which would make large ids collide.
+func numberKey(tok []byte) string {
+	neg := tok[0] == '-'
+	if neg {
+		tok = tok[1:]
+	}
+	var digits []byte
+	exp := int64(0)
+	i := 0
+	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+		digits = append(digits, tok[i])
+	}
+	if i < len(tok) && tok[i] == '.' {
+		for i++; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+			digits = append(digits, tok[i])
+			exp--
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		e, err := strconv.ParseInt(strings.TrimPrefix(string(tok[i+1:]), "+"), 10, 64)
+		if err != nil || e > 1<<40 || e < -(1<<40) {
+			return string(tok) // an absurd exponent: only the same text matches
+		}
+		exp += e
+	}
+	digits = bytes.TrimLeft(digits, "0")
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if len(digits) == 0 {
+		return "0" // 0, -0, 0.0e5
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + string(digits) + "e" + strconv.FormatInt(exp, 10)
+}
 
 // Message is one of *Request, *Notification or *Response.
 type Message interface{ isMessage() }
@@ -74,7 +141,7 @@ func DecodeLine(line []byte) (msgs []Decoded, batch bool) {
 	if !Valid(line) {
 		return []Decoded{{Err: Errorf(CodeParseError, "Parse error: the line is not valid JSON")}}, false
 	}
-	if Kind(line) != '[' {
+	if Kind(line) != KindArray {
 		return []Decoded{decodeValue(line)}, false
 	}
 	i := skipSpace(line, 0) + 1
@@ -111,7 +178,7 @@ func DecodeValidMessage(data []byte) Decoded { return decodeValue(data) }
 // decodeValue classifies one valid JSON value by key presence, matching keys
 // case-sensitively: "ID" is not "id", and "method": "" is a method.
 func decodeValue(data []byte) Decoded {
-	if Kind(data) != '{' {
+	if Kind(data) != KindObject {
 		return Decoded{Err: Errorf(CodeInvalidRequest, "Invalid Request: a message must be a JSON object")}
 	}
 	var version, id, method, params, result, errObj []byte
@@ -133,7 +200,7 @@ func decodeValue(data []byte) Decoded {
 		return true
 	})
 	var d Decoded
-	if k := Kind(id); k == '"' || k == 'n' {
+	if k := Kind(id); k == KindString || k == KindNumber {
 		d.ID = ID{raw: id}
 	}
 	invalid := func(why string) Decoded {
@@ -147,14 +214,14 @@ func decodeValue(data []byte) Decoded {
 		return invalid(`"id" must be a string or a number`)
 	}
 	if method != nil {
-		if Kind(method) != '"' {
+		if Kind(method) != KindString {
 			return invalid(`"method" must be a string`)
 		}
 		name, err := unquote(method)
 		if err != nil {
 			return invalid(`"method" is not a valid string`)
 		}
-		if params != nil && Kind(params) != '{' && Kind(params) != '[' {
+		if params != nil && Kind(params) != KindObject && Kind(params) != KindArray {
 			return invalid(`"params" must be an object or an array`)
 		}
 		if id == nil {
@@ -185,11 +252,11 @@ func decodeValue(data []byte) Decoded {
 }
 
 func parseErrorObject(raw []byte) (*WireError, bool) {
-	if Kind(raw) != '{' {
+	if Kind(raw) != KindObject {
 		return nil, false
 	}
 	code, msg := Field(raw, "code"), Field(raw, "message")
-	if Kind(code) != 'n' || Kind(msg) != '"' {
+	if Kind(code) != KindNumber || Kind(msg) != KindString {
 		return nil, false
 	}
 	n, err := strconv.ParseInt(string(code), 10, 64)

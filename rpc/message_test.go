@@ -123,11 +123,11 @@ func TestDecodeLine(t *testing.T) {
 
 func TestWireErrorIs(t *testing.T) {
 	var err error = Errorf(CodeMethodNotFound, "Method not found: foo")
-	if !errors.Is(err, ErrMethodNotFound) {
-		t.Error("errors.Is(-32601, ErrMethodNotFound) = false")
+	if !errors.Is(err, &WireError{Code: CodeMethodNotFound}) {
+		t.Error("errors.Is(-32601, -32601) = false")
 	}
-	if errors.Is(err, ErrInvalidParams) {
-		t.Error("errors.Is(-32601, ErrInvalidParams) = true")
+	if errors.Is(err, &WireError{Code: CodeInvalidParams}) {
+		t.Error("errors.Is(-32601, -32602) = true")
 	}
 }
 
@@ -178,5 +178,41 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 		if got, want := Valid([]byte(s)), json.Valid([]byte(s)); got != want {
 			t.Errorf("Valid(%.40q) = %v, json.Valid = %v", s, got, want)
 		}
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	same := [][]string{
+		{`1`, `1.0`, `1e0`, `10E-1`, `0.1e1`, `1.000`},
+		{`100`, `1e2`, `1.00e+2`, `10E1`},
+		{`0`, `-0`, `0.0e5`},
+		{`"a"`, `"\u0061"`},
+		{`12345678901234567890`, `1234567890123456789e1`},
+	}
+	var keys []string
+	for _, group := range same {
+		want := mustID(group[0]).Key()
+		for _, raw := range group[1:] {
+			if got := mustID(raw).Key(); got != want {
+				t.Errorf("Key(%s) = %q, Key(%s) = %q: want equal", raw, got, group[0], want)
+			}
+		}
+		keys = append(keys, want)
+	}
+	for _, distinct := range [][2]string{{`1`, `"1"`}, {`12345678901234567890`, `12345678901234567891`}, {`-1`, `1`}, {`1e400`, `1e401`}} {
+		if mustID(distinct[0]).Key() == mustID(distinct[1]).Key() {
+			t.Errorf("Key(%s) == Key(%s)", distinct[0], distinct[1])
+		}
+	}
+	if _, ok := ParseID([]byte(`{}`)); ok {
+		t.Error("ParseID({}) ok")
+	}
+}
+
+func TestEncodeReplacesInvalidUTF8(t *testing.T) {
+	got := string(AppendResult(nil, mustID("\"a\xff\xfeb\""), []byte("{\"t\":\"caf\xe9 \xff ok \u00e9\"}")))
+	want := `{"jsonrpc":"2.0","id":"a\ufffd\ufffdb","result":{"t":"caf\ufffd \ufffd ok é"}}`
+	if got != strings.NewReplacer(`\ufffd`, "\uFFFD").Replace(want) {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -13,12 +13,11 @@ import (
 // generations of a large answer, which keeps the bridge's peak memory near
 // twice the largest answer.
 type answerReader struct {
-	done   [][]byte // full chunks
-	cur    []byte   // the chunk being filled
-	size   int      // bytes in done and cur
-	scan   rpc.ValueEnd
-	space0 int // leading whitespace, counted until the first other byte
-	seen   bool
+	done [][]byte // full chunks
+	cur  []byte   // the chunk being filled
+	size int      // bytes kept in done and cur
+	scan rpc.ValueEnd
+	seen bool // a byte other than whitespace has arrived
 }
 
 const (
@@ -40,24 +39,25 @@ func (r *answerReader) space() []byte {
 }
 
 // filled records n new bytes and returns the current chunk and where the
-// new bytes start in it.
+// new bytes start in it. Whitespace before the answer is dropped as it
+// arrives: it is neither kept nor counted.
 func (r *answerReader) filled(n int) ([]byte, int) {
 	start := len(r.cur)
+	fresh := r.cur[start : start+n]
+	if !r.seen {
+		k := 0
+		for k < len(fresh) && isSpace(fresh[k]) {
+			k++
+		}
+		if k < len(fresh) {
+			r.seen = true
+		}
+		n = copy(fresh, fresh[k:])
+	}
 	r.cur = r.cur[:start+n]
 	r.size += n
-	if !r.seen {
-		for _, c := range r.cur[start:] {
-			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-				r.seen = true
-				break
-			}
-			r.space0++
-		}
-	}
 	return r.cur, start
 }
-
-func (r *answerReader) leadingSpace() int { return r.space0 }
 
 // bytes returns the answer: everything before offset end of the current
 // chunk, as one slice.

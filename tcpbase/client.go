@@ -82,19 +82,19 @@ func (c *Client) readAnswer(ctx context.Context, conn net.Conn) ([]byte, error) 
 		if end, done := r.scan.Feed(buf, start); done {
 			return c.finish(r.bytes(end))
 		}
-		if r.size-r.leadingSpace() > max {
+		if r.size > max {
 			return nil, &Error{Kind: ErrTooLarge, Addr: c.Addr, Err: fmt.Errorf("answer exceeds %d bytes", max)}
 		}
 		if err == nil {
 			continue
 		}
 		if err == io.EOF {
-			if r.size == r.leadingSpace() {
+			if r.size == 0 {
 				return nil, &Error{Kind: ErrClosed, Addr: c.Addr}
 			}
 			return c.finish(r.bytes(r.size))
 		}
-		if r.size == r.leadingSpace() && isReset(err) && ctx.Err() == nil {
+		if r.size == 0 && isReset(err) && ctx.Err() == nil {
 			return nil, &Error{Kind: ErrClosed, Addr: c.Addr, Err: err}
 		}
 		return nil, c.fail(ctx, ErrMalformed, err)

@@ -1,11 +1,14 @@
 package tcpbase_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +219,41 @@ func TestAnswerShapes(t *testing.T) {
 	ans, err = c.Call(ctx, callFrame("3", "fault_big", `{"mib":15}`))
 	if err != nil || len(ans) < 15<<20 {
 		t.Fatalf("15 MiB: %v, %d bytes", err, len(ans))
+	}
+}
+
+// Whitespace before the answer is discarded as it streams: 8 MiB of it
+// costs no memory, and does not count against the cap.
+func TestLeadingWhitespaceNotHeld(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = bufio.NewReader(c).ReadSlice('\n')
+		spaces := bytes.Repeat([]byte(" \n\t\r"), 1<<10)
+		for range 2 << 10 { // 8 MiB
+			if _, err := c.Write(spaces); err != nil {
+				return
+			}
+		}
+		_, _ = c.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	}()
+	c := &tcpbase.Client{Addr: ln.Addr().String(), MaxAnswer: 1 << 20}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ans, err := c.Call(context.Background(), callFrame("1", "x", `{}`))
+	runtime.ReadMemStats(&after)
+	if err != nil || string(ans) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("Call = %q, %v", ans, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("%d bytes allocated for 8 MiB of whitespace and a tiny answer", got)
 	}
 }

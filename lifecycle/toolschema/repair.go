@@ -17,7 +17,7 @@ import (
 // schema, not a missing word, and guessing would change its meaning.
 func RepairToolSchemas(result []byte) ([]byte, []string) {
 	tools := rpc.Field(result, "tools")
-	if rpc.Kind(tools) != '[' {
+	if rpc.Kind(tools) != rpc.KindArray {
 		return result, nil
 	}
 	var repaired []string
@@ -26,13 +26,13 @@ func RepairToolSchemas(result []byte) ([]byte, []string) {
 	base := offset(result, tools)
 	rpc.EachElement(tools, func(from, to int) {
 		tool := tools[from:to]
-		if rpc.Kind(tool) != '{' {
+		if rpc.Kind(tool) != rpc.KindObject {
 			return
 		}
 		schema := rpc.Field(tool, "inputSchema")
 		var newTool []byte
 		switch {
-		case rpc.Kind(schema) != '{':
+		case rpc.Kind(schema) != rpc.KindObject:
 			newTool = rpc.AppendMembers(rpc.WithoutMember(tool, "inputSchema"), `"inputSchema":{"type":"object"}`)
 		case rpc.Field(schema, "type") == nil:
 			newSchema := prependMember(schema, `"type":"object"`)

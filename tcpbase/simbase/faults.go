@@ -34,8 +34,8 @@ func faultTools() []tool {
 			}},
 		{Name: "fault_half", Description: "Test only: answer half a JSON value, then close.", Schema: none,
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
-				b := rpc.AppendResponseHead(nil, id)
-				s.send(c, append(b, `,"result":{"content":[{"type":"text","text":"cut o`...))
+				whole := rpc.AppendResult(nil, id, toolResult("cut off here", false))
+				s.send(c, whole[:len(whole)-len(`ff here"}],"isError":false}}`)])
 			}},
 		{Name: "fault_big", Description: "Test only: answer with a text result of about mib MiB.",
 			Schema: object(map[string]schema{"mib": {"type": "number", "description": "Size in MiB", "minimum": 0, "maximum": 64}}, "mib"),
@@ -59,10 +59,7 @@ func faultTools() []tool {
 		{Name: "fault_trickle", Description: "Test only: answer one byte at a time, every ms milliseconds.",
 			Schema: object(map[string]schema{"ms": integer("Milliseconds between bytes", 1, 60000)}, "ms"),
 			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
-				b := rpc.AppendResponseHead(nil, id)
-				b = append(b, `,"result":`...)
-				b = append(b, toolResult("trickled", false)...)
-				b = append(b, '}')
+				b := rpc.AppendResult(nil, id, toolResult("trickled", false))
 				tick := time.NewTicker(time.Duration(a.num("ms", 1000)) * time.Millisecond)
 				defer tick.Stop()
 				for _, ch := range b {

@@ -267,16 +267,11 @@ func toolResult(text string, isError bool) []byte {
 }
 
 func (s *Server) answer(c net.Conn, id rpc.ID, result []byte) {
-	b := rpc.AppendResponseHead(make([]byte, 0, len(result)+64), id)
-	b = append(b, `,"result":`...)
-	b = append(b, result...)
-	s.send(c, append(b, '}'))
+	s.send(c, rpc.AppendResult(make([]byte, 0, len(result)+64), id, result))
 }
 
 func (s *Server) answerError(c net.Conn, id rpc.ID, e *rpc.WireError) {
-	var buf bytes.Buffer
-	_ = rpc.NewWriter(&buf).WriteError(id, e)
-	s.send(c, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	s.send(c, rpc.AppendError(nil, id, e))
 }
 
 func (s *Server) send(c net.Conn, msg []byte) {

@@ -1,0 +1,199 @@
+package bridge
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// stream is where one client's messages go, one message per line (a batch
+// answer is one line too): stdout for the stdio front end. *rpc.Writer is
+// one. A failed write is the stream's business (for stdout, it stops the
+// bridge).
+type stream interface {
+	Write(m rpc.Encoded) error
+	WriteBatch(ms []rpc.Encoded) error
+}
+
+// client is one client as the core sees it, whatever front end it came
+// through: where its messages go, how long one may be, and the requests it
+// has in progress, by id. Ids are the client's own namespace: a duplicate
+// is refused, and notifications/cancelled names a request by its id.
+type client struct {
+	out stream
+	max int // bytes per message, --max-message
+	log zerolog.Logger
+
+	// initialized is set once a legacy client has sent initialize: it was
+	// told tools.listChanged, so it gets notifications/tools/list_changed.
+	initialized atomic.Bool
+
+	asker asker // what confirmation needs to know of this client (rules.go)
+
+	mu  sync.Mutex
+	ids map[string]*reply // by ID.Key: queued or running jobs, open listens
+}
+
+func newClient(out stream, max int, log zerolog.Logger) *client {
+	return &client{out: out, max: max, log: log, ids: map[string]*reply{}}
+}
+
+// notify sends a message that answers nothing (a notification). One that
+// would pass the size limit is dropped with a warning.
+func (c *client) notify(m rpc.Encoded) {
+	if m.Len() > c.max {
+		c.log.Warn().Int("bytes", m.Len()).Int("limit", c.max).Msg("notification over --max-message not sent")
+		return
+	}
+	_ = c.out.Write(m)
+}
+
+// inUse reports whether id names a request of this client in progress.
+func (c *client) inUse(id rpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ids[id.Key()] != nil
+}
+
+// track records r as in progress, so that it can be cancelled and its id
+// is not reused meanwhile; false when the id is already in use.
+func (c *client) track(r *reply) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := r.id.Key()
+	if c.ids[k] != nil {
+		return false
+	}
+	c.ids[k] = r
+	r.tracked = true
+	return true
+}
+
+// untrack forgets r, and only r: a later request with the same id keeps
+// its entry.
+func (c *client) untrack(r *reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := r.id.Key(); r.tracked && c.ids[k] == r {
+		delete(c.ids, k)
+	}
+}
+
+// start marks r as running, with stop to cancel it; false when the client
+// cancelled it while it was queued.
+func (c *client) start(r *reply, stop func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.cancelled {
+		return false
+	}
+	r.stop = stop
+	return true
+}
+
+// cancel handles notifications/cancelled for id: the request is ended with
+// no answer, and stopped if it is running. Unknown and finished ids are
+// ignored.
+func (c *client) cancel(id rpc.ID) {
+	c.mu.Lock()
+	r := c.ids[id.Key()]
+	if r != nil {
+		delete(c.ids, id.Key())
+		r.cancelled = true
+	}
+	c.mu.Unlock()
+	if r == nil {
+		return
+	}
+	c.log.Debug().Str("id", id.String()).Msg("request cancelled by the client")
+	r.abandon()
+	if r.stop != nil {
+		r.stop()
+	}
+}
+
+// listening returns the client's open listens.
+func (c *client) listening() []*reply {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ls []*reply
+	for _, r := range c.ids {
+		if r.listen {
+			ls = append(ls, r)
+		}
+	}
+	return ls
+}
+
+// reply is the one answer a client request is owed: whichever part of the
+// bridge ends it first (an answer, an error, a cancellation) ends it, and
+// later attempts do nothing. It delivers to its client's stream, or into
+// the batch the request came in.
+type reply struct {
+	id     rpc.ID
+	method string
+	client *client
+	batch  *batch // non-nil: the answer goes into this batch
+	listen bool   // an open subscriptions/listen
+
+	ended atomic.Bool
+
+	// Guarded by client.mu.
+	tracked   bool
+	cancelled bool   // by the client: nothing is sent for it any more
+	stop      func() // cancels the running call
+}
+
+// newReply starts the reply owed for a request (or for a message whose
+// error must be answered); a batch waits for it.
+func (c *client) newReply(id rpc.ID, method string, bt *batch) *reply {
+	if bt != nil {
+		bt.hold()
+	}
+	return &reply{id: id, method: method, client: c, batch: bt}
+}
+
+// end delivers m as the answer, once. An answer over the size limit is
+// replaced by an error saying so.
+func (r *reply) end(m rpc.Encoded) {
+	if !r.ended.CompareAndSwap(false, true) {
+		return
+	}
+	r.client.untrack(r)
+	if r.batch != nil {
+		r.batch.put(m, r.tooLargeForBatch)
+		r.batch.release()
+		return
+	}
+	if m.Len() > r.client.max {
+		r.client.log.Warn().Str("method", r.method).Int("bytes", m.Len()).Int("limit", r.client.max).Msg("answer over --max-message replaced by an error")
+		m = rpc.EncodeError(r.id, answerTooLarge(r.method, m.Len(), r.client.max, false))
+	}
+	_ = r.client.out.Write(m)
+}
+
+func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
+	r.client.log.Warn().Str("method", r.method).Int("bytes", size).Msg("answer too large for its batch replaced by an error")
+	return rpc.EncodeError(r.id, answerTooLarge(r.method, size, r.client.max, true))
+}
+
+// result, fail and failRaw end the request with a result, an error of the
+// bridge's own, or an error object from the base passed on as it came.
+func (r *reply) result(res []byte)     { r.end(rpc.EncodeResult(r.id, res)) }
+func (r *reply) fail(e *rpc.WireError) { r.end(rpc.EncodeError(r.id, e)) }
+func (r *reply) failRaw(errObj []byte) { r.end(rpc.EncodeErrorRaw(r.id, errObj)) }
+func (r *reply) isEnded() bool         { return r.ended.Load() }
+
+// abandon ends the request with no answer: the client cancelled it.
+func (r *reply) abandon() {
+	if !r.ended.CompareAndSwap(false, true) {
+		return
+	}
+	r.client.untrack(r)
+	if r.batch != nil {
+		r.batch.release()
+	}
+}
