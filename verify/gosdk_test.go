@@ -1,12 +1,10 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +37,7 @@ func TestGoSDKClient(t *testing.T) {
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
 			})
 			cmd := exec.Command(bridgeBin, "--port", port, "--log-level", "debug", "--log-format", "json", "--no-cache")
-			var stderr lockedBuffer
+			var stderr LockedBuffer
 			cmd.Stderr = &stderr
 			transport := &mcp.CommandTransport{Command: cmd}
 			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -90,21 +88,4 @@ func TestGoSDKClient(t *testing.T) {
 			}
 		})
 	}
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

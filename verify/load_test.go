@@ -4,17 +4,17 @@ package verify
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
 func fdCount(t *testing.T, pid int) int {
@@ -34,7 +34,7 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		n = 10000
 	}
-	simCmd, addr, err := startSimProcess(bridgeBin)
+	simCmd, addr, err := StartSim(bridgeBin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,19 +42,16 @@ func TestLoad(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 
 	const window = 256 // requests in flight; the queue holds 512
-	cmd := exec.Command(bridgeBin, "--port", port, "--queue", "512", "--log-level", "warn", "--no-cache")
-	cmd.Stderr = os.Stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	b, err := Start(bridgeBin, []string{"--port", port, "--queue", "512", "--log-level", "warn", "--no-cache"}, Options{Stderr: os.Stderr})
+	if err != nil {
 		t.Fatal(err)
 	}
-	pid := cmd.Process.Pid
-	out := bufio.NewReaderSize(stdout, 1<<20)
-	if _, err := io.WriteString(stdin, initLine("0", "2025-06-18")+"\n"); err != nil {
+	defer b.Close()
+	pid := b.PID()
+	if err := b.Send(Initialize("0", "2025-06-18")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := out.ReadBytes('\n'); err != nil {
+	if _, err := b.Recv(time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	fdsBefore := fdCount(t, pid)
@@ -65,7 +62,7 @@ func TestLoad(t *testing.T) {
 	}
 	writeErr := make(chan error, 1)
 	go func() {
-		w := bufio.NewWriter(stdin)
+		w := bufio.NewWriter(b.stdin)
 		for i := 1; i <= n; i++ {
 			select {
 			case <-credit:
@@ -83,17 +80,17 @@ func TestLoad(t *testing.T) {
 	var rssMid []float64
 	start := time.Now()
 	for i := 1; i <= n; i++ {
-		line, err := out.ReadBytes('\n')
+		line, err := b.Recv(time.Minute)
 		if err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}
 		credit <- struct{}{}
 		prefix := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"result":{"content":[{"type":"text","text":"Distance ` + strconv.Itoa(i) + `,`
-		if !strings.HasPrefix(string(line), prefix) {
+		if !strings.HasPrefix(line, prefix) {
 			t.Fatalf("answer %d out of order or failed: %.200s", i, line)
 		}
 		if i%(n/10) == 0 {
-			rss, _ := procStatus(pid, "VmRSS")
+			rss, _ := ProcStatus(pid, "VmRSS")
 			rssMid = append(rssMid, rss/1024)
 		}
 	}
@@ -102,19 +99,20 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	fdsAfter := fdCount(t, pid)
-	hwm, _ := procStatus(pid, "VmHWM")
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("bridge exit: %v", err)
+	hwm, _ := ProcStatus(pid, "VmHWM")
+	b.CloseStdin()
+	if code, err := b.Wait(time.Minute); err != nil || code != 0 {
+		t.Fatalf("bridge exit %d: %v", code, err)
 	}
 
 	// Exactly once, asked of the base itself.
-	ans, err := directCall(addr, toolCall(`"stats"`, "sim_stats", `{}`))
+	base := &tcpbase.Client{Addr: addr, ConnectTimeout: 3 * time.Second}
+	ans, err := base.Call(context.Background(), []byte(ToolCall(`"stats"`, "sim_stats", `{}`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stats struct{ Calls, Ids, Repeated int }
-	if err := json.Unmarshal([]byte(firstText(string(ans))), &stats); err != nil {
+	if err := json.Unmarshal([]byte(FirstText(string(ans))), &stats); err != nil {
 		t.Fatalf("sim_stats: %s", ans)
 	}
 	if stats.Ids != n+1 || stats.Repeated != 0 || stats.Calls != n+1 { // + the sim_stats call
@@ -137,87 +135,4 @@ func roundAll(v []float64) []float64 {
 		out[i] = float64(int(x*10)) / 10
 	}
 	return out
-}
-
-// TestSignals: SIGTERM with a call in flight finishes it and exits 0; a
-// second SIGINT exits at once; stdin closed mid-line still gets its answer.
-func TestSignals(t *testing.T) {
-	simCmd, addr, err := startSimProcess(bridgeBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer simCmd.Process.Kill()
-	_, port, _ := net.SplitHostPort(addr)
-
-	t.Run("SIGTERM finishes the call in flight", func(t *testing.T) {
-		s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		s.Send(toolCall("1", "fault_sleep", `{"ms":500}`))
-		s.Send(toolCall("2", "get_drawing_info", `{}`))
-		time.Sleep(100 * time.Millisecond)
-		s.cmd.Process.Signal(syscall.SIGTERM)
-		first, err := s.Recv(5 * time.Second)
-		if err != nil || !strings.Contains(first, "slept 500 ms") {
-			t.Fatalf("in flight: %q %v", first, err)
-		}
-		second, err := s.Recv(5 * time.Second)
-		if err != nil || !strings.Contains(second, "shutting down") || !strings.Contains(second, `"id":2`) {
-			t.Fatalf("queued: %q %v", second, err)
-		}
-		if code, err := s.Wait(5 * time.Second); err != nil || code != 0 {
-			t.Fatalf("exit %d %v", code, err)
-		}
-		if !strings.Contains(s.Stderr(), "dropped=1") {
-			t.Errorf("the dropped request was not logged:\n%s", s.Stderr())
-		}
-	})
-
-	t.Run("a second SIGINT exits at once", func(t *testing.T) {
-		s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		s.Send(toolCall("1", "fault_hang", `{}`))
-		time.Sleep(100 * time.Millisecond)
-		start := time.Now()
-		s.cmd.Process.Signal(syscall.SIGINT)
-		time.Sleep(50 * time.Millisecond)
-		s.cmd.Process.Signal(syscall.SIGINT)
-		if _, err := s.Wait(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-		// Without the second signal it would exit only after the 2 s grace.
-		if d := time.Since(start); d > 1500*time.Millisecond {
-			t.Errorf("took %v: the second signal should not wait for the 2 s grace", d)
-		}
-		if bad := CheckStdout(s.Stdout()); bad != "" {
-			t.Errorf("stdout: %s", bad)
-		}
-	})
-
-	t.Run("stdin closed mid-line", func(t *testing.T) {
-		for _, tc := range []struct{ tail, want string }{
-			{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
-			{`{"jsonrpc":"2.0","id":1,"meth`, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the line is not valid JSON"}}`},
-		} {
-			s, err := StartSession(bridgeBin, []string{"--port", port, "--no-cache"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.SendRaw([]byte(tc.tail))
-			s.CloseStdin()
-			got, err := s.Recv(5 * time.Second)
-			if err != nil || got != tc.want {
-				t.Errorf("%s: got %q %v", tc.tail, got, err)
-			}
-			if code, err := s.Wait(5 * time.Second); err != nil || code != 0 {
-				t.Errorf("exit %d %v", code, err)
-			}
-			s.Close()
-		}
-	})
 }

@@ -14,12 +14,12 @@ func CheckStdout(out []byte) string {
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, '\n')
 		if i < 0 {
-			return fmt.Sprintf("unterminated output %q", short(string(out)))
+			return fmt.Sprintf("unterminated output %q", Short(string(out)))
 		}
 		line := out[:i]
 		out = out[i+1:]
 		if len(line) > 0 && line[len(line)-1] == '\r' {
-			return fmt.Sprintf("a line ends in \\r\\n: %q", short(string(line)))
+			return fmt.Sprintf("a line ends in \\r\\n: %q", Short(string(line)))
 		}
 		ds, _ := rpc.DecodeLine(line)
 		if len(ds) == 0 {
@@ -27,7 +27,7 @@ func CheckStdout(out []byte) string {
 		}
 		for _, d := range ds {
 			if d.Err != nil {
-				return fmt.Sprintf("%q (%s)", short(string(line)), d.Err.Message)
+				return fmt.Sprintf("%q (%s)", Short(string(line)), d.Err.Message)
 			}
 		}
 	}

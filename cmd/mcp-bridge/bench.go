@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/verify"
+	"github.com/mcp-bridge/mcp-bridge/verify/bench"
 )
 
 func runBench(e *env, args []string) error {
@@ -40,14 +40,14 @@ Flags:
 	if err != nil {
 		return err
 	}
-	opts := verify.BenchOptions{Bridge: exe, Sim: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
+	opts := bench.Options{Bridge: exe, Sim: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
 	if *bridgeBin != "" {
 		opts.Bridge = *bridgeBin
 	}
 	if fs.Changed("port") {
 		opts.Base = net.JoinHostPort(*host, strconv.Itoa(*port))
 	}
-	rep, err := verify.Bench(opts)
+	rep, err := bench.Run(opts)
 	if err != nil {
 		return err
 	}
@@ -56,6 +56,6 @@ Flags:
 		fmt.Fprintln(e.stdout, string(out))
 		return nil
 	}
-	verify.PrintBench(e.stdout, rep)
+	bench.Print(e.stdout, rep)
 	return nil
 }

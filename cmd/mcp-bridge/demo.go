@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/verify"
+	"github.com/mcp-bridge/mcp-bridge/verify/demo"
 )
 
 func runDemo(e *env, args []string) error {
@@ -22,5 +22,5 @@ func runDemo(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return verify.Demo(e.stdout, exe)
+	return demo.Run(e.stdout, exe)
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
-	"github.com/mcp-bridge/mcp-bridge/verify"
+	"github.com/mcp-bridge/mcp-bridge/verify/direct"
+	"github.com/mcp-bridge/mcp-bridge/verify/doctor"
 )
 
 var directUsage = map[string]string{
@@ -63,12 +64,12 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	var err error
 	switch cmd {
 	case "tools":
-		err = verify.PrintTools(ctx, e.stdout, client, *asJSON)
+		err = direct.PrintTools(ctx, e.stdout, client, *asJSON)
 	case "call":
-		err = verify.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
+		err = direct.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
 	case "request":
 		var ans []byte
-		ans, err = verify.BaseRequest(ctx, client, []byte(fs.Arg(0)))
+		ans, err = direct.BaseRequest(ctx, client, []byte(fs.Arg(0)))
 		if err == nil {
 			fmt.Fprintln(e.stdout, string(ans))
 			if rpc.Field(ans, "error") != nil {
@@ -81,19 +82,19 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
-		rep := verify.Doctor(ctx, verify.DoctorOptions{Version: version, Executable: exe, Base: client, ServerName: *name, Getenv: e.getenv, Dir: dir})
+		rep := doctor.Check(ctx, doctor.Options{Version: version, Executable: exe, Base: client, ServerName: *name, Getenv: e.getenv, Dir: dir})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
 		} else {
-			verify.PrintDoctor(e.stdout, rep)
+			doctor.Print(e.stdout, rep)
 		}
 		if rep.Problems > 0 {
-			return exitError{code: 1, msg: "doctor found " + verify.Plural(rep.Problems, "problem")}
+			return exitError{code: 1, msg: "doctor found " + doctor.Plural(rep.Problems, "problem")}
 		}
 		return nil
 	}
-	if verify.IsFailure(err) {
+	if direct.IsFailure(err) {
 		return exitError{code: 1, msg: cmd + " failed"}
 	}
 	return err

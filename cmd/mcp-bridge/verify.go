@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/verify"
+	"github.com/mcp-bridge/mcp-bridge/verify/checks"
 )
 
 func runVerify(ctx context.Context, e *env, args []string) error {
@@ -52,14 +52,14 @@ Flags:
 		}
 		bin = exe
 	}
-	opts := verify.Options{Bridge: bin, Only: *only}
+	opts := checks.Options{Bridge: bin, Only: *only}
 	if fs.Changed("port") || fs.Changed("host") {
 		if *port < 1 || *port > 65535 {
 			return usageError{fmt.Errorf("--port %d: must be 1-65535", *port)}
 		}
 		opts.Base = net.JoinHostPort(*host, strconv.Itoa(*port))
 	}
-	rep, err := verify.Run(ctx, opts, nil)
+	rep, err := checks.Run(ctx, opts, nil)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ Flags:
 		// The closing line, for people and CI logs alike.
 		fmt.Fprintf(e.stderr, "%d passed, %d failed, %d skipped\n", rep.Passed, rep.Failed, rep.Skipped)
 	} else {
-		verify.PrintTable(e.stdout, rep)
+		checks.PrintTable(e.stdout, rep)
 	}
 	if !rep.OK() {
 		return exitError{code: 1, msg: fmt.Sprintf("%d checks failed", rep.Failed)}

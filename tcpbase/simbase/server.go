@@ -41,8 +41,9 @@ type Server struct {
 	byID    map[string]int
 
 	ln     net.Listener
-	connMu sync.Mutex
+	connMu sync.Mutex // guards conns and closed, and orders wg.Add before Close's wg.Wait
 	conns  map[net.Conn]struct{}
+	closed bool // set by Close: connections accepted after it are closed at once
 	wg     sync.WaitGroup
 	done   chan struct{}
 	once   sync.Once
@@ -115,10 +116,10 @@ func (s *Server) Serve() error {
 			}
 			return err
 		}
-		s.connMu.Lock()
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.connMu.Unlock()
+		if !s.track(c) {
+			c.Close()
+			continue
+		}
 		go func() {
 			defer s.wg.Done()
 			defer func() {
@@ -132,11 +133,25 @@ func (s *Server) Serve() error {
 	}
 }
 
+// track registers an accepted connection, unless Close has run: an Accept
+// that returned just before Close must not serve a connection Close missed.
+func (s *Server) track(c net.Conn) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	return true
+}
+
 // Close stops listening, closes every open connection and waits for them.
 func (s *Server) Close() error {
 	s.once.Do(func() { close(s.done) })
 	err := s.ln.Close()
 	s.connMu.Lock()
+	s.closed = true
 	for c := range s.conns {
 		c.Close()
 	}

@@ -1,4 +1,6 @@
-package verify
+// Package checks is `mcp-bridge verify`: the end-to-end checks of everything
+// a client relies on, each run against a fresh bridge child process.
+package checks
 
 import (
 	"context"
@@ -18,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
 // Options configure Run.
@@ -79,7 +82,8 @@ type verifier struct {
 	direct *tcpbase.Client
 
 	mu      sync.Mutex
-	outputs [][]byte // stdout of every bridge session, for the purity check
+	written int64  // bytes all bridges of the run wrote to stdout
+	impure  string // the first offence against the purity rule, for its check
 }
 
 // Run runs every check and returns the report. progress, if not nil, gets
@@ -173,10 +177,10 @@ func (v *verifier) hint(ctx context.Context) string {
 
 // T is what a check gets: helpers to start bridges and talk to them.
 type T struct {
-	v        *verifier
-	ctx      context.Context
-	sessions []*Session
-	after    []func()
+	v       *verifier
+	ctx     context.Context
+	bridges []*verify.Bridge
+	after   []func()
 }
 
 func (t *T) onCleanup(f func()) { t.after = append(t.after, f) }
@@ -187,16 +191,19 @@ func (t *T) cleanup() {
 			f()
 		}
 	}()
-	for _, s := range t.sessions {
+	for _, s := range t.bridges {
 		s.Close()
 		t.v.mu.Lock()
-		t.v.outputs = append(t.v.outputs, s.Stdout())
+		t.v.written += s.Written()
+		if t.v.impure == "" {
+			t.v.impure = s.Impure()
+		}
 		t.v.mu.Unlock()
 	}
 }
 
 // bridge starts a bridge against the base (or addr, when given).
-func (t *T) bridgeAt(addr string, args ...string) (*Session, error) {
+func (t *T) bridgeAt(addr string, args ...string) (*verify.Bridge, error) {
 	host, port, _ := net.SplitHostPort(addr)
 	// Checks start bases on random ports: keep their tool lists out of the
 	// user's cache (the cache checks pass their own --cache-dir).
@@ -205,39 +212,39 @@ func (t *T) bridgeAt(addr string, args ...string) (*Session, error) {
 		all = append(all, "--no-cache")
 	}
 	all = append(all, args...)
-	s, err := StartSession(t.v.opts.Bridge, all, nil)
+	s, err := verify.Start(t.v.opts.Bridge, all, verify.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("starting the bridge: %w", err)
 	}
-	t.sessions = append(t.sessions, s)
+	t.bridges = append(t.bridges, s)
 	return s, nil
 }
 
-func (t *T) bridge(args ...string) (*Session, error) { return t.bridgeAt(t.v.base, args...) }
+func (t *T) bridge(args ...string) (*verify.Bridge, error) { return t.bridgeAt(t.v.base, args...) }
 
 // answerWait is how long a check waits for a line.
 const answerWait = 20 * time.Second
 
 // ask sends line and returns the next line the bridge writes.
-func ask(s *Session, line string) (string, error) {
+func ask(s *verify.Bridge, line string) (string, error) {
 	if err := s.Send(line); err != nil {
 		return "", fmt.Errorf("writing to the bridge: %w", err)
 	}
 	got, err := s.Recv(answerWait)
 	if err != nil {
-		return "", fmt.Errorf("after %s: %w", short(line), err)
+		return "", fmt.Errorf("after %s: %w", verify.Short(line), err)
 	}
 	return got, nil
 }
 
 // expectLine checks that the exchange gives exactly want.
-func expectLine(s *Session, send, want string) error {
+func expectLine(s *verify.Bridge, send, want string) error {
 	got, err := ask(s, send)
 	if err != nil {
 		return err
 	}
 	if got != want {
-		return fmt.Errorf("got %s, want %s", short(got), short(want))
+		return fmt.Errorf("got %s, want %s", verify.Short(got), verify.Short(want))
 	}
 	return nil
 }
@@ -277,10 +284,6 @@ func raw(line, path string) string {
 		cur = rpc.Field(cur, k)
 	}
 	return string(cur)
-}
-
-func toolCall(id, tool, args string) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
 }
 
 func freeAddr() (string, error) {

@@ -1,4 +1,6 @@
-package verify
+// Package doctor is `mcp-bridge doctor`: it checks this installation, the
+// binary, the CAD base and the client configurations that register the bridge.
+package doctor
 
 import (
 	"context"
@@ -14,10 +16,11 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
 
-// DoctorOptions configure Doctor.
-type DoctorOptions struct {
+// Options configure Check.
+type Options struct {
 	Version    string
 	Executable string
 	Base       *tcpbase.Client
@@ -26,8 +29,8 @@ type DoctorOptions struct {
 	Dir        string              // the working directory, for project-level configs
 }
 
-// DoctorReport is what Doctor found.
-type DoctorReport struct {
+// Report is what Check found.
+type Report struct {
 	Version    string               `json:"version"`
 	Executable string               `json:"executable"`
 	Base       string               `json:"base"`
@@ -51,13 +54,13 @@ type ConfigEntry struct {
 	Problem       string `json:"problem,omitempty"`
 }
 
-// Doctor checks this installation: the binary, the base (reachable, how
+// Check checks this installation: the binary, the base (reachable, how
 // fast, its tools and how portable their schemas are) and the client
 // configurations on this machine that register mcp-bridge.
-func Doctor(ctx context.Context, o DoctorOptions) *DoctorReport {
-	rep := &DoctorReport{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
+func Check(ctx context.Context, o Options) *Report {
+	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
 	start := time.Now()
-	res, err := toolList(ctx, o.Base)
+	res, err := direct.ToolList(ctx, o.Base)
 	if err != nil {
 		rep.BaseError = err.Error()
 		rep.Problems++
@@ -129,7 +132,7 @@ func knownConfigs(getenv func(string) string, dir string) [][2]string {
 
 // findConfigs reads each known file and reports the servers in it that run
 // mcp-bridge (by command name, or by CAD_MCP_* settings).
-func findConfigs(o DoctorOptions) []ConfigEntry {
+func findConfigs(o Options) []ConfigEntry {
 	var out []ConfigEntry
 	for _, kc := range knownConfigs(o.Getenv, o.Dir) {
 		b, err := os.ReadFile(kc[1])
@@ -190,8 +193,8 @@ func commandExists(cmd string) bool {
 	return err == nil
 }
 
-// PrintDoctor writes the report for people.
-func PrintDoctor(w io.Writer, r *DoctorReport) {
+// Print writes the report for people.
+func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
 	if r.Reachable {
 		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)

@@ -1,19 +1,23 @@
-package verify
+// Package demo is `mcp-bridge demo`: a guided exchange between a client and
+// the bridge, against the simulated base.
+package demo
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
-// Demo shows the bridge working end to end: it starts a simulated CAD base
+// Run shows the bridge working end to end: it starts a simulated CAD base
 // on a free port, runs the bridge binary bin as a child process the way an
 // MCP client does, and prints what goes across.
-func Demo(w io.Writer, bin string) error {
+func Run(w io.Writer, bin string) error {
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
 		return fmt.Errorf("starting the simulated base: %w", err)
@@ -25,7 +29,7 @@ func Demo(w io.Writer, bin string) error {
 	fmt.Fprintf(w, "Simulated CAD base listening on %s.\n", addr)
 	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s --port %s\n", bin, port)
 	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
-	s, err := StartSession(bin, []string{"--port", port, "--log-level", "warn", "--no-cache"}, nil)
+	s, err := verify.Start(bin, []string{"--port", port, "--log-level", "warn", "--no-cache"}, verify.Options{})
 	if err != nil {
 		return err
 	}
@@ -94,7 +98,7 @@ func Demo(w io.Writer, bin string) error {
 	if d.err != nil {
 		return d.err
 	}
-	if bad := CheckStdout(s.Stdout()); bad != "" {
+	if bad := s.Impure(); bad != "" {
 		return fmt.Errorf("stdout carried something that is not a protocol message: %s", bad)
 	}
 	fmt.Fprintln(w, "\nEvery byte the bridge wrote to stdout was a JSON-RPC message. Demo done.")
@@ -106,7 +110,7 @@ func Demo(w io.Writer, bin string) error {
 
 type demo struct {
 	w   io.Writer
-	s   *Session
+	s   *verify.Bridge
 	err error
 }
 
@@ -121,7 +125,7 @@ func (d *demo) step(heading, line string) {
 }
 
 func (d *demo) call(id int, tool, args string) {
-	d.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+	d.send(verify.ToolCall(strconv.Itoa(id), tool, args))
 	line := d.recv()
 	var m struct {
 		Result *struct {
@@ -144,12 +148,12 @@ func (d *demo) call(id int, tool, args string) {
 		}
 		fmt.Fprintf(d.w, "← %s%s\n", m.Result.Content[0].Text, tag)
 	default:
-		fmt.Fprintf(d.w, "← %s\n", short(line))
+		fmt.Fprintf(d.w, "← %s\n", verify.Short(line))
 	}
 }
 
 func (d *demo) send(line string) {
-	fmt.Fprintf(d.w, "→ %s\n", short(line))
+	fmt.Fprintf(d.w, "→ %s\n", verify.Short(line))
 	if err := d.s.Send(line); err != nil && d.err == nil {
 		d.err = err
 	}
@@ -163,11 +167,4 @@ func (d *demo) recv() string {
 	return line
 }
 
-func (d *demo) recvShow() { fmt.Fprintf(d.w, "← %s\n", short(d.recv())) }
-
-func short(s string) string {
-	if len(s) > 150 {
-		return s[:150] + "…"
-	}
-	return s
-}
+func (d *demo) recvShow() { fmt.Fprintf(d.w, "← %s\n", verify.Short(d.recv())) }

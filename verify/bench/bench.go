@@ -1,25 +1,26 @@
-package verify
+// Package bench is `mcp-bridge bench`: what the bridge costs, measured
+// against a direct call to the same base, plus its memory figures.
+package bench
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
-// BenchOptions configure Bench.
-type BenchOptions struct {
+// Options configure Run.
+type Options struct {
 	Bridge string // the bridge binary
 	Sim    string // the binary whose `sim --faults` is the base; default Bridge
 	Base   string // a real base; empty starts the simulated base as a child
@@ -48,8 +49,8 @@ type Stats struct {
 	N   int     `json:"n"`
 }
 
-// BenchReport is the whole run.
-type BenchReport struct {
+// Report is the whole run.
+type Report struct {
 	CPUs      int      `json:"cpus"`
 	GoVersion string   `json:"go_version"`
 	OS        string   `json:"os"`
@@ -72,10 +73,10 @@ func stats(samples []time.Duration) *Stats {
 
 func met(ok bool) *bool { return &ok }
 
-// Bench measures the bridge against the physical limit: a direct call to
+// Run measures the bridge against the physical limit: a direct call to
 // the same base, alternating direct and bridged runs so that machine drift
 // cancels.
-func Bench(opts BenchOptions) (*BenchReport, error) {
+func Run(opts Options) (*Report, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 300
 	}
@@ -94,7 +95,7 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 		if simBin == "" {
 			simBin = opts.Bridge
 		}
-		sim, addr, err := startSimProcess(simBin)
+		sim, addr, err := verify.StartSim(simBin)
 		if err != nil {
 			return nil, err
 		}
@@ -103,14 +104,14 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 	} else {
 		faults = false
 	}
-	rep := &BenchReport{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, Base: base}
+	rep := &Report{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, Base: base}
 
-	b, err := startBenchBridge(opts.Bridge, base)
+	b, err := startBridge(opts.Bridge, base)
 	if err != nil {
 		return nil, err
 	}
-	defer b.close()
-	if _, err := b.roundTrip(initLine("0", "2025-06-18")); err != nil {
+	defer b.Close()
+	if _, err := roundTrip(b, verify.Initialize("0", "2025-06-18")); err != nil {
 		return nil, err
 	}
 
@@ -118,7 +119,7 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 		logf("bench: %s (%d runs each way)", name, runs)
 		d, br, err := alternate(runs,
 			func() error { _, err := directCall(base, frame); return err },
-			func() error { _, err := b.roundTrip(frame); return err })
+			func() error { _, err := roundTrip(b, frame); return err })
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -135,10 +136,10 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 			rep.Figures = append(rep.Figures, Figure{Name: name, Note: "failed: " + err.Error(), Met: met(false)})
 		}
 	}
-	try("small tools/call", latency("small tools/call (get_drawing_info)", toolCall("1", "get_drawing_info", `{}`), opts.Runs, 1.3))
+	try("small tools/call", latency("small tools/call (get_drawing_info)", verify.ToolCall("1", "get_drawing_info", `{}`), opts.Runs, 1.3))
 	try("tools/list", latency("tools/list", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, opts.Runs, 1.3))
 	if faults {
-		try("1 MiB answer", latency("tools/call, 1 MiB answer", toolCall("3", "fault_big", `{"mib":1}`), max(opts.Runs/5, 20), 1.5))
+		try("1 MiB answer", latency("tools/call, 1 MiB answer", verify.ToolCall("3", "fault_big", `{"mib":1}`), max(opts.Runs/5, 20), 1.5))
 		try("15 MiB answer", bigAnswer(opts, base, rep, logf))
 		try("ping during a call", pingDuringCall(opts, base, rep, logf))
 	}
@@ -149,18 +150,18 @@ func Bench(opts BenchOptions) (*BenchReport, error) {
 }
 
 // bigAnswer measures 15 MiB answers in a fresh bridge, for its peak RSS.
-func bigAnswer(opts BenchOptions, base string, rep *BenchReport, logf func(string, ...any)) error {
+func bigAnswer(opts Options, base string, rep *Report, logf func(string, ...any)) error {
 	logf("bench: 15 MiB answers")
-	b, err := startBenchBridge(opts.Bridge, base)
+	b, err := startBridge(opts.Bridge, base)
 	if err != nil {
 		return err
 	}
-	defer b.close()
-	frame := toolCall("4", "fault_big", `{"mib":15}`)
+	defer b.Close()
+	frame := verify.ToolCall("4", "fault_big", `{"mib":15}`)
 	d, br, err := alternate(10,
 		func() error { _, err := directCall(base, frame); return err },
 		func() error {
-			line, err := b.roundTrip(frame)
+			line, err := roundTrip(b, frame)
 			if err == nil && len(line) < 15<<20 {
 				err = fmt.Errorf("15 MiB answer came back with %d bytes: %.200s", len(line), line)
 			}
@@ -171,7 +172,7 @@ func bigAnswer(opts BenchOptions, base string, rep *BenchReport, logf func(strin
 	}
 	rep.Figures = append(rep.Figures,
 		Figure{Name: "tools/call, 15 MiB answer", Unit: "µs", Direct: d, Bridged: br, Ratio: br.P50 / d.P50},
-		memFigure("bridge peak RSS after 15 MiB answers", b.cmd.Process.Pid, "VmHWM", 64))
+		memFigure("bridge peak RSS after 15 MiB answers", b.PID(), "VmHWM", 64))
 	return nil
 }
 
@@ -201,7 +202,7 @@ func alternate(runs int, direct, bridged func() error) (*Stats, *Stats, error) {
 // memFigure reads a memory figure of the bridge (VmRSS, VmHWM) against a
 // limit in MiB.
 func memFigure(name string, pid int, key string, limitMiB float64) Figure {
-	kb, ok := procStatus(pid, key)
+	kb, ok := verify.ProcStatus(pid, key)
 	f := Figure{Name: name, Unit: "MiB", Value: kb / 1024, Target: fmt.Sprintf("≤ %.0f MiB", limitMiB)}
 	if ok {
 		f.Met = met(kb/1024 <= limitMiB)
@@ -212,14 +213,14 @@ func memFigure(name string, pid int, key string, limitMiB float64) Figure {
 }
 
 // pingDuringCall measures ping round trips while a 2 s call is in flight.
-func pingDuringCall(opts BenchOptions, base string, rep *BenchReport, logf func(string, ...any)) error {
+func pingDuringCall(opts Options, base string, rep *Report, logf func(string, ...any)) error {
 	logf("bench: ping during a 2 s tools/call")
-	b, err := startBenchBridge(opts.Bridge, base)
+	b, err := startBridge(opts.Bridge, base)
 	if err != nil {
 		return err
 	}
-	defer b.close()
-	if err := b.send(toolCall(`"slow"`, "fault_sleep", `{"ms":2000}`)); err != nil {
+	defer b.Close()
+	if err := b.Send(verify.ToolCall(`"slow"`, "fault_sleep", `{"ms":2000}`)); err != nil {
 		return err
 	}
 	time.Sleep(50 * time.Millisecond) // let the call reach the base
@@ -227,7 +228,7 @@ func pingDuringCall(opts BenchOptions, base string, rep *BenchReport, logf func(
 	deadline := time.Now().Add(1500 * time.Millisecond)
 	for i := 0; time.Now().Before(deadline); i++ {
 		start := time.Now()
-		line, err := b.roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"ping"}`, i))
+		line, err := roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"ping"}`, i))
 		if err != nil {
 			return err
 		}
@@ -237,7 +238,7 @@ func pingDuringCall(opts BenchOptions, base string, rep *BenchReport, logf func(
 		pings = append(pings, time.Since(start))
 		time.Sleep(2 * time.Millisecond)
 	}
-	if _, err := b.recv(); err != nil { // the slow call's answer
+	if _, err := recv(b); err != nil { // the slow call's answer
 		return err
 	}
 	s := stats(pings)
@@ -247,24 +248,24 @@ func pingDuringCall(opts BenchOptions, base string, rep *BenchReport, logf func(
 }
 
 // startup measures spawn → initialize answered, and stdin EOF → exit.
-func startup(opts BenchOptions, base string, rep *BenchReport, logf func(string, ...any)) error {
+func startup(opts Options, base string, rep *Report, logf func(string, ...any)) error {
 	logf("bench: start-up and exit (20 runs)")
 	var up, down []time.Duration
 	for range 20 {
 		start := time.Now()
-		b, err := startBenchBridge(opts.Bridge, base)
+		b, err := startBridge(opts.Bridge, base)
 		if err != nil {
 			return err
 		}
-		if _, err := b.roundTrip(initLine("1", "2025-06-18")); err != nil {
-			b.close()
+		if _, err := roundTrip(b, verify.Initialize("1", "2025-06-18")); err != nil {
+			b.Close()
 			return err
 		}
 		up = append(up, time.Since(start))
 		start = time.Now()
-		b.stdin.Close()
-		if err := b.cmd.Wait(); err != nil {
-			return fmt.Errorf("bridge exit: %w", err)
+		b.CloseStdin()
+		if code, err := b.Wait(time.Minute); err != nil || code != 0 {
+			return fmt.Errorf("bridge exit %d: %v", code, err)
 		}
 		down = append(down, time.Since(start))
 	}
@@ -277,10 +278,10 @@ func startup(opts BenchOptions, base string, rep *BenchReport, logf func(string,
 
 // throughput writes Calls requests without waiting and reads the answers,
 // in order, against a direct sequential loop.
-func throughput(opts BenchOptions, base string, rep *BenchReport, logf func(string, ...any)) error {
+func throughput(opts Options, base string, rep *Report, logf func(string, ...any)) error {
 	n := opts.Calls
 	logf("bench: throughput, %d pipelined calls vs a direct sequential loop", n)
-	frame := func(i int) string { return toolCall(strconv.Itoa(i), "get_drawing_info", `{}`) }
+	frame := func(i int) string { return verify.ToolCall(strconv.Itoa(i), "get_drawing_info", `{}`) }
 
 	start := time.Now()
 	for i := range n {
@@ -290,22 +291,29 @@ func throughput(opts BenchOptions, base string, rep *BenchReport, logf func(stri
 	}
 	directRate := float64(n) / time.Since(start).Seconds()
 
-	b, err := startBenchBridge(opts.Bridge, base, "--queue", strconv.Itoa(n))
+	b, err := startBridge(opts.Bridge, base, "--queue", strconv.Itoa(n))
 	if err != nil {
 		return err
 	}
-	defer b.close()
+	defer b.Close()
 	start = time.Now()
 	errc := make(chan error, 1)
 	go func() {
-		w := bufio.NewWriterSize(b.stdin, 64<<10)
+		var batch strings.Builder
 		for i := range n {
-			w.WriteString(frame(i) + "\n")
+			batch.WriteString(frame(i) + "\n")
+			if batch.Len() >= 64<<10 || i == n-1 {
+				if err := b.SendRaw([]byte(batch.String())); err != nil {
+					errc <- err
+					return
+				}
+				batch.Reset()
+			}
 		}
-		errc <- w.Flush()
+		errc <- nil
 	}()
 	for i := range n {
-		line, err := b.recv()
+		line, err := recv(b)
 		if err != nil {
 			return err
 		}
@@ -324,17 +332,17 @@ func throughput(opts BenchOptions, base string, rep *BenchReport, logf func(stri
 	return nil
 }
 
-func idleRSS(opts BenchOptions, base string, rep *BenchReport) error {
-	b, err := startBenchBridge(opts.Bridge, base)
+func idleRSS(opts Options, base string, rep *Report) error {
+	b, err := startBridge(opts.Bridge, base)
 	if err != nil {
 		return err
 	}
-	defer b.close()
-	if _, err := b.roundTrip(initLine("1", "2025-06-18")); err != nil {
+	defer b.Close()
+	if _, err := roundTrip(b, verify.Initialize("1", "2025-06-18")); err != nil {
 		return err
 	}
 	time.Sleep(100 * time.Millisecond)
-	rep.Figures = append(rep.Figures, memFigure("idle RSS after initialize", b.cmd.Process.Pid, "VmRSS", 12))
+	rep.Figures = append(rep.Figures, memFigure("idle RSS after initialize", b.PID(), "VmRSS", 12))
 	return nil
 }
 
@@ -359,102 +367,37 @@ func directCall(addr, frame string) ([]byte, error) {
 	return ans, nil
 }
 
-// benchBridge is a bridge child read synchronously, so that the client's
-// own overhead is as small as in the direct case.
-type benchBridge struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-}
-
-func startBenchBridge(bin, base string, extra ...string) (*benchBridge, error) {
+// startBridge starts a bridge child against base; its log goes to stderr.
+func startBridge(bin, base string, extra ...string) (*verify.Bridge, error) {
 	host, port, _ := net.SplitHostPort(base)
-	cmd := exec.Command(bin, append([]string{"--host", host, "--port", port, "--log-level", "error", "--no-cache"}, extra...)...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &benchBridge{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20)}, nil
+	args := append([]string{"--host", host, "--port", port, "--log-level", "error", "--no-cache"}, extra...)
+	return verify.Start(bin, args, verify.Options{Stderr: os.Stderr})
 }
 
-func (b *benchBridge) send(line string) error {
-	_, err := io.WriteString(b.stdin, line+"\n")
-	return err
-}
+// answerWait bounds every wait for a line: a figure that takes longer failed.
+const answerWait = 2 * time.Minute
 
-func (b *benchBridge) recv() (string, error) {
-	line, err := b.out.ReadBytes('\n')
+// recv returns the next line, which must be a protocol message.
+func recv(b *verify.Bridge) (string, error) {
+	line, err := b.Recv(answerWait)
 	if err != nil {
 		return "", err
 	}
-	if !json.Valid(line) {
-		return "", fmt.Errorf("bridge answer is not JSON: %.100s", line)
+	if bad := b.Impure(); bad != "" {
+		return "", fmt.Errorf("the bridge wrote something that is not a protocol message: %s", bad)
 	}
-	return string(bytes.TrimSuffix(line, []byte("\n"))), nil
+	return line, nil
 }
 
-func (b *benchBridge) roundTrip(line string) (string, error) {
-	if err := b.send(line); err != nil {
+func roundTrip(b *verify.Bridge, line string) (string, error) {
+	if err := b.Send(line); err != nil {
 		return "", err
 	}
-	return b.recv()
+	return recv(b)
 }
 
-func (b *benchBridge) close() {
-	b.stdin.Close()
-	done := make(chan struct{})
-	go func() { b.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		b.cmd.Process.Kill()
-		<-done
-	}
-}
-
-// startSimProcess runs `bin sim --port 0 --faults` and returns its address.
-func startSimProcess(bin string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(bin, "sim", "--port", "0", "--faults")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening on ") {
-		cmd.Process.Kill()
-		return nil, "", fmt.Errorf("simulated base did not start: %q %v", line, err)
-	}
-	return cmd, strings.TrimSpace(strings.TrimPrefix(line, "listening on ")), nil
-}
-
-// procStatus reads a kB figure such as VmHWM from /proc/<pid>/status.
-func procStatus(pid int, key string) (float64, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return f, err == nil
-		}
-	}
-	return 0, false
-}
-
-// PrintBench writes the report as a table for people.
-func PrintBench(w io.Writer, rep *BenchReport) {
+// Print writes the report as a table for people.
+func Print(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "mcp-bridge bench: %d CPUs, %s, %s, base %s\n", rep.CPUs, rep.GoVersion, rep.OS, rep.Base)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIGURE\tDIRECT p50 / p99\tBRIDGED p50 / p99\tRATIO / VALUE\tTARGET\tMET")

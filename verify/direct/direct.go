@@ -1,4 +1,7 @@
-package verify
+// Package direct is the commands that talk to the CAD base without a bridge
+// (`mcp-bridge tools`, `call`, `request`): what a person reaches for to see
+// what the CAD program offers and does.
+package direct
 
 import (
 	"context"
@@ -14,9 +17,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
-// The commands below talk to the base directly, without a bridge: what a
-// person reaches for to see what the CAD program offers and does.
-
 // errFailed makes a command exit non-zero after it has printed why.
 var errFailed = errors.New("failed")
 
@@ -31,8 +31,8 @@ func BaseRequest(ctx context.Context, c *tcpbase.Client, frame []byte) ([]byte, 
 	return c.Call(ctx, rpc.Compact(frame))
 }
 
-// toolList asks the base for its tools and returns the result object.
-func toolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
+// ToolList asks the base for its tools and returns the result object.
+func ToolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
 	ans, err := c.Call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ type toolInfo struct {
 // PrintTools lists the base's tools as a table, or its tools/list result
 // as JSON.
 func PrintTools(ctx context.Context, w io.Writer, c *tcpbase.Client, asJSON bool) error {
-	res, err := toolList(ctx, c)
+	res, err := ToolList(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPrintConfigShapes(t *testing.T) {
+	exe, _ := os.Executable()
+	exe, _ = filepath.EvalSymlinks(exe)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"generic", nil, []string{"--print-config"},
+			`{"mcpServers":{"cad-autocad":{"args":[],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"8080"},"type":"stdio"}}}`},
+		{"claude desktop, no type", nil, []string{"--print-config", "--client", "claude-desktop", "--name", "my-cad"},
+			`{"mcpServers":{"my-cad":{"args":[],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"8080"}}}}`},
+		{"vscode uses servers", nil, []string{"--print-config", "--client", "vscode", "--port", "9000"},
+			`{"servers":{"cad-autocad":{"args":[],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"9000"},"type":"stdio"}}}`},
+		{"non-default flags travel in args", nil, []string{"--print-config", "--client", "cursor", "--call-timeout", "5m", "--no-schema-repair", "--host", "localhost"},
+			`{"mcpServers":{"cad-autocad":{"args":["--call-timeout","5m0s","--no-schema-repair"],"command":"EXE","env":{"CAD_MCP_HOST":"localhost","CAD_MCP_PORT":"8080"},"type":"stdio"}}}`},
+		{"environment fills in", map[string]string{"CAD_MCP_PORT": "7777", "CAD_MCP_LOG_LEVEL": "debug"}, []string{"--print-config", "--client", "inspector"},
+			`{"mcpServers":{"cad-autocad":{"args":["--log-level","debug"],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"7777"},"type":"stdio"}}}`},
+		{"flag beats environment", map[string]string{"CAD_MCP_PORT": "7777"}, []string{"--print-config", "--port", "8081"},
+			`{"mcpServers":{"cad-autocad":{"args":[],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"8081"},"type":"stdio"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, tt.env, "", tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var got, want any
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("not JSON: %s", out)
+			}
+			wantJSON, _ := json.Marshal(exe)
+			_ = json.Unmarshal([]byte(strings.Replace(tt.want, `"EXE"`, string(wantJSON), 1)), &want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !filepath.IsAbs(exe) {
+				t.Errorf("command %q is not absolute", exe)
+			}
+		})
+	}
+}

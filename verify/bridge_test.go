@@ -1,0 +1,28 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRecvAfterAnImmediateExit: a bridge that exits at once (it refuses its
+// flags) gives Recv an error that says so, and the race detector finds no
+// unsynchronised exit status.
+func TestRecvAfterAnImmediateExit(t *testing.T) {
+	for range 20 {
+		b, err := Start(bridgeBin, []string{"--no-such-flag"}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line, err := b.Recv(10 * time.Second); err == nil {
+			t.Fatalf("a line from a bridge that refused its flags: %s", line)
+		} else if !strings.Contains(err.Error(), "closed stdout") {
+			t.Fatalf("Recv: %v", err)
+		}
+		if code, err := b.Wait(10 * time.Second); err != nil || code != 2 {
+			t.Fatalf("exit %d, %v; want 2 (usage)", code, err)
+		}
+		b.Close()
+	}
+}

@@ -1,0 +1,37 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Initialize is an initialize request asking for version.
+func Initialize(id, version string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"verify","version":"1"}}}`, id, version)
+}
+
+// ToolCall is a tools/call request; id and args are raw JSON.
+func ToolCall(id, tool, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+// FirstText is the text of the first content item of a tools/call answer.
+func FirstText(line string) string {
+	var m struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || len(m.Result.Content) == 0 {
+		return ""
+	}
+	return m.Result.Content[0].Text
+}
+
+// Short cuts a line for a message.
+func Short(s string) string {
+	if len(s) > 150 {
+		return s[:150] + "…"
+	}
+	return s
+}
