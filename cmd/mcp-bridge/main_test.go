@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
 )
 
 // runCLI runs the program in-process and returns stdout, stderr and the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 func TestBadPolicyRefusedAtStart(t *testing.T) {
@@ -115,5 +118,64 @@ func TestJournalCommand(t *testing.T) {
 	raw, _ = os.ReadFile(file)
 	if !strings.Contains(string(raw), `"args":{"path":"secret-plan.dwg"}`) {
 		t.Errorf("--journal-args: no arguments in the journal:\n%s", raw)
+	}
+}
+
+// TestExamplePolicy: configs/policy.example.jsonc parses, every pattern in
+// it matches a tool of the simulated base, and through the bridge the base's
+// 26 tools become 24, each annotated.
+func TestExamplePolicy(t *testing.T) {
+	const file = "../../configs/policy.example.jsonc"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.Parse(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := startSim(t)
+	env := map[string]string{"CAD_MCP_PORT": port}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"
+	tools := func(args ...string) map[string]map[string]any {
+		out, errs, code := runCLI(t, env, list, append([]string{"--no-cache", "--log-level", "error"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var r struct {
+			Result struct {
+				Tools []struct {
+					Name        string         `json:"name"`
+					Annotations map[string]any `json:"annotations"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		m := map[string]map[string]any{}
+		for _, tl := range r.Result.Tools {
+			if !strings.HasPrefix(tl.Name, "fault_") && tl.Name != "sim_stats" {
+				m[tl.Name] = tl.Annotations
+			}
+		}
+		return m
+	}
+	all := tools()
+	if len(all) != 26 {
+		t.Fatalf("the simulated base has %d drawing tools; the example is written for 26", len(all))
+	}
+	names := slices.Collect(maps.Keys(all))
+	if u := p.Unmatched(names); len(u) > 0 {
+		t.Errorf("patterns that match no tool: %v", u)
+	}
+	shaped := tools("--policy", file)
+	if len(shaped) != 24 || shaped["save_drawing"] != nil || shaped["new_drawing"] != nil {
+		t.Errorf("with the example: %d tools; want 24, without save_drawing and new_drawing", len(shaped))
+	}
+	for name, ann := range shaped {
+		if _, ok := ann["readOnlyHint"]; !ok {
+			t.Errorf("%s has no readOnlyHint: %v", name, ann)
+		}
 	}
 }

@@ -99,6 +99,27 @@ pass "Inspector keeps all $with tools with schema repair ($without without: its 
 node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
 
+# Policy, annotations and confirmation (configs/policy.example.jsonc): the
+# Inspector --strict accepts the annotated list in every era; the SDK 1.x
+# client confirms through elicitation/create, the 2.x client through
+# input_required; the journal holds a line for each call.
+policy="$here/../../configs/policy.example.jsonc"
+"$bin" --print-config --client inspector --port "$port" --log-level warn --no-cache --policy "$policy" >"$work/policy.json"
+for era in legacy auto modern; do
+  npx --no-install mcp-inspector --cli --config "$work/policy.json" --server cad-autocad --protocol-era "$era" \
+    --method tools/list --strict >"$work/plist.json" 2>"$work/err" || { cat "$work/err"; fail "Inspector $era tools/list --strict with the policy"; }
+  node -e '
+    const t = Object.fromEntries(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.map((x) => [x.name, x]));
+    if (t.save_drawing || t.new_drawing) throw new Error("denied tools listed");
+    if (t.delete_entities?.annotations?.destructiveHint !== true || t.get_entity?.annotations?.readOnlyHint !== true) throw new Error("annotations missing");
+  ' "$work/plist.json" || fail "Inspector $era: the policy's list"
+  pass "Inspector --protocol-era $era tools/list --strict with the policy: annotated, denied tools absent"
+done
+node policy1.mjs "$bin" "$port" "$policy" "$work/journal.jsonl" || fail "TypeScript SDK 1.x client with a policy (elicitation)"
+node policy2.mjs "$bin" "$port" "$policy" || fail "TypeScript SDK 2.x client with a policy (input_required)"
+"$bin" journal "$work/journal.jsonl" --failed --json | grep -q '"outcome":"declined"' || fail "journal: no declined call"
+pass "journal records the declined and the denied calls"
+
 if "$bin" verify --help >/dev/null 2>&1; then
   "$bin" verify || fail "mcp-bridge verify"
 fi
