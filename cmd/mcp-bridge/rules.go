@@ -32,14 +32,24 @@ type ruleFlags struct {
 }
 
 func (r *ruleFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&r.policy, "policy", "", "policy file: allowed and denied tools, annotations, calls that need your confirmation (env CAD_MCP_POLICY)")
-	fs.StringVar(&r.denyTools, "deny-tools", "", "tools the client may neither see nor call, comma-separated globs: 'save_*,new_drawing' (env CAD_MCP_DENY_TOOLS)")
-	fs.StringVar(&r.allowTools, "allow-tools", "", "only these tools, comma-separated globs (env CAD_MCP_ALLOW_TOOLS)")
-	fs.BoolVar(&r.readOnly, "read-only", false, "only tools whose annotations say readOnlyHint (env CAD_MCP_READ_ONLY)")
+	r.addPolicy(fs)
 	fs.DurationVar(&r.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a confirmation question waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
 	fs.StringVar(&r.journal, "journal", "", "append one JSON line per tool request to this file (env CAD_MCP_JOURNAL)")
 	fs.BoolVar(&r.journalArgs, "journal-args", false, "also record call arguments in the journal (env CAD_MCP_JOURNAL_ARGS)")
 	fs.Int64Var(&r.journalMax, "journal-max", journal.DefaultMaxBytes, "journal size in bytes before it is rotated to FILE.1 … FILE.5 (env CAD_MCP_JOURNAL_MAX)")
+}
+
+// addPolicy adds the flags that shape the tool list (tools and doctor take
+// them too).
+func (r *ruleFlags) addPolicy(fs *pflag.FlagSet) {
+	fs.StringVar(&r.policy, "policy", "", "policy file: allowed and denied tools, annotations, calls that need your confirmation (env CAD_MCP_POLICY)")
+	fs.StringVar(&r.denyTools, "deny-tools", "", "tools the client may neither see nor call, comma-separated globs: 'save_*,new_drawing' (env CAD_MCP_DENY_TOOLS)")
+	fs.StringVar(&r.allowTools, "allow-tools", "", "only these tools, comma-separated globs (env CAD_MCP_ALLOW_TOOLS)")
+	fs.BoolVar(&r.readOnly, "read-only", false, "only tools whose annotations say readOnlyHint (env CAD_MCP_READ_ONLY)")
+}
+
+func envName(flag string) string {
+	return "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
 // check validates the settings and makes file paths absolute, so that

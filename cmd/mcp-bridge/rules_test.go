@@ -179,3 +179,36 @@ func TestExamplePolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsAndDoctorSeeThePolicy: `tools` lists what clients get, and
+// doctor names the policy and the patterns that match nothing.
+func TestToolsAndDoctorSeeThePolicy(t *testing.T) {
+	port := startSim(t)
+	env := map[string]string{"CAD_MCP_PORT": port, "CAD_MCP_DENY_TOOLS": "save_*,new_drawing,sav_drawing"}
+	out, errs, code := runCLI(t, env, "", "tools")
+	if code != 0 || strings.Contains(out, "save_drawing") || strings.Contains(out, "new_drawing") || !strings.Contains(out, "draw_line") {
+		t.Errorf("tools under --deny-tools: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "policy: --deny-tools: deny save_*,new_drawing,sav_drawing") {
+		t.Errorf("tools does not say which policy it applied: %s", errs)
+	}
+	out, _, _ = runCLI(t, env, "", "doctor", "--json")
+	var rep struct {
+		Tools     []string `json:"tools"`
+		Policy    string   `json:"policy"`
+		Unmatched []string `json:"policy_unmatched"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	if slices.Contains(rep.Tools, "save_drawing") || !slices.Contains(rep.Tools, "draw_line") {
+		t.Errorf("doctor lists %v", rep.Tools)
+	}
+	if !strings.Contains(rep.Policy, "deny save_*") || !slices.Equal(rep.Unmatched, []string{`deny "sav_drawing"`}) {
+		t.Errorf("doctor policy %q, unmatched %v", rep.Policy, rep.Unmatched)
+	}
+	out, _, _ = runCLI(t, env, "", "doctor")
+	if !strings.Contains(out, `warn  policy pattern deny "sav_drawing" matches none`) {
+		t.Errorf("doctor text does not flag the pattern:\n%s", out)
+	}
+}
