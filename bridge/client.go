@@ -180,12 +180,9 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 	return rpc.EncodeError(r.id, answerTooLarge(r.method, size, r.client.max, true))
 }
 
-// result, fail and failRaw end the request with a result, an error of the
-// bridge's own, or an error object from the base passed on as it came.
+// result and fail end the request with a result or an error.
 func (r *reply) result(res []byte)     { r.end(rpc.EncodeResult(r.id, res)) }
 func (r *reply) fail(e *rpc.WireError) { r.end(rpc.EncodeError(r.id, e)) }
-func (r *reply) failRaw(errObj []byte) { r.end(rpc.EncodeErrorRaw(r.id, errObj)) }
-func (r *reply) isEnded() bool         { return r.ended.Load() }
 
 // abandon ends the request with no answer: the client cancelled it.
 func (r *reply) abandon() {

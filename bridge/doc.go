@@ -1,12 +1,24 @@
-// Package bridge serves the CAD base to one MCP client over a pair of
-// streams (stdin/stdout). A reader goroutine answers the protocol itself at
-// once (initialize, ping, server/discover, errors); one ordered worker
-// forwards tools/list and tools/call to the base, each on a fresh TCP
-// connection, and answers with the client's id. Run wires it together and
-// owns every goroutine it starts.
+// Package bridge serves the CAD base to MCP clients. A front end (stdio
+// today) reads a client's messages and dispatches them: the protocol the
+// bridge speaks itself is answered at once; tools/list and tools/call become
+// jobs for the one ordered worker, which forwards each to the base on a
+// fresh TCP connection and answers with the client's id. Run wires the
+// stdio front end to the core and owns every goroutine it starts.
 //
-// Files by role: run.go (start-up and the one shutdown), reader.go (the
-// reader: decode, dispatch, enqueue, cancel), worker.go (the worker: call
-// the base, turn its answer into the client's), batch.go (answers to a
-// batch line), listen.go, liveness.go, cache.go, failure.go.
+// Files by role:
+//   - run.go: start-up, the named goroutines, the one shutdown.
+//   - reader.go: the stdio reader, and dispatch (callable by any front end;
+//     it must not block).
+//   - client.go: a client as the core sees it (its stream, its requests in
+//     progress by id) and reply, the exactly-once completion of a request.
+//   - queue.go: the jobs waiting for the worker.
+//   - worker.go: the worker (invoked sequentially): call the base, turn its
+//     answer into the client's.
+//   - batch.go: the one-line answer to a batch, within --max-message.
+//   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
+//     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - rules.go: the user's rules on tool requests: the policy (sub-package
+//     policy), confirmation (sub-package confirm: elicitation/create in the
+//     handshake era, input_required with a signed requestState in
+//     2026-07-28) and the journal (sub-package journal).
 package bridge

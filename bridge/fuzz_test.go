@@ -21,14 +21,16 @@ func echoBase(_ context.Context, frame []byte) ([]byte, error) {
 		return append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":{"code":-32602,"message":"Unknown tool: err"}}`...), nil
 	case bytes.Contains(frame, []byte(`"junk"`)):
 		return []byte(`[1,2]`), nil
+	case bytes.Contains(frame, []byte(`"latin1"`)):
+		return append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9 \xff\"}]}}"...), nil
 	}
 	return append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{"tools":[{"name":"t"}],"content":[]}}`...), nil
 }
 
 // FuzzDispatch feeds arbitrary input to the whole bridge and checks, from
-// the client's side, what must always hold: no panic, every output line one
-// valid JSON-RPC message (or batch), at most one response per request, none
-// for notifications.
+// the client's side, what must always hold: no panic, every stdout line
+// valid UTF-8 JSON and one JSON-RPC message (or batch), at most one
+// response per request, none for notifications.
 func FuzzDispatch(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
@@ -38,6 +40,7 @@ func FuzzDispatch(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"err"}}` + "\r\n" + `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"junk"}}`,
 		"\xef\xbb\xbf[]\n\n{\"jsonrpc\":\"2.0\",\"id\":null}\n[1,{}]\ngarbage",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\xfeb\",\"method\":\"tools/call\",\"params\":{\"name\":\"latin1\"}}",
 		`{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1"}}}`,
 	} {
 		f.Add([]byte(s))
@@ -72,12 +75,12 @@ func FuzzDispatch(f *testing.F) {
 			ds, _ := rpc.DecodeLine(line)
 			for _, d := range ds {
 				if r, ok := d.Msg.(*rpc.Request); ok {
-					requests[r.ID.String()]++
+					requests[wireID(r.ID)]++
 				} else if d.Err != nil {
 					if d.ID.IsZero() {
 						noID++
 					} else {
-						requests[d.ID.String()]++
+						requests[wireID(d.ID)]++
 					}
 				}
 			}
@@ -114,4 +117,10 @@ func FuzzDispatch(f *testing.F) {
 			t.Fatalf("more id-less error answers than unreadable messages\ninput %q\noutput %s", input, out.String())
 		}
 	})
+}
+
+// wireID is id as the bridge writes it (invalid UTF-8 replaced).
+func wireID(id rpc.ID) string {
+	d := rpc.DecodeMessage(rpc.AppendResult(nil, id, []byte("0")))
+	return d.Msg.(*rpc.Response).ID.String()
 }

@@ -7,18 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/rs/zerolog"
-
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/rs/zerolog"
 )
 
 // harness runs Run in-process on pipes, as a client would see it.
@@ -168,8 +168,9 @@ func (h *harness) expect(want ...string) {
 	}
 }
 
-// quiet checks that nothing arrives for a while (for "no reply" checks a
-// following ping is better; this is for the end of a session).
+// closeAndWait closes stdin and returns every line the bridge writes until
+// Run returns, which it must do, with nil, within the wait limit. (To check
+// that no answer comes mid-session, send a ping and expect its answer next.)
 func (h *harness) closeAndWait() []string {
 	h.t.Helper()
 	h.stdin.Close()
@@ -234,3 +235,42 @@ func field(t *testing.T, line, path string) any {
 	}
 	return v
 }
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// checkNoLeaks waits for the goroutine count to come back to before.
+func checkNoLeaks(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }

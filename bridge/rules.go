@@ -181,7 +181,7 @@ func (b *bridge) refusal(j *job, how, why string) outcome {
 
 // settle journals a job's outcome and ends its reply with it.
 func (b *bridge) settle(j *job, o outcome) {
-	if !j.reply.isEnded() {
+	if !j.reply.ended.Load() {
 		b.record(j, o)
 	}
 	j.reply.end(o.answer)

@@ -153,7 +153,7 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
 		allowance = b.cfg.Grace
 	case exitOutFailed:
-		b.log.Error().Err(out.Err()).Int("dropped", b.queue.len()).Msg("writing to stdout failed (the client closed it?): stopping; nothing more is sent to CAD")
+		b.log.Error().Err(out.Err()).Msg("writing to stdout failed (the client closed it?): stopping; nothing more is sent to CAD")
 	}
 	b.stopReading(stdin)
 	if why != exitEOF {

@@ -86,7 +86,7 @@ func appendHead(b []byte, id ID) []byte {
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	if !id.IsZero() {
 		b = append(b, `,"id":`...)
-		b = AppendValidUTF8(b, id.raw)
+		b = appendValidUTF8(b, id.raw)
 	}
 	return b
 }
@@ -111,12 +111,12 @@ func clean(v []byte) []byte {
 	if utf8.Valid(v) {
 		return v
 	}
-	return AppendValidUTF8(make([]byte, 0, len(v)+len(v)/8), v)
+	return appendValidUTF8(make([]byte, 0, len(v)+len(v)/8), v)
 }
 
-// AppendValidUTF8 appends v to b with each byte that is not part of a valid
+// appendValidUTF8 appends v to b with each byte that is not part of a valid
 // UTF-8 sequence replaced by U+FFFD.
-func AppendValidUTF8(b, v []byte) []byte {
+func appendValidUTF8(b, v []byte) []byte {
 	for len(v) > 0 {
 		n := 0
 		for n < len(v) && v[n] < utf8.RuneSelf {

@@ -45,8 +45,10 @@ type ValueEnd struct {
 	depth    int
 }
 
-// Feed scans buf[from:] (buf holds everything fed so far) and reports the
-// end offset once the value is complete.
+// Feed scans buf[from:], the bytes it has not seen, and reports the
+// value's end as an offset in buf once the value is complete. Only the
+// scanner's state carries over between calls, so buf may be a fresh chunk
+// each time (tcpbase reads an answer in chunks) or one growing buffer.
 func (s *ValueEnd) Feed(buf []byte, from int) (int, bool) {
 	for i := from; i < len(buf); i++ {
 		c := buf[i]

@@ -1,13 +1,50 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/rs/zerolog"
 )
+
+func TestPanicsAreRecovered(t *testing.T) {
+	var logs bytes.Buffer
+	panicky := baseFunc(func(_ context.Context, frame []byte) ([]byte, error) {
+		if bytes.Contains(frame, []byte(`"boom"`)) {
+			panic("base adapter exploded")
+		}
+		return []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), nil
+	})
+	testHookHandle = func(d rpc.Decoded) {
+		if r, ok := d.Msg.(*rpc.Request); ok && r.Method == "explode" {
+			panic("reader exploded")
+		}
+	}
+	defer func() { testHookHandle = nil }()
+	h := newHarness(t, nil, func(c *Config) {
+		c.Base = panicky
+		c.Log = zerolog.New(&syncWriter{w: &logs})
+	})
+	h.send(call("1", "boom", `{}`))
+	h.expect(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error in mcp-bridge while forwarding tools/call (see its log)"}}`)
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"explode"}`)
+	h.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"internal error in mcp-bridge while handling explode (see its log)"}}`)
+	// The bridge goes on.
+	h.send(call("3", "fine", `{}`))
+	h.expect(`{"jsonrpc":"2.0","id":3,"result":{}}`)
+	h.closeAndWait()
+	for _, want := range []string{"base adapter exploded", "reader exploded", "goroutine", "worker.go", "reader.go"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q (a stack): %s", want, logs.String())
+		}
+	}
+}
 
 // A panic in the base adapter ends the request once: its heartbeats stop
 // before the error answer, none follows it.

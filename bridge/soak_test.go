@@ -1,36 +1,28 @@
 package bridge
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
-// checkNoLeaks waits for the goroutine count to come back to before.
-func checkNoLeaks(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
+// soakRNG returns how many rounds a soak runs (a fifth with -short) and a
+// random source whose seed is logged, so that a failure can be replayed.
+func soakRNG(t *testing.T, rounds int, stream uint64) (int, *rand.Rand) {
+	if testing.Short() {
+		rounds /= 5
 	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	return rounds, rand.New(rand.NewPCG(seed, stream))
 }
 
 // TestFaultSoak runs 1,000 rounds of good calls mixed with every base fault,
@@ -39,13 +31,7 @@ func checkNoLeaks(t *testing.T, before int) {
 // succeed, every call that reached the base ran there exactly once, and
 // stdout stays valid (the harness checks every line).
 func TestFaultSoak(t *testing.T) {
-	rounds := 1000
-	if testing.Short() {
-		rounds = 200
-	}
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rounds, rng := soakRNG(t, 1000, 1)
 
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
@@ -283,165 +269,4 @@ func TestSlowPeers(t *testing.T) {
 	}
 	h2.closeAndWait()
 	waitFor(t, func() bool { return h2.sim.OpenConns() == 0 })
-}
-
-// TestClientStopsReading: a client that stops reading stdout for a while
-// blocks the bridge's writes; nothing is lost and nothing grows without
-// bound (the queue limit refuses what does not fit), and everything flows
-// again when it reads.
-func TestClientStopsReading(t *testing.T) {
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), Queue: 8}
-	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
-
-	const n = 50
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		for i := range n {
-			fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_drawing_info","arguments":{}}}`+"\n", i)
-		}
-		inW.Close()
-	}()
-	time.Sleep(300 * time.Millisecond) // the client is not reading
-	var out bytes.Buffer
-	if _, err := io.Copy(&out, outR); err != nil {
-		t.Fatal(err)
-	}
-	<-sent
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	answered := map[string]int{}
-	for _, l := range lines {
-		if !isMessageLine(l) {
-			t.Fatalf("bad line %q", l)
-		}
-		answered[string(rpc.Field([]byte(l), "id"))]++
-	}
-	refused := 0
-	for i := range n {
-		id := fmt.Sprint(i)
-		if answered[id] != 1 {
-			t.Errorf("id %s answered %d times", id, answered[id])
-		}
-		if sim.CallsFor(id) == 0 {
-			refused++
-		}
-	}
-	if int(sim.Calls())+refused != n {
-		t.Errorf("%d calls ran, %d refused, of %d", sim.Calls(), refused, n)
-	}
-	t.Logf("%d of %d calls ran, %d refused by the queue limit while the client did not read", sim.Calls(), n, refused)
-}
-
-func TestPanicsAreRecovered(t *testing.T) {
-	var logs bytes.Buffer
-	panicky := baseFunc(func(_ context.Context, frame []byte) ([]byte, error) {
-		if bytes.Contains(frame, []byte(`"boom"`)) {
-			panic("base adapter exploded")
-		}
-		return []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), nil
-	})
-	testHookHandle = func(d rpc.Decoded) {
-		if r, ok := d.Msg.(*rpc.Request); ok && r.Method == "explode" {
-			panic("reader exploded")
-		}
-	}
-	defer func() { testHookHandle = nil }()
-	h := newHarness(t, nil, func(c *Config) {
-		c.Base = panicky
-		c.Log = zerolog.New(&syncWriter{w: &logs})
-	})
-	h.send(call("1", "boom", `{}`))
-	h.expect(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error in mcp-bridge while forwarding tools/call (see its log)"}}`)
-	h.send(`{"jsonrpc":"2.0","id":2,"method":"explode"}`)
-	h.expect(`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"internal error in mcp-bridge while handling explode (see its log)"}}`)
-	// The bridge goes on.
-	h.send(call("3", "fine", `{}`))
-	h.expect(`{"jsonrpc":"2.0","id":3,"result":{}}`)
-	h.closeAndWait()
-	for _, want := range []string{"base adapter exploded", "reader exploded", "goroutine", "worker.go", "reader.go"} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("the log lacks %q (a stack): %s", want, logs.String())
-		}
-	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// TestRunLeavesNothingBehind: after Run returns, in every way it can end,
-// none of its goroutines and none of its connections remain.
-func TestRunLeavesNothingBehind(t *testing.T) {
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	before := runtime.NumGoroutine()
-	for _, end := range []string{"eof", "signal", "stdout"} {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), Grace: 50 * time.Millisecond, ShutdownTimeout: 200 * time.Millisecond}
-		done := make(chan error, 1)
-		go func() { done <- Run(ctx, cfg, inR, outW) }()
-		lines := make(chan string, 10)
-		go func() {
-			b := make([]byte, 1<<16)
-			for {
-				n, err := outR.Read(b)
-				if n > 0 {
-					lines <- string(b[:n])
-				}
-				if err != nil {
-					close(lines)
-					return
-				}
-			}
-		}()
-		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_hang","arguments":{}}}`)
-		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
-		<-lines // the acknowledgement
-		waitFor(t, func() bool { return sim.OpenConns() == 1 })
-		switch end {
-		case "eof":
-			inW.Close()
-		case "signal":
-			cancel()
-		case "stdout":
-			// The bridge learns that stdout is gone when it next writes.
-			outR.Close()
-			fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		}
-		select {
-		case <-done:
-		case <-time.After(waitLimit):
-			t.Fatalf("%s: Run did not return", end)
-		}
-		cancel()
-		inW.Close()
-		outW.Close()
-		for range lines {
-		}
-		waitFor(t, func() bool { return sim.OpenConns() == 0 })
-	}
-	checkNoLeaks(t, before)
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +10,11 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
+
+// baseFunc is a base made of a function.
+type baseFunc func(ctx context.Context, frame []byte) ([]byte, error)
+
+func (f baseFunc) Call(ctx context.Context, frame []byte) ([]byte, error) { return f(ctx, frame) }
 
 // gateBase is a base whose calls wait until the test lets them through:
 // one at a time with releaseOne, all with releaseAll. A call whose context
@@ -61,6 +67,7 @@ func (g *gateBase) waitStarted(t *testing.T, id string) {
 }
 
 func (g *gateBase) releaseOne() { g.one <- struct{}{} }
+
 func (g *gateBase) releaseAll() { g.allOnce.Do(func() { close(g.all) }) }
 
 func (g *gateBase) seen() []string {
@@ -69,14 +76,12 @@ func (g *gateBase) seen() []string {
 	return append([]string(nil), g.calls...)
 }
 
-// answered returns the ids of the responses among lines.
-func answered(t *testing.T, lines []string) []any {
-	t.Helper()
-	var ids []any
-	for _, l := range lines {
-		if field(t, l, "method") == nil {
-			ids = append(ids, field(t, l, "id"))
-		}
+// sizedBase answers every call with a text result of n bytes of "x".
+func sizedBase(n int) baseFunc {
+	return func(_ context.Context, frame []byte) ([]byte, error) {
+		id := string(rpc.Field(frame, "id"))
+		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", n) + `"}],"isError":false}}`), nil
 	}
-	return ids
 }
+
+// changingBase answers tools/list with one list, then another.
