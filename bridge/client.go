@@ -23,9 +23,10 @@ type stream interface {
 // has in progress, by id. Ids are the client's own namespace: a duplicate
 // is refused, and notifications/cancelled names a request by its id.
 type client struct {
-	out stream
-	max int // bytes per message, --max-message
-	log zerolog.Logger
+	out  stream // nil: the client has no stream for notifications of its own
+	max  int    // bytes per message, --max-message
+	log  zerolog.Logger
+	turn *turn // its place in the worker's rotation (jobQueue)
 
 	// initialized is set once a legacy client has sent initialize: it was
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
@@ -38,17 +39,22 @@ type client struct {
 }
 
 func newClient(out stream, max int, log zerolog.Logger) *client {
-	return &client{out: out, max: max, log: log, ids: map[string]*reply{}}
+	return &client{out: out, max: max, log: log, turn: &turn{}, ids: map[string]*reply{}}
 }
 
 // notify sends a message that answers nothing (a notification). One that
 // would pass the size limit is dropped with a warning.
-func (c *client) notify(m rpc.Encoded) {
+func (c *client) notify(m rpc.Encoded) { c.notifyOn(c.out, m) }
+
+func (c *client) notifyOn(out stream, m rpc.Encoded) {
+	if out == nil {
+		return
+	}
 	if m.Len() > c.max {
 		c.log.Warn().Int("bytes", m.Len()).Int("limit", c.max).Msg("notification over --max-message not sent")
 		return
 	}
-	_ = c.out.Write(m)
+	_ = out.Write(m)
 }
 
 // inUse reports whether id names a request of this client in progress.
@@ -115,6 +121,20 @@ func (c *client) cancel(id rpc.ID) {
 	}
 }
 
+// cancelAll cancels every request of the client in progress: it is gone
+// (an HTTP session that ended).
+func (c *client) cancelAll() {
+	c.mu.Lock()
+	var ids []rpc.ID
+	for _, r := range c.ids {
+		ids = append(ids, r.id)
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		c.cancel(id)
+	}
+}
+
 // listening returns the client's open listens.
 func (c *client) listening() []*reply {
 	c.mu.Lock()
@@ -138,6 +158,10 @@ type reply struct {
 	client *client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
+	// out, when not nil, is where the answer and the notifications about
+	// this request go instead of the client's stream: the HTTP response of
+	// the POST that carried it.
+	out stream
 
 	ended atomic.Bool
 
@@ -172,8 +196,20 @@ func (r *reply) end(m rpc.Encoded) {
 		r.client.log.Warn().Str("method", r.method).Int("bytes", m.Len()).Int("limit", r.client.max).Msg("answer over --max-message replaced by an error")
 		m = rpc.EncodeError(r.id, answerTooLarge(r.method, m.Len(), r.client.max, false))
 	}
-	_ = r.client.out.Write(m)
+	_ = r.stream().Write(m)
 }
+
+// stream is where the reply's messages go.
+func (r *reply) stream() stream {
+	if r.out != nil {
+		return r.out
+	}
+	return r.client.out
+}
+
+// notify sends a notification about this request (progress, a listen's
+// acknowledgement and list changes) where its answer goes.
+func (r *reply) notify(m rpc.Encoded) { r.client.notifyOn(r.stream(), m) }
 
 func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 	r.client.log.Warn().Str("method", r.method).Int("bytes", size).Msg("answer too large for its batch replaced by an error")

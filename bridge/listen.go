@@ -32,7 +32,7 @@ func (b *bridge) listen(c *client, req *rpc.Request, r *reply) {
 	b.log.Debug().Str("id", r.id.String()).Bool("toolsListChanged", hold).Msg("subscriptions/listen opened")
 	// The acknowledgement is the first message of the stream, before anything
 	// else for this subscription, batch or not.
-	c.notify(rpc.EncodeNotification("notifications/subscriptions/acknowledged",
+	r.notify(rpc.EncodeNotification("notifications/subscriptions/acknowledged",
 		fmt.Appendf(nil, `{"notifications":%s,%s}`, agreed, subscriptionMeta(r.id))))
 	if !hold {
 		r.result(b.listenResult(r.id))
@@ -57,18 +57,21 @@ func (b *bridge) sendListChanged(changed bool) {
 	if !changed {
 		return
 	}
-	c := b.client
-	if c.initialized.Load() {
-		c.notify(rpc.EncodeNotification("notifications/tools/list_changed", nil))
-	}
-	for _, l := range c.listening() {
-		c.notify(rpc.EncodeNotification("notifications/tools/list_changed", []byte("{"+subscriptionMeta(l.id)+"}")))
+	for _, c := range b.allClients() {
+		if c.initialized.Load() {
+			c.notify(rpc.EncodeNotification("notifications/tools/list_changed", nil))
+		}
+		for _, l := range c.listening() {
+			l.notify(rpc.EncodeNotification("notifications/tools/list_changed", []byte("{"+subscriptionMeta(l.id)+"}")))
+		}
 	}
 }
 
 // endListens answers every open listen with an empty result, at shutdown.
 func (b *bridge) endListens() {
-	for _, l := range b.client.listening() {
-		l.result(b.listenResult(l.id))
+	for _, c := range b.allClients() {
+		for _, l := range c.listening() {
+			l.result(b.listenResult(l.id))
+		}
 	}
 }

@@ -179,18 +179,18 @@ func (b *bridge) baseResult(err error) (back bool) {
 	return false
 }
 
-// heartbeat sends client c notifications/progress for token every
+// heartbeat sends notifications/progress for token, where r is answered, every
 // ProgressInterval until the returned stop is called; stop returns once no
 // heartbeat can follow, so none ever comes after the answer. Calling stop
 // again does nothing.
-func (b *bridge) heartbeat(c *client, token []byte, start time.Time) (stop func()) {
+func (b *bridge) heartbeat(r *reply, token []byte, start time.Time) (stop func()) {
 	if token == nil || b.cfg.ProgressInterval <= 0 {
 		return func() {}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go b.runHeartbeat(c, token, start, done, &wg)
+	go b.runHeartbeat(r, token, start, done, &wg)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -200,7 +200,7 @@ func (b *bridge) heartbeat(c *client, token []byte, start time.Time) (stop func(
 	}
 }
 
-func (b *bridge) runHeartbeat(c *client, token []byte, start time.Time, done <-chan struct{}, wg *sync.WaitGroup) {
+func (b *bridge) runHeartbeat(r *reply, token []byte, start time.Time, done <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	t := time.NewTicker(b.cfg.ProgressInterval)
 	defer t.Stop()
@@ -213,7 +213,7 @@ func (b *bridge) runHeartbeat(c *client, token []byte, start time.Time, done <-c
 		secs := int(time.Since(start).Round(time.Second) / time.Second)
 		params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
 			strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
-		c.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
+		r.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
 	}
 }
 

@@ -46,15 +46,19 @@ func (b *bridge) read(stdin io.Reader) {
 // errors, a full or closed queue) or hands a job to the worker without
 // waiting, so that ping and cancellation stay responsive while CAD works.
 // Any front end may call it, for any client.
-func (b *bridge) dispatchLine(c *client, line []byte) {
+func (b *bridge) dispatchLine(c *client, line []byte) { b.dispatchLineTo(c, c.out, line) }
+
+// dispatchLineTo is dispatchLine with the answers (and the notifications
+// about the requests) going to out: an HTTP front end's response.
+func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
 	msgs, isBatch := rpc.DecodeLine(line)
 	var bt *batch
 	if isBatch {
-		bt = newBatch(c.out, c.max)
+		bt = newBatch(out, c.max)
 		defer bt.release() // the reader's own hold
 	}
 	for _, d := range msgs {
-		b.dispatch(c, d, bt)
+		b.dispatch(c, out, d, bt)
 	}
 }
 
@@ -62,14 +66,17 @@ func (b *bridge) dispatchLine(c *client, line []byte) {
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
-// dispatch handles one message from client c.
-func (b *bridge) dispatch(c *client, d rpc.Decoded, bt *batch) {
+// dispatch handles one message from client c; its answer goes to out.
+func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch) {
 	var r *reply // the answer this message is owed, if any
 	switch m := d.Msg.(type) {
 	case *rpc.Request:
 		r = c.newReply(m.ID, m.Method, bt)
 	case nil:
 		r = c.newReply(d.ID, "", bt)
+	}
+	if r != nil && out != c.out {
+		r.out = out
 	}
 	defer func() {
 		if p := recover(); p != nil {

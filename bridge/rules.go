@@ -18,11 +18,11 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// guard applies the user's rules to tool requests: the policy (what is
+// rules applies the user's rules to tool requests: the policy (what is
 // listed and callable, with which annotations), confirmation (asking the
 // user before a call runs), and the journal. What it knows of each client
 // is in that client's asker.
-type guard struct {
+type rules struct {
 	policy     *policy.Policy
 	signer     *confirm.Signer
 	journal    *journal.Writer
@@ -33,12 +33,12 @@ type guard struct {
 // testHookNow, when set by a test, is the requestState signer's clock.
 var testHookNow func() time.Time
 
-func newGuard(cfg *Config) *guard {
+func newRules(cfg *Config) *rules {
 	signer := confirm.NewSigner(cfg.ConfirmTimeout)
 	if testHookNow != nil {
 		signer.Now = testHookNow
 	}
-	return &guard{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout}
+	return &rules{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout}
 }
 
 // asker is what the rules keep per client: what a handshake-era client said
@@ -95,7 +95,7 @@ func callArgs(params []byte) (string, []byte) {
 // refused, or a modern client asked to confirm); true when the job goes to
 // the worker, possibly marked to ask the user first.
 func (b *bridge) admitCall(c *client, j *job) bool {
-	g := b.guard
+	g := b.rules
 	name, args := callArgs(j.req.Params)
 	j.tool = name
 	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
@@ -192,7 +192,7 @@ func (b *bridge) settle(j *job, o outcome) {
 // when the call must not run, or nil when the user agreed. ctx ends when
 // the client cancels the call or the bridge stops.
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
-	g, c := b.guard, j.reply.client
+	g, c := b.rules, j.reply.client
 	a := &c.asker
 	name, args := callArgs(j.req.Params)
 	params := confirm.LegacyParams(name, args)
@@ -245,7 +245,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 
 // record writes the journal line for a job's outcome.
 func (b *bridge) record(j *job, o outcome) {
-	g := b.guard
+	g := b.rules
 	if g.journal == nil {
 		return
 	}

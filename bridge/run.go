@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,9 @@ type bridge struct {
 	client *client // the stdio client
 	queue  *jobQueue
 
+	clientsMu sync.Mutex
+	clients   map[*client]bool // every client, for list changes and shutdown
+
 	// dropping: shutting down on a signal or a dead stdout; the worker
 	// answers the jobs still queued without sending them.
 	dropping atomic.Bool
@@ -46,7 +50,7 @@ type bridge struct {
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
 
-	guard *guard // the user's rules: policy, confirmation, journal (rules.go)
+	rules *rules // the user's rules: policy, confirmation, journal (rules.go)
 }
 
 var (
@@ -70,16 +74,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
 	out := rpc.NewWriter(stdout)
-	b := &bridge{
-		cfg:    cfg,
-		log:    cfg.Log,
-		client: newClient(out, cfg.MaxMessage, cfg.Log),
-		queue:  newJobQueue(cfg.Queue),
-		abort:  abort,
-		warned: map[string]bool{},
-		tools:  toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
-		guard:  newGuard(&cfg),
-	}
+	b := newBridge(cfg, abort)
+	b.client = newClient(out, cfg.MaxMessage, cfg.Log)
+	b.addClient(b.client)
 	// The first failed write, from whichever goroutine, stops the bridge:
 	// nothing more goes to CAD, the call in flight is cancelled.
 	outFailed := make(chan struct{})
@@ -109,6 +106,43 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		why = exitOutFailed
 	}
 	return b.shutdown(why, stdin, out, readerDone, workerDone)
+}
+
+// newBridge is the core every front end shares: the queue in front of the
+// one worker, and what is known of the base. cfg has its defaults set.
+func newBridge(cfg Config, abort context.CancelCauseFunc) *bridge {
+	return &bridge{
+		cfg:     cfg,
+		log:     cfg.Log,
+		queue:   newJobQueue(cfg.Queue),
+		clients: map[*client]bool{},
+		abort:   abort,
+		warned:  map[string]bool{},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		rules:   newRules(&cfg),
+	}
+}
+
+func (b *bridge) addClient(c *client) {
+	b.clientsMu.Lock()
+	b.clients[c] = true
+	b.clientsMu.Unlock()
+}
+
+func (b *bridge) removeClient(c *client) {
+	b.clientsMu.Lock()
+	delete(b.clients, c)
+	b.clientsMu.Unlock()
+}
+
+func (b *bridge) allClients() []*client {
+	b.clientsMu.Lock()
+	defer b.clientsMu.Unlock()
+	cs := make([]*client, 0, len(b.clients))
+	for c := range b.clients {
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // The goroutines Run starts, named so that a stack dump says who is who.

@@ -76,7 +76,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}
 	start := time.Now()
-	stopBeat := b.heartbeat(r.client, progressToken(j.req.Params), start)
+	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	ans, err := b.callBase(ctx, j)
 	stopBeat()

@@ -46,6 +46,14 @@ type bridgeFlags struct {
 	name           string
 	client         string
 	rules          ruleFlags // policy, confirmation, journal (rules.go)
+
+	// Streamable HTTP (see httpflags.go)
+	listen       string
+	allowOrigins []string
+	tokenFile    string
+	allowRemote  bool
+	sessionIdle  time.Duration
+	maxStreams   int
 }
 
 func newBridgeFlags(stderr io.Writer) *bridgeFlags {
@@ -73,6 +81,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output")
 	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, codebuddy, cursor, vscode, inspector")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	f.addHTTPFlags()
 	return f
 }
 
@@ -116,7 +125,7 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 			return fmt.Errorf("--%s %s: must be positive", name, d)
 		}
 	}
-	return nil
+	return f.checkHTTP()
 }
 
 func (f *bridgeFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
@@ -125,9 +134,10 @@ const bridgeUsage = `Usage: mcp-bridge [flags]
        mcp-bridge <command> [flags]
 
 Serves a CAD program's raw-TCP MCP base to MCP clients (Claude Desktop,
-Claude Code, CodeBuddy, Cursor, VS Code, the MCP Inspector) over stdio.
-Without a command it is the stdio server a client starts; stdout carries
-only protocol messages, logs go to stderr.
+Claude Code, CodeBuddy, Cursor, VS Code, the MCP Inspector) over stdio,
+or over Streamable HTTP with --listen. Without a command it is the stdio
+server a client starts; stdout carries only protocol messages, logs go to
+stderr.
 
 Commands:
   doctor   check this installation: the base, its tools, client configs
@@ -144,6 +154,7 @@ Examples:
   mcp-bridge --print-config                    paste into your client's config
   mcp-bridge --print-config --client vscode --port 9000
   CAD_MCP_PORT=9000 mcp-bridge --log-level debug
+  mcp-bridge --listen 127.0.0.1:8931           serve http://127.0.0.1:8931/mcp
   mcp-bridge sim --port 8080
 
 Flags (each also read from CAD_MCP_<NAME> when not given):
@@ -194,7 +205,6 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	if !isLoopback(f.host) {
 		log.Warn().Str("base", addr).Msg("the CAD base is not on this machine: its protocol has no authentication or encryption")
 	}
-	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	cfg := bridge.Config{
 		Base:             &tcpbase.Client{Addr: addr, ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
 		BaseAddr:         addr,
@@ -221,6 +231,12 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 			e.stopSignals()
 		}
 	}()
+	if f.listen != "" {
+		err = serveHTTP(ctx, e, f, cfg)
+		log.Info().Msg("mcp-bridge stopped")
+		return err
+	}
+	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	widenPipe(e.stdout)
 	err = bridge.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
 	log.Info().Msg("mcp-bridge stopped")

@@ -16,6 +16,9 @@ import (
 // the shell's PATH. Host and port travel in env; other non-default flags in
 // args.
 func printConfig(e *env, f *bridgeFlags) error {
+	if f.listen != "" {
+		return printURLConfig(e, f)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this executable: %w", err)

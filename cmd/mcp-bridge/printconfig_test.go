@@ -31,6 +31,10 @@ func TestPrintConfigShapes(t *testing.T) {
 			`{"mcpServers":{"cad-autocad":{"args":["--log-level","debug"],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"7777"},"type":"stdio"}}}`},
 		{"flag beats environment", map[string]string{"CAD_MCP_PORT": "7777"}, []string{"--print-config", "--port", "8081"},
 			`{"mcpServers":{"cad-autocad":{"args":[],"command":"EXE","env":{"CAD_MCP_HOST":"127.0.0.1","CAD_MCP_PORT":"8081"},"type":"stdio"}}}`},
+		{"HTTP: the URL form", nil, []string{"--print-config", "--client", "cursor", "--listen", "127.0.0.1:8931"},
+			`{"mcpServers":{"cad-autocad":{"type":"http","url":"http://127.0.0.1:8931/mcp"}}}`},
+		{"HTTP: the token as a header", map[string]string{"CAD_MCP_TOKEN": "t0k", "CAD_MCP_LISTEN": "0.0.0.0:8931"}, []string{"--print-config", "--client", "vscode"},
+			`{"servers":{"cad-autocad":{"type":"http","url":"http://127.0.0.1:8931/mcp","headers":{"Authorization":"Bearer t0k"}}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +53,27 @@ func TestPrintConfigShapes(t *testing.T) {
 			}
 			if !filepath.IsAbs(exe) {
 				t.Errorf("command %q is not absolute", exe)
+			}
+		})
+	}
+}
+
+func TestListenRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"not loopback, no token", nil, []string{"--listen", "0.0.0.0:0"}, "reachable from other machines"},
+		{"bad address", nil, []string{"--listen", "8931"}, "want HOST:PORT"},
+		{"claude desktop takes no URL", nil, []string{"--print-config", "--client", "claude-desktop", "--listen", "127.0.0.1:8931"}, "stdio servers only"},
+		{"empty token file", nil, []string{"--listen", "0.0.0.0:0", "--token-file", os.DevNull}, "is empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs, code := runCLI(t, tt.env, "", tt.args...)
+			if code != 2 || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errs, tt.want)
 			}
 		})
 	}

@@ -21,6 +21,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
 	only := fs.String("only", "", "run only the checks whose names contain this text")
+	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from CAD_MCP_TOKEN")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
 
@@ -37,6 +38,7 @@ Examples:
   mcp-bridge verify                  against a simulated base (all checks)
   mcp-bridge verify --port 8080      against the CAD program on this machine
   mcp-bridge verify --json
+  mcp-bridge verify --url http://127.0.0.1:8931/mcp   a bridge running with --listen
 
 Flags:
 %s`, fs.FlagUsages())
@@ -52,6 +54,10 @@ Flags:
 		}
 		bin = exe
 	}
+	if *url != "" {
+		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only}, nil)
+		return reportVerify(e, rep, *asJSON)
+	}
 	opts := checks.Options{Bridge: bin, Only: *only}
 	if fs.Changed("port") || fs.Changed("host") {
 		if *port < 1 || *port > 65535 {
@@ -63,7 +69,11 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	return reportVerify(e, rep, *asJSON)
+}
+
+func reportVerify(e *env, rep *checks.Report, asJSON bool) error {
+	if asJSON {
 		out, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintln(e.stdout, string(out))
 		// The closing line, for people and CI logs alike.

@@ -92,10 +92,10 @@ func faultTools() []tool {
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
 				s.answer(c, id, toolResult("accepted anything", false))
 			}},
-		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed, for how many distinct ids, and how many ids ran more than once.", Schema: none,
+		{Name: "sim_stats", Description: "Test only: how many tools/call requests the sim has executed, for how many distinct ids, how many ids ran more than once, and the most frames it answered at once.", Schema: none,
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
 				distinct, repeated := s.idStats()
-				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d,"ids":%d,"repeated":%d}`, s.Calls(), distinct, repeated), false))
+				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d,"ids":%d,"repeated":%d,"max_concurrent":%d}`, s.Calls(), distinct, repeated, s.MaxConcurrent()), false))
 			}},
 	}
 }

@@ -37,6 +37,8 @@ type Server struct {
 	redoStack []drawing
 
 	calls   atomic.Int64
+	active  atomic.Int64 // frames being answered now
+	maxConc atomic.Int64 // the most frames ever answered at once
 	countMu sync.Mutex
 	byID    map[string]int
 
@@ -176,6 +178,10 @@ func (s *Server) idStats() (distinct, repeated int) {
 	return len(s.byID), repeated
 }
 
+// MaxConcurrent is the most frames the server was ever answering at once:
+// 1 when its clients never overlapped, as a real CAD base needs.
+func (s *Server) MaxConcurrent() int64 { return s.maxConc.Load() }
+
 // OpenConns is how many client connections the server holds open now.
 func (s *Server) OpenConns() int {
 	s.connMu.Lock()
@@ -199,6 +205,15 @@ func (s *Server) serveConn(c net.Conn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	// A frame counts as being answered from its arrival to the first byte of
+	// its answer (or the end of the connection): a client that read the
+	// answer may send its next frame before this goroutine has returned.
+	n := s.active.Add(1)
+	for m := s.maxConc.Load(); n > m && !s.maxConc.CompareAndSwap(m, n); m = s.maxConc.Load() {
+	}
+	answered := sync.OnceFunc(func() { s.active.Add(-1) })
+	defer answered()
+	c = answeringConn{c, answered}
 	d := rpc.DecodeMessage(bytes.TrimSpace(frame))
 	if d.Err != nil {
 		s.answerError(c, d.ID, d.Err)
@@ -297,6 +312,17 @@ func (s *Server) send(c net.Conn, msg []byte) {
 	if _, err := c.Write(msg); err != nil {
 		return
 	}
+}
+
+// answeringConn ends a frame's count in Server.active at its first write.
+type answeringConn struct {
+	net.Conn
+	answered func()
+}
+
+func (c answeringConn) Write(p []byte) (int, error) {
+	c.answered()
+	return c.Conn.Write(p)
 }
 
 // waitClosed blocks until the peer closes c or the server shuts down.

@@ -2,7 +2,9 @@
 # End-to-end checks with real MCP clients against the built mcp-bridge and
 # the simulated CAD base: the MCP Inspector CLI in all three eras (--strict
 # tool listing, a tool call, a 200-call load), the TypeScript SDK 1.x and
-# 2.x clients, and `mcp-bridge verify`. Any failure fails the run.
+# 2.x clients, and `mcp-bridge verify`; then the same clients over
+# Streamable HTTP (--listen) and `mcp-bridge verify --url`. Any failure
+# fails the run.
 # Usage: verify/clients/run.sh path/to/mcp-bridge
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -119,6 +121,46 @@ node policy1.mjs "$bin" "$port" "$policy" "$work/journal.jsonl" || fail "TypeScr
 node policy2.mjs "$bin" "$port" "$policy" || fail "TypeScript SDK 2.x client with a policy (input_required)"
 "$bin" journal "$work/journal.jsonl" --failed --json | grep -q '"outcome":"declined"' || fail "journal: no declined call"
 pass "journal records the declined and the denied calls"
+
+# Streamable HTTP: one bridge serving http://127.0.0.1:<free port>/mcp for
+# every client below, in every era; `mcp-bridge verify --url` last.
+export MCP_INSPECTOR_SECRET_STORE=memory
+"$bin" --port "$port" --listen 127.0.0.1:0 --log-format json --log-level info --no-cache 2>"$work/http.err" &
+http_pid=$!
+trap 'kill $sim_pid $sim2_pid $http_pid 2>/dev/null; rm -rf "$work"' EXIT
+url=
+for _ in $(seq 100); do
+  url=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$work/http.err" | head -1)
+  [ -n "$url" ] && break
+  sleep 0.05
+done
+[ -n "$url" ] || { cat "$work/http.err"; fail "the HTTP bridge did not start"; }
+echo "e2e: HTTP bridge at $url"
+hostport=${url#http://}
+"$bin" --print-config --client inspector --listen "${hostport%/mcp}" >"$work/http.json"
+for era in legacy auto modern; do
+  npx --no-install mcp-inspector --cli --config "$work/http.json" --server cad-autocad --protocol-era "$era" --method tools/list --strict \
+    >"$work/list.json" 2>"$work/err" || { cat "$work/err"; fail "Inspector HTTP $era tools/list --strict"; }
+  got=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.length)' "$work/list.json")
+  [ "$got" = "$want_tools" ] || fail "Inspector HTTP $era tools/list: $got tools, the base has $want_tools"
+  pass "Inspector --transport http --protocol-era $era tools/list --strict: $got tools"
+  npx --no-install mcp-inspector --cli "$url" --transport http --protocol-era "$era" --method tools/call --tool-name draw_line \
+    --tool-args-json '{"start":{"x":0,"y":0},"end":{"x":6,"y":8}}' >"$work/call.json" 2>"$work/err" ||
+    { cat "$work/err"; fail "Inspector HTTP $era tools/call draw_line"; }
+  grep -q 'length 10' "$work/call.json" || { cat "$work/call.json"; fail "Inspector HTTP $era tools/call: unexpected result"; }
+  pass "Inspector --transport http --protocol-era $era tools/call draw_line"
+done
+npx --no-install mcp-inspector --cli "$url" --transport http --method tools/call --tool-name no_such_tool --tool-args-json '{}' >"$work/out" 2>&1 && code=0 || code=$?
+[ "$code" = 5 ] || { cat "$work/out"; fail "Inspector HTTP unknown tool: exit $code, want 5"; }
+pass "Inspector HTTP unknown tool: exit 5"
+node sdk1http.mjs "$url" || fail "TypeScript SDK 1.x StreamableHTTPClientTransport"
+for mode in auto legacy modern; do
+  node sdk2http.mjs "$url" "$mode" || fail "TypeScript SDK 2.x over HTTP, $mode"
+done
+"$bin" verify --url "$url" || fail "mcp-bridge verify --url"
+kill -TERM "$http_pid"
+wait "$http_pid" || fail "the HTTP bridge did not exit 0 on SIGTERM"
+pass "HTTP bridge exits 0 on SIGTERM"
 
 if "$bin" verify --help >/dev/null 2>&1; then
   "$bin" verify || fail "mcp-bridge verify"

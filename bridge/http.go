@@ -1,0 +1,260 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// HTTPConfig configures Serve, the Streamable HTTP front end. Zero values
+// take the defaults below.
+type HTTPConfig struct {
+	// AllowOrigins are Origin values allowed besides loopback ones
+	// (http://localhost:*, http://127.0.0.1:*); "*" allows any.
+	AllowOrigins []string
+	// Token, when not empty, is the bearer token every request must carry.
+	Token string
+
+	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
+	MaxSessions       int           // open legacy sessions; default 1000
+	MaxStreams        int           // open GET and subscriptions/listen streams; default 100
+	KeepAlive         time.Duration // SSE comment on quiet streams; default 15 s
+	ReadHeaderTimeout time.Duration // default 10 s
+	ReadTimeout       time.Duration // the whole request body; default 60 s
+	WriteTimeout      time.Duration // each write of a response; default 60 s
+	IdleTimeout       time.Duration // keep-alive connections; default 120 s
+
+	// Version and Started feed /healthz.
+	Version string
+	Started time.Time
+}
+
+func (h *HTTPConfig) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&h.SessionIdle, 30*time.Minute)
+	def(&h.KeepAlive, 15*time.Second)
+	def(&h.ReadHeaderTimeout, 10*time.Second)
+	def(&h.ReadTimeout, time.Minute)
+	def(&h.WriteTimeout, time.Minute)
+	def(&h.IdleTimeout, 2*time.Minute)
+	if h.MaxSessions <= 0 {
+		h.MaxSessions = 1000
+	}
+	if h.MaxStreams <= 0 {
+		h.MaxStreams = 100
+	}
+	if h.Started.IsZero() {
+		h.Started = time.Now()
+	}
+}
+
+// httpFront is the Streamable HTTP front end: it serves /mcp in both eras
+// and /healthz, and feeds the one worker through the shared scheduler.
+type httpFront struct {
+	b     *bridge
+	hc    HTTPConfig
+	guard guard
+
+	sessions *sessions
+	streams  atomic.Int64 // open long-lived streams
+
+	modernMu sync.Mutex
+	modern   map[string]*modernGroup // by httpClientKey
+
+	stopping chan struct{} // closed when shutdown starts: streams end
+}
+
+// modernGroup is the stateless clients the front end takes for one
+// program (httpClientKey): one turn in the worker's rotation.
+type modernGroup struct {
+	turn     *turn
+	lastUsed time.Time
+	busy     int
+}
+
+// Serve serves MCP Streamable HTTP on ln until ctx is done, then shuts
+// down: it stops accepting, lets the call in flight finish within Grace,
+// answers the queued ones with the shutdown error unsent, ends the streams,
+// and returns nil. It returns an error only when the listener fails.
+func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) error {
+	hc.setDefaults()
+	cfg.setDefaults()
+	hardCtx, abort := context.WithCancelCause(context.Background())
+	defer abort(nil)
+	b := newBridge(cfg, abort)
+	f := &httpFront{
+		b:        b,
+		hc:       hc,
+		sessions: newSessions(hc.MaxSessions, hc.SessionIdle),
+		modern:   map[string]*modernGroup{},
+		stopping: make(chan struct{}),
+	}
+	f.guard = guard{origins: map[string]bool{}}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		f.guard.listenHost = host
+	}
+	for _, o := range hc.AllowOrigins {
+		f.guard.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+	}
+	if hc.Token != "" {
+		f.guard.token = []byte(hc.Token)
+	}
+
+	probeCtx, stopProbe := context.WithCancel(context.Background())
+	proberDone := make(chan struct{})
+	go b.runProber(probeCtx, proberDone)
+	defer func() { stopProbe(); <-proberDone }()
+	workerDone := make(chan struct{})
+	go b.runWorker(hardCtx, workerDone)
+	janitorDone := make(chan struct{})
+	janitorCtx, stopJanitor := context.WithCancel(context.Background())
+	go f.runJanitor(janitorCtx, janitorDone)
+	defer func() { stopJanitor(); <-janitorDone }()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", f.serveMCP)
+	mux.HandleFunc("/healthz", f.serveHealth)
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: hc.ReadHeaderTimeout,
+		ReadTimeout:       hc.ReadTimeout,
+		WriteTimeout:      hc.WriteTimeout,
+		IdleTimeout:       hc.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	var result error
+	select {
+	case <-ctx.Done():
+		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			result = err
+			b.log.Error().Err(err).Msg("HTTP listener failed: stopping")
+		}
+	}
+	// Stop accepting; the handlers still running get their answers below.
+	shutDone := make(chan struct{})
+	shutCtx, cancelShut := context.WithTimeout(context.Background(), b.cfg.Grace+5*time.Second)
+	defer cancelShut()
+	go func() {
+		defer close(shutDone)
+		_ = srv.Shutdown(shutCtx)
+	}()
+	b.queue.close()
+	if n := b.dropQueued(); n > 0 {
+		b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
+	}
+	t := time.NewTimer(b.cfg.Grace)
+	select {
+	case <-workerDone:
+	case <-t.C:
+	}
+	t.Stop()
+	abort(errShutdown)
+	<-workerDone
+	b.endListens()
+	close(f.stopping)
+	for _, s := range f.sessions.all() {
+		f.endSession(s)
+	}
+	<-shutDone
+	_ = srv.Close()
+	return result
+}
+
+// runJanitor ends idle sessions and forgets idle modern clients.
+func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	every := min(f.hc.SessionIdle/4, time.Minute)
+	t := time.NewTicker(max(every, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			for _, s := range f.sessions.expire(now) {
+				f.b.log.Debug().Str("session", s.id).Msg("session ended after the idle timeout")
+				f.endSession(s)
+			}
+			f.modernMu.Lock()
+			for k, m := range f.modern {
+				if m.busy == 0 && now.Sub(m.lastUsed) > f.hc.SessionIdle {
+					delete(f.modern, k)
+				}
+			}
+			f.modernMu.Unlock()
+		}
+	}
+}
+
+// serveHealth answers /healthz: version, uptime, the base's last known
+// state, queue length, open sessions and streams. It never calls the base:
+// CAD sees requests from the worker only.
+func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
+	if code, msg := f.guard.check(r); code != 0 {
+		f.refuse(w, code, msg)
+		return
+	}
+	base := "up"
+	if f.b.tools.isDown() {
+		base = "down"
+	}
+	body, _ := json.Marshal(map[string]any{
+		"version":  f.hc.Version,
+		"uptime_s": int(time.Since(f.hc.Started).Seconds()),
+		"base":     base,
+		"queue":    f.b.queue.len(),
+		"sessions": f.sessions.count(),
+		"streams":  f.streams.Load(),
+	})
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// refuse answers with an HTTP error status and a JSON-RPC error without id
+// (legacy codes only: a refusal says nothing about the era).
+func (f *httpFront) refuse(w http.ResponseWriter, status int, msg string) {
+	f.errorStatus(w, status, rpc.ID{}, &rpc.WireError{Code: rpc.CodeInvalidRequest, Message: msg})
+}
+
+// errorStatus answers with an HTTP status and one JSON-RPC error.
+func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e *rpc.WireError) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	if status == http.StatusUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="mcp-bridge"`)
+	}
+	w.WriteHeader(status)
+	_ = rpc.NewWriter(w).Write(rpc.EncodeError(id, e))
+}
+
+// endSession forgets an ended legacy session: what it has queued is
+// dropped unsent, what runs is stopped, its stream ends.
+func (f *httpFront) endSession(s *session) {
+	f.b.removeClient(s.client)
+	s.client.cancelAll()
+}
+
+// isModernVersion: a version string of the stateless era (2026-07-28 and
+// later; versions are dates, so they order as strings).
+func isModernVersion(v string) bool {
+	return len(v) == len("2006-01-02") && v >= lifecycle.ModernVersions[0]
+}

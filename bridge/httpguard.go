@@ -1,0 +1,139 @@
+package bridge
+
+import (
+	"crypto/subtle"
+	"encoding/base64"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// guard holds the checks every HTTP request passes before anything else:
+// Origin (a web page must not drive the CAD program), Host (DNS
+// rebinding) and the optional bearer token.
+type guard struct {
+	listenHost string          // the host part of the listen address
+	origins    map[string]bool // allowed Origin values besides loopback ones, lower case
+	token      []byte          // nil: no token required
+}
+
+// check returns the HTTP status and message for a request that must be
+// refused, or 0.
+func (g *guard) check(r *http.Request) (int, string) {
+	if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o) {
+		return http.StatusForbidden, "Forbidden: Origin " + o + " is not allowed (see --allow-origin)"
+	}
+	if !g.hostAllowed(r.Host) {
+		return http.StatusForbidden, "Forbidden: Host " + r.Host + " is not this server (DNS rebinding protection)"
+	}
+	if g.token != nil {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), g.token) != 1 {
+			return http.StatusUnauthorized, "Unauthorized: a valid bearer token is required"
+		}
+	}
+	return 0, ""
+}
+
+// originAllowed: a loopback origin (http://localhost:3000, http://127.0.0.1)
+// or one named by --allow-origin. "null" (a sandboxed page or file://) is
+// not loopback.
+func (g *guard) originAllowed(origin string) bool {
+	if g.origins[strings.ToLower(origin)] || g.origins["*"] {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+// hostAllowed: the Host header names the listen address or a loopback
+// name, with any port. A page served from evil.example that rebinds its
+// name to 127.0.0.1 still sends "Host: evil.example".
+func (g *guard) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if isLoopbackHost(host) {
+		return true
+	}
+	if g.listenHost == "" || g.listenHost == "0.0.0.0" || g.listenHost == "::" {
+		// Listening on every interface: any address of this machine is fine,
+		// a name is not (names are what DNS rebinding uses).
+		return net.ParseIP(host) != nil
+	}
+	return strings.EqualFold(host, g.listenHost)
+}
+
+// isLoopbackHost: localhost, *.localhost, or a loopback IP.
+func isLoopbackHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackAddr reports whether a listen address binds only loopback.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	return isLoopbackHost(host)
+}
+
+// jsonContent reports whether a Content-Type is application/json (any
+// parameters, e.g. charset=utf-8).
+func jsonContent(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
+}
+
+// accepts reports whether an Accept header lists the media type (or a
+// wildcard for it). An absent header accepts everything.
+func accepts(accept, want string) bool {
+	if accept == "" {
+		return true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		if mt == want || mt == "*/*" || (strings.HasSuffix(mt, "/*") && strings.HasPrefix(want, strings.TrimSuffix(mt, "*"))) {
+			return true
+		}
+	}
+	return false
+}
+
+// headerValue decodes an MCP header value: "=?base64?…?=" is Base64 of the
+// UTF-8 value (standard alphabet, padding optional); anything else is taken
+// as it is. ok is false for a sentinel that does not decode to UTF-8.
+func headerValue(v string) (string, bool) {
+	inner, found := strings.CutPrefix(v, "=?base64?")
+	if !found {
+		return v, true
+	}
+	inner, found = strings.CutSuffix(inner, "?=")
+	if !found {
+		return v, true
+	}
+	raw, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil {
+		raw, err = base64.RawStdEncoding.DecodeString(inner)
+	}
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw), true
+}

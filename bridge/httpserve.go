@@ -1,0 +1,462 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	hdrSession  = "Mcp-Session-Id"
+	hdrVersion  = "MCP-Protocol-Version"
+	hdrMethod   = "Mcp-Method"
+	hdrName     = "Mcp-Name"
+	codeHeaders = -32020 // HeaderMismatch (2026-07-28)
+)
+
+// modernMethods are the methods the bridge serves in the stateless era;
+// anything else is 404 with -32601 there.
+var modernMethods = []string{"server/discover", "subscriptions/listen", "tools/list", "tools/call"}
+
+// serveMCP is the MCP endpoint. Every request passes the guard first
+// (Origin, Host, token), on every method; then it is routed by era.
+func (f *httpFront) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if code, msg := f.guard.check(r); code != 0 {
+		f.b.log.Warn().Int("status", code).Str("remote", r.RemoteAddr).Str("origin", r.Header.Get("Origin")).Str("host", r.Host).Msg("HTTP request refused")
+		f.refuse(w, code, msg)
+		return
+	}
+	headerModern := isModernVersion(r.Header.Get(hdrVersion))
+	switch r.Method {
+	case http.MethodPost:
+		f.post(w, r, headerModern)
+	case http.MethodGet, http.MethodDelete:
+		if headerModern {
+			w.Header().Set("Allow", "POST")
+			f.refuse(w, http.StatusMethodNotAllowed, "Method Not Allowed: the 2026-07-28 transport has no "+r.Method)
+			return
+		}
+		if r.Method == http.MethodGet {
+			f.legacyGet(w, r)
+		} else {
+			f.legacyDelete(w, r)
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		f.refuse(w, http.StatusMethodNotAllowed, "Method Not Allowed: use POST (GET opens a legacy session's stream, DELETE ends it)")
+	}
+}
+
+// post reads, decodes and routes one POST.
+func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bool) {
+	if !jsonContent(r.Header.Get("Content-Type")) {
+		f.refuse(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: POST a JSON-RPC message as application/json")
+		return
+	}
+	acc := r.Header.Get("Accept")
+	if !accepts(acc, "application/json") || !accepts(acc, "text/event-stream") {
+		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: Accept must list application/json and text/event-stream")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(f.b.cfg.MaxMessage)))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			f.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the limit is %d bytes (--max-message)", f.b.cfg.MaxMessage))
+			return
+		}
+		f.refuse(w, http.StatusBadRequest, "Bad Request: could not read the body: "+err.Error())
+		return
+	}
+	body = bytes.TrimSpace(body)
+	msgs, isBatch := rpc.DecodeLine(body)
+	if !isBatch && len(msgs) == 1 {
+		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
+			if era, _ := lifecycle.EraOf(req.Params); era == lifecycle.Modern {
+				headerModern = true
+			}
+		}
+	}
+	if headerModern {
+		f.modernPost(w, r, body, msgs, isBatch)
+		return
+	}
+	f.legacyPost(w, r, body, msgs, isBatch)
+}
+
+// ---- the stateless era (2026-07-28) ----
+
+// modernPost serves one stateless request: headers checked against the
+// body, then the core, with the request's context as its lifetime: when
+// the client closes the response, the request is cancelled.
+func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
+	if isBatch {
+		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: batches are not part of the 2026-07-28 transport"))
+		return
+	}
+	d := msgs[0]
+	if d.Err != nil {
+		f.errorStatus(w, http.StatusBadRequest, d.ID, d.Err)
+		return
+	}
+	req, ok := d.Msg.(*rpc.Request)
+	if !ok {
+		w.WriteHeader(http.StatusAccepted) // a notification (none is defined) or a stray response
+		return
+	}
+	if status, werr := checkModernRequest(r.Header, req); werr != nil {
+		f.errorStatus(w, status, req.ID, werr)
+		return
+	}
+	group := f.modernGroup(r, req)
+	defer f.releaseModern(group)
+
+	sse := req.Method == "subscriptions/listen" || (req.Method == "tools/call" && progressToken(req.Params) != nil && f.b.cfg.ProgressInterval > 0)
+	long := req.Method == "subscriptions/listen"
+	if long && !f.takeStream() {
+		f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d); close one and try again", f.hc.MaxStreams))
+		return
+	}
+	if long {
+		defer f.streams.Add(-1)
+	}
+	// Each stateless request is a client of its own (its id is its own
+	// business), taking its turns with the others of its program.
+	out := newHTTPOut(w, sse, f.hc.WriteTimeout)
+	c := newClient(out, f.b.cfg.MaxMessage, f.b.log)
+	c.turn = group.turn
+	f.b.addClient(c)
+	defer f.b.removeClient(c)
+	f.b.dispatch(c, out, d, nil)
+	if !f.wait(r, out, long, nil) {
+		// The client closed the response: the request is cancelled. Queued,
+		// it is dropped unsent; running, its base connection is closed.
+		c.cancel(req.ID)
+	}
+}
+
+// checkModernRequest applies the transport's header rules and the era's
+// per-request rules, with the status each failure gets.
+func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
+	_, version := lifecycle.EraOf(req.Params)
+	if version == "" {
+		return http.StatusBadRequest, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must name the protocol version", lifecycle.MetaProtocolVersion)
+	}
+	mismatch := func(format string, args ...any) (int, *rpc.WireError) {
+		return http.StatusBadRequest, rpc.Errorf(codeHeaders, "Header mismatch: "+format, args...)
+	}
+	switch hv := h.Get(hdrVersion); {
+	case hv == "":
+		return mismatch("the %s header is required", hdrVersion)
+	case hv != version:
+		return mismatch("%s header %q does not match the body's %q", hdrVersion, hv, version)
+	}
+	if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
+		return http.StatusBadRequest, werr
+	}
+	switch hm := h.Get(hdrMethod); {
+	case hm == "":
+		return mismatch("the %s header is required", hdrMethod)
+	case hm != req.Method:
+		return mismatch("%s header %q does not match the body's method %q", hdrMethod, hm, req.Method)
+	}
+	if req.Method == "tools/call" {
+		var name string
+		if raw := rpc.Field(req.Params, "name"); rpc.Kind(raw) == '"' {
+			name, _ = unquoteJSON(raw)
+		}
+		raw := h.Get(hdrName)
+		got, ok := headerValue(raw)
+		switch {
+		case raw == "":
+			return mismatch("the %s header is required for tools/call", hdrName)
+		case !ok:
+			return mismatch("%s header is not valid Base64 of UTF-8", hdrName)
+		case got != name:
+			return mismatch("%s header %q does not match the body's name %q", hdrName, got, name)
+		}
+	}
+	if !slices.Contains(modernMethods, req.Method) {
+		return http.StatusNotFound, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+	}
+	return 0, nil
+}
+
+// httpClientKey tells stateless clients apart, for the scheduler's turns:
+// the clientInfo the request names in _meta (name and version) and the
+// remote host. Two copies of one program on one machine share a turn;
+// different programs, or one program on different machines, get their own.
+func httpClientKey(r *http.Request, req *rpc.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	info := rpc.Field(rpc.Field(req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")
+	name, _ := unquoteJSON(rpc.Field(info, "name"))
+	version, _ := unquoteJSON(rpc.Field(info, "version"))
+	return name + "/" + version + "@" + host
+}
+
+func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {
+	key := httpClientKey(r, req)
+	f.modernMu.Lock()
+	defer f.modernMu.Unlock()
+	mc := f.modern[key]
+	if mc == nil {
+		mc = &modernGroup{turn: &turn{}}
+		f.modern[key] = mc
+	}
+	mc.busy++
+	mc.lastUsed = time.Now()
+	return mc
+}
+
+func (f *httpFront) releaseModern(mc *modernGroup) {
+	f.modernMu.Lock()
+	mc.busy--
+	mc.lastUsed = time.Now()
+	f.modernMu.Unlock()
+}
+
+// ---- the handshake era (2025-03-26 … 2025-11-25) ----
+
+func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
+	hv := r.Header.Get(hdrVersion)
+	if hv != "" && !slices.Contains(lifecycle.LegacyVersions, hv) {
+		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported %s %q; supported: %v", hdrVersion, hv, lifecycle.LegacyVersions))
+		return
+	}
+	if len(msgs) == 1 && msgs[0].Err != nil && msgs[0].Err.Code == rpc.CodeParseError {
+		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, msgs[0].Err)
+		return
+	}
+	initialize := false
+	for _, d := range msgs {
+		if req, ok := d.Msg.(*rpc.Request); ok && req.Method == "initialize" {
+			initialize = true
+		}
+	}
+	var s *session
+	if initialize {
+		if isBatch {
+			f.refuse(w, http.StatusBadRequest, "Invalid Request: initialize must not be part of a batch")
+			return
+		}
+		req := msgs[0].Msg.(*rpc.Request)
+		version := lifecycle.LatestLegacy
+		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
+			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
+		}
+		s = f.sessions.open(version, nil)
+		if s == nil {
+			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open", f.hc.MaxSessions))
+			return
+		}
+		// The session's own stream (for list changes) is its GET stream.
+		s.client = newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
+		f.b.addClient(s.client)
+		s.hold()
+		f.b.log.Debug().Str("session", s.id).Str("version", version).Msg("session opened")
+	} else {
+		var status int
+		if s, status = f.findSession(r); s == nil {
+			f.refuse(w, status, sessionRefusal(status))
+			return
+		}
+	}
+	defer s.release()
+	if isBatch && s.version != "2025-03-26" {
+		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
+		return
+	}
+	requests, progress := 0, false
+	for _, d := range msgs {
+		if req, ok := d.Msg.(*rpc.Request); ok {
+			requests++
+			progress = progress || (req.Method == "tools/call" && progressToken(req.Params) != nil)
+		} else if d.Err != nil && !d.ID.IsZero() {
+			requests++
+		}
+	}
+	if requests == 0 && !(len(msgs) == 1 && msgs[0].Err != nil) {
+		for _, d := range msgs {
+			f.b.dispatch(s.client, discard{}, d, nil)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	out := newHTTPOut(w, progress && f.b.cfg.ProgressInterval > 0, f.hc.WriteTimeout)
+	if initialize {
+		id := s.id
+		out.header = func(h http.Header) { h.Set(hdrSession, id) }
+	}
+	// A dropped connection is not a cancellation in this era: the job runs
+	// to its end (its answer has nowhere to go); notifications/cancelled is.
+	f.b.dispatchLineTo(s.client, out, body)
+	f.wait(r, out, false, s.ended)
+}
+
+// findSession returns the request's session, held, or the status for its
+// absence: 400 without the header, 404 for an unknown or ended session.
+func (f *httpFront) findSession(r *http.Request) (*session, int) {
+	id := r.Header.Get(hdrSession)
+	if id == "" {
+		return nil, http.StatusBadRequest
+	}
+	s := f.sessions.get(id)
+	if s == nil {
+		return nil, http.StatusNotFound
+	}
+	return s, 0
+}
+
+func sessionRefusal(status int) string {
+	if status == http.StatusBadRequest {
+		return "Bad Request: " + hdrSession + " header required (send initialize first)"
+	}
+	return "Not Found: unknown or ended session; send initialize to start a new one"
+}
+
+// legacyGet opens the session's stream: notifications/tools/list_changed
+// travels on it. One per session.
+func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
+	if !accepts(r.Header.Get("Accept"), "text/event-stream") {
+		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: GET opens an SSE stream; Accept must list text/event-stream")
+		return
+	}
+	s, status := f.findSession(r)
+	if s == nil {
+		f.refuse(w, status, sessionRefusal(status))
+		return
+	}
+	defer s.release()
+	if !f.takeStream() {
+		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d)", f.hc.MaxStreams))
+		return
+	}
+	defer f.streams.Add(-1)
+	out := newHTTPOut(w, true, f.hc.WriteTimeout)
+	s.mu.Lock()
+	if s.stream != nil {
+		s.mu.Unlock()
+		f.refuse(w, http.StatusConflict, "Conflict: this session already has a stream open")
+		return
+	}
+	s.stream = out
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.stream == out {
+			s.stream = nil
+		}
+		s.mu.Unlock()
+	}()
+	out.openStream()
+	f.wait(r, out, true, s.ended)
+}
+
+func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(hdrSession)
+	if id == "" {
+		f.refuse(w, http.StatusBadRequest, sessionRefusal(http.StatusBadRequest))
+		return
+	}
+	s, ok := f.sessions.end(id)
+	if !ok {
+		f.refuse(w, http.StatusNotFound, sessionRefusal(http.StatusNotFound))
+		return
+	}
+	f.b.removeClient(s.client)
+	f.b.log.Debug().Str("session", id).Msg("session ended by DELETE")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// sessionStream is a legacy client's notify writer: it forwards to the
+// session's GET stream when one is open, and drops the message otherwise.
+type sessionStream struct{ s *session }
+
+func (ss sessionStream) Write(m rpc.Encoded) error {
+	ss.s.mu.Lock()
+	st := ss.s.stream
+	ss.s.mu.Unlock()
+	if st != nil {
+		return st.Write(m)
+	}
+	return nil
+}
+
+func (ss sessionStream) WriteBatch(ms []rpc.Encoded) error {
+	for _, m := range ms {
+		_ = ss.Write(m)
+	}
+	return nil
+}
+
+// discard is the stream for messages that are owed no answer.
+type discard struct{}
+
+func (discard) Write(rpc.Encoded) error        { return nil }
+func (discard) WriteBatch([]rpc.Encoded) error { return nil }
+
+// ---- shared ----
+
+// takeStream counts a long-lived stream in, unless the cap is reached.
+func (f *httpFront) takeStream() bool {
+	if f.streams.Add(1) > int64(f.hc.MaxStreams) {
+		f.streams.Add(-1)
+		return false
+	}
+	return true
+}
+
+// wait holds the handler until its response is complete: the final answer
+// was written, the client went away, the session ended or the server is
+// stopping. Long streams get keep-alive comments meanwhile. It returns
+// false when the client went away first.
+func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) bool {
+	var tick <-chan time.Time
+	if long || out.sse {
+		t := time.NewTicker(f.hc.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-out.final:
+			out.close()
+			return true
+		case <-r.Context().Done():
+			return out.close()
+		case <-ended:
+			out.close()
+			return true
+		case <-f.stopping:
+			if !out.close() && !out.isStarted() {
+				f.refuse(out.w, http.StatusServiceUnavailable, "Service Unavailable: mcp-bridge is shutting down")
+			}
+			return true
+		case <-tick:
+			if !out.keepAlive() {
+				return out.close()
+			}
+		}
+	}
+}
+
+func unquoteJSON(raw []byte) (string, bool) {
+	if rpc.Kind(raw) != '"' {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}

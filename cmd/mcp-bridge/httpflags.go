@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+)
+
+// addHTTPFlags adds the Streamable HTTP settings (each also read from
+// CAD_MCP_<NAME>; the token itself from CAD_MCP_TOKEN).
+func (f *bridgeFlags) addHTTPFlags() {
+	fs := f.fs
+	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
+	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
+	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
+	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most (env CAD_MCP_MAX_STREAMS)")
+}
+
+// checkHTTP validates the HTTP settings after parsing.
+func (f *bridgeFlags) checkHTTP() error {
+	if f.listen == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
+	}
+	if f.sessionIdle <= 0 || f.maxStreams < 1 {
+		return fmt.Errorf("--session-idle must be positive and --max-streams at least 1")
+	}
+	return nil
+}
+
+// token returns the bearer token: CAD_MCP_TOKEN, else --token-file's first
+// line; "" for none.
+func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
+	if t := strings.TrimSpace(getenv("CAD_MCP_TOKEN")); t != "" {
+		return t, nil
+	}
+	if f.tokenFile == "" {
+		return "", nil
+	}
+	raw, err := os.ReadFile(f.tokenFile)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	t, _, _ := strings.Cut(string(raw), "\n")
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", fmt.Errorf("--token-file %s is empty", f.tokenFile)
+	}
+	return t, nil
+}
+
+// serveHTTP runs the bridge as a Streamable HTTP server until ctx is done.
+func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) error {
+	token, err := f.token(e.getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if !bridge.IsLoopbackAddr(f.listen) && token == "" && !f.allowRemote {
+		return usageError{fmt.Errorf("--listen %s is reachable from other machines: set a token (--token-file or CAD_MCP_TOKEN), or pass --allow-remote to serve it without one", f.listen)}
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	log := cfg.Log
+	log.Info().Str("url", "http://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
+	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
+		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
+	}
+	return bridge.Serve(ctx, cfg, bridge.HTTPConfig{
+		AllowOrigins: f.allowOrigins,
+		Token:        token,
+		SessionIdle:  f.sessionIdle,
+		MaxStreams:   f.maxStreams,
+		Version:      version,
+		Started:      time.Now(),
+	}, ln)
+}
+
+// printURLConfig prints the client configuration for a bridge serving
+// HTTP at --listen: "type": "http" and the URL, with the Authorization
+// header when a token is set (the token itself: the output is what goes
+// into the client's configuration).
+func printURLConfig(e *env, f *bridgeFlags) error {
+	host, port, _ := net.SplitHostPort(f.listen)
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	server := map[string]any{"type": "http", "url": "http://" + net.JoinHostPort(host, port) + "/mcp"}
+	token, err := f.token(e.getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	if token != "" {
+		server["headers"] = map[string]string{"Authorization": "Bearer " + token}
+	}
+	var doc any
+	switch f.client {
+	case "generic", "codebuddy", "cursor", "inspector", "claude-code":
+		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
+	case "vscode":
+		doc = map[string]any{"servers": map[string]any{f.name: server}}
+	case "claude-desktop":
+		return usageError{fmt.Errorf("Claude Desktop's configuration file takes stdio servers only: print the stdio form (without --listen), or add the URL under Settings > Connectors")}
+	default:
+		return usageError{fmt.Errorf("--client %q: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client)}
+	}
+	out, _ := json.MarshalIndent(doc, "", "  ")
+	fmt.Fprintln(e.stdout, string(out))
+	return nil
+}

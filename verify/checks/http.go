@@ -1,0 +1,359 @@
+package checks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/verify"
+)
+
+// HTTPOptions configure RunHTTP.
+type HTTPOptions struct {
+	URL   string // the bridge's MCP endpoint, e.g. http://127.0.0.1:8931/mcp
+	Token string // bearer token, if the bridge wants one
+	Only  string // run only the checks whose names contain this text
+}
+
+// httpT is what an HTTP check gets: a client for the running bridge.
+type httpT struct {
+	ctx   context.Context
+	opts  HTTPOptions
+	c     *http.Client
+	tools []string // tool names from tools/list, once known
+}
+
+type httpAnswer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// post sends one body with the headers a conforming client sends, plus
+// extra name/value pairs.
+func (t *httpT) post(body string, extra ...string) (httpAnswer, error) {
+	return t.do(http.MethodPost, body, append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, extra...)...)
+}
+
+func (t *httpT) do(method, body string, headers ...string) (httpAnswer, error) {
+	req, err := http.NewRequestWithContext(t.ctx, method, t.opts.URL, strings.NewReader(body))
+	if err != nil {
+		return httpAnswer{}, err
+	}
+	if t.opts.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+t.opts.Token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := t.c.Do(req)
+	if err != nil {
+		return httpAnswer{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	if err != nil {
+		return httpAnswer{}, err
+	}
+	text := strings.TrimSpace(string(b))
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		text = lastEvent(text)
+	}
+	return httpAnswer{resp.StatusCode, resp.Header, text}, nil
+}
+
+// lastEvent is the data of an SSE body's last event: the answer.
+func lastEvent(body string) string {
+	last := ""
+	for _, line := range strings.Split(body, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: "); ok {
+			last = d
+		}
+	}
+	return last
+}
+
+// session initializes a legacy session and returns its id.
+func (t *httpT) session(version string) (string, error) {
+	a, err := t.post(verify.Initialize("0", version))
+	if err != nil {
+		return "", err
+	}
+	id := a.header.Get("Mcp-Session-Id")
+	if a.status != 200 || id == "" {
+		return "", fmt.Errorf("initialize %s: HTTP %d, Mcp-Session-Id %q: %s", version, a.status, id, verify.Short(a.body))
+	}
+	return id, nil
+}
+
+func (t *httpT) end(id string) { _, _ = t.do(http.MethodDelete, "", "Mcp-Session-Id", id) }
+
+// modern sends a 2026-07-28 request with its headers.
+func (t *httpT) modern(method, name, params string) (httpAnswer, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{%s%s}}`, method, params, modernMeta)
+	extra := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+	if name != "" {
+		extra = append(extra, "Mcp-Name", name)
+	}
+	return t.post(body, extra...)
+}
+
+func want(a httpAnswer, status int, code float64) error {
+	got, _ := get(a.body, "error.code").(float64)
+	if a.status != status || got != code {
+		return fmt.Errorf("HTTP %d with error code %v, want %d with %v: %s", a.status, got, status, code, verify.Short(a.body))
+	}
+	return nil
+}
+
+type httpCheck struct {
+	name string
+	run  func(t *httpT) error
+}
+
+func httpChecks() []httpCheck {
+	negotiate := func(asked, wantV string) func(t *httpT) error {
+		return func(t *httpT) error {
+			a, err := t.post(verify.Initialize("0", asked))
+			if err != nil {
+				return err
+			}
+			defer t.end(a.header.Get("Mcp-Session-Id"))
+			if got := get(a.body, "result.protocolVersion"); got != wantV {
+				return fmt.Errorf("asked %s, got %v: %s", asked, got, verify.Short(a.body))
+			}
+			return nil
+		}
+	}
+	inSession := func(version, body string, check func(a httpAnswer) error) func(t *httpT) error {
+		return func(t *httpT) error {
+			id, err := t.session(version)
+			if err != nil {
+				return err
+			}
+			defer t.end(id)
+			a, err := t.post(body, "Mcp-Session-Id", id)
+			if err != nil {
+				return err
+			}
+			return check(a)
+		}
+	}
+	return []httpCheck{
+		{"healthz answers", func(t *httpT) error {
+			u := strings.TrimSuffix(t.opts.URL, "/mcp") + "/healthz"
+			save := t.opts.URL
+			t.opts.URL = u
+			defer func() { t.opts.URL = save }()
+			a, err := t.do(http.MethodGet, "")
+			if err != nil {
+				return err
+			}
+			if a.status != 200 || get(a.body, "base") == nil {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		}},
+		{"initialize 2025-03-26 (session)", negotiate("2025-03-26", "2025-03-26")},
+		{"initialize 2025-06-18 (session)", negotiate("2025-06-18", "2025-06-18")},
+		{"initialize 2025-11-25 (session)", negotiate("2025-11-25", "2025-11-25")},
+		{"initialize never answers 2026-07-28", negotiate("2026-07-28", lifecycle.LatestLegacy)},
+		{"ping in a session", inSession("2025-11-25", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, func(a httpAnswer) error {
+			if a.body != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		})},
+		{"tools/list in a session: object schemas", func(t *httpT) error {
+			return inSession("2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, func(a httpAnswer) error {
+				var r struct {
+					Result struct {
+						Tools []struct {
+							Name        string
+							InputSchema map[string]any
+						}
+					}
+				}
+				if err := json.Unmarshal([]byte(a.body), &r); err != nil || a.status != 200 || len(r.Result.Tools) == 0 {
+					return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+				}
+				for _, tl := range r.Result.Tools {
+					t.tools = append(t.tools, tl.Name)
+					if tl.InputSchema["type"] != "object" {
+						return fmt.Errorf("tool %s: inputSchema type %v", tl.Name, tl.InputSchema["type"])
+					}
+				}
+				return nil
+			})(t)
+		}},
+		{"tools/call in a session", inSession("2025-06-18", verify.ToolCall("1", "get_drawing_info", `{}`), func(a httpAnswer) error {
+			if a.status != 200 || get(a.body, "result.content") == nil {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		})},
+		{"unknown tool: base -32602 passed through", inSession("2025-06-18", verify.ToolCall("1", "no_such_tool_mcp_bridge", `{}`), func(a httpAnswer) error {
+			return want(a, 200, -32602)
+		})},
+		{"no session: 400", func(t *httpT) error {
+			a, err := t.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			if err != nil {
+				return err
+			}
+			return want(a, 400, -32600)
+		}},
+		{"DELETE ends a session; then 404", func(t *httpT) error {
+			id, err := t.session("2025-11-25")
+			if err != nil {
+				return err
+			}
+			d, err := t.do(http.MethodDelete, "", "Mcp-Session-Id", id)
+			if err != nil {
+				return err
+			}
+			if d.status != 204 && d.status != 200 {
+				return fmt.Errorf("DELETE: HTTP %d", d.status)
+			}
+			a, err := t.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Mcp-Session-Id", id)
+			if err != nil {
+				return err
+			}
+			if a.status != 404 {
+				return fmt.Errorf("after DELETE: HTTP %d, want 404", a.status)
+			}
+			return nil
+		}},
+		{"batch in a 2025-03-26 session", inSession("2025-03-26", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, func(a httpAnswer) error {
+			var arr []json.RawMessage
+			if a.status != 200 || json.Unmarshal([]byte(a.body), &arr) != nil || len(arr) != 2 {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		})},
+		{"batch refused in a 2025-06-18 session", inSession("2025-06-18", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, func(a httpAnswer) error {
+			return want(a, 400, -32600)
+		})},
+		{"modern server/discover", func(t *httpT) error {
+			a, err := t.modern("server/discover", "", "")
+			if err != nil {
+				return err
+			}
+			if a.status != 200 || get(a.body, "result.resultType") != "complete" || a.header.Get("Mcp-Session-Id") != "" {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		}},
+		{"modern tools/list has cache hints", func(t *httpT) error {
+			a, err := t.modern("tools/list", "", "")
+			if err != nil {
+				return err
+			}
+			if a.status != 200 || get(a.body, "result.ttlMs") == nil || get(a.body, "result.cacheScope") == nil {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		}},
+		{"modern tools/call", func(t *httpT) error {
+			a, err := t.modern("tools/call", "get_drawing_info", `"name":"get_drawing_info","arguments":{},`)
+			if err != nil {
+				return err
+			}
+			if a.status != 200 || get(a.body, "result.resultType") != "complete" {
+				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
+			}
+			return nil
+		}},
+		{"modern Mcp-Name mismatch: 400 -32020", func(t *httpT) error {
+			a, err := t.modern("tools/call", "something_else", `"name":"get_drawing_info","arguments":{},`)
+			if err != nil {
+				return err
+			}
+			return want(a, 400, -32020)
+		}},
+		{"modern Base64 Mcp-Name accepted", func(t *httpT) error {
+			a, err := t.modern("tools/call", "=?base64?Z2V0X2RyYXdpbmdfaW5mbw==?=", `"name":"get_drawing_info","arguments":{},`)
+			if err != nil {
+				return err
+			}
+			return want(a, 200, 0)
+		}},
+		{"modern unsupported version: 400 -32022", func(t *httpT) error {
+			body := strings.ReplaceAll(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%s}}`, modernMeta), "2026-07-28", "2099-01-01")
+			a, err := t.post(body, "MCP-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list")
+			if err != nil {
+				return err
+			}
+			if err := want(a, 400, -32022); err != nil {
+				return err
+			}
+			if get(a.body, "error.data.supported") == nil {
+				return fmt.Errorf("no data.supported: %s", verify.Short(a.body))
+			}
+			return nil
+		}},
+		{"modern unknown method: 404 -32601", func(t *httpT) error {
+			a, err := t.modern("ping", "", "")
+			if err != nil {
+				return err
+			}
+			return want(a, 404, -32601)
+		}},
+		{"modern GET: 405", func(t *httpT) error {
+			a, err := t.do(http.MethodGet, "", "Accept", "text/event-stream", "MCP-Protocol-Version", "2026-07-28")
+			if err != nil {
+				return err
+			}
+			if a.status != 405 {
+				return fmt.Errorf("HTTP %d, want 405", a.status)
+			}
+			return nil
+		}},
+		{"foreign Origin: 403", func(t *httpT) error {
+			a, err := t.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Origin", "https://attacker.invalid")
+			if err != nil {
+				return err
+			}
+			if a.status != 403 {
+				return fmt.Errorf("HTTP %d, want 403", a.status)
+			}
+			return nil
+		}},
+	}
+}
+
+// RunHTTP runs the checks that apply to a bridge already serving HTTP at
+// opts.URL. They only read: get_drawing_info, tools/list, unknown tools.
+func RunHTTP(ctx context.Context, opts HTTPOptions, progress func(Result)) *Report {
+	t := &httpT{opts: opts, c: &http.Client{Timeout: time.Minute}}
+	rep := &Report{Bridge: opts.URL, Base: "behind the bridge"}
+	for _, c := range httpChecks() {
+		if opts.Only != "" && !strings.Contains(c.name, opts.Only) {
+			continue
+		}
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		t.ctx = cctx
+		err := c.run(t)
+		cancel()
+		r := Result{Name: c.name, Status: Pass, Took: time.Since(start)}
+		if err != nil {
+			r.Status, r.Detail = Fail, err.Error()
+			rep.Failed++
+		} else {
+			rep.Passed++
+		}
+		rep.Results = append(rep.Results, r)
+		if progress != nil {
+			progress(r)
+		}
+	}
+	if rep.Failed > 0 {
+		rep.Hint = "check the URL and token, and that the bridge's own checks pass: mcp-bridge verify"
+	}
+	return rep
+}

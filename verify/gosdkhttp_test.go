@@ -1,0 +1,120 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+// startHTTPBridge runs the bridge binary with --listen on a free port and
+// returns its MCP URL; the bridge gets SIGTERM at cleanup and must exit 0.
+func startHTTPBridge(t *testing.T, basePort string, extra ...string) (url string, stderr *LockedBuffer) {
+	t.Helper()
+	args := append([]string{"--port", basePort, "--listen", "127.0.0.1:0", "--log-level", "debug", "--log-format", "json", "--no-cache"}, extra...)
+	cmd := exec.Command(bridgeBin, args...)
+	stderr = &LockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("bridge exit after SIGTERM: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("bridge did not exit after SIGTERM")
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			var l struct{ URL string }
+			if json.Unmarshal([]byte(line), &l) == nil && l.URL != "" {
+				return l.URL, stderr
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("bridge exited: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("bridge did not print its URL:\n%s", stderr.String())
+	return "", nil
+}
+
+// TestGoSDKStreamableHTTP drives the bridge's Streamable HTTP front end
+// with the official Go SDK client's StreamableClientTransport, in the
+// modern era (the SDK's default, with a list-changed handler, so that it
+// opens subscriptions/listen) and pinned to a legacy version (a session,
+// with its GET stream).
+func TestGoSDKStreamableHTTP(t *testing.T) {
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	_, port, _ := net.SplitHostPort(sim.Addr())
+	url, stderr := startHTTPBridge(t, port)
+
+	for _, version := range []string{"", "2025-06-18"} {
+		name := version
+		if name == "" {
+			name = "default (modern)"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-http-" + name, Version: "1"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
+			})
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatalf("connect: %v\n%s", err, stderr.String())
+			}
+			defer cs.Close()
+			init := cs.InitializeResult()
+			wantVersion := version
+			if wantVersion == "" {
+				wantVersion = "2026-07-28"
+			}
+			if init == nil || init.ProtocolVersion != wantVersion {
+				t.Fatalf("negotiated %+v, want %q", init, wantVersion)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			if len(tools.Tools) != 26 {
+				t.Errorf("%d tools, want 26", len(tools.Tools))
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
+				"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
+			if err != nil {
+				t.Fatalf("tools/call: %v", err)
+			}
+			text, _ := res.Content[0].(*mcp.TextContent)
+			if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
+				t.Errorf("tools/call result: %+v", res)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
+				t.Errorf("unknown tool: err = %v", err)
+			}
+		})
+	}
+}
