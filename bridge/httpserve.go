@@ -284,6 +284,9 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		if req, ok := d.Msg.(*rpc.Request); ok {
 			requests++
 			progress = progress || (req.Method == "tools/call" && progressToken(req.Params) != nil)
+			// A call the user must confirm first: the question travels on
+			// this response's SSE stream, before the answer (rules.go).
+			progress = progress || f.b.asksFirst(s.client, req)
 		} else if d.Err != nil && !d.ID.IsZero() {
 			requests++
 		}
@@ -295,7 +298,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, progress && f.b.cfg.ProgressInterval > 0, f.hc.WriteTimeout)
+	out := newHTTPOut(w, progress && (f.b.cfg.ProgressInterval > 0 || f.b.asksAny(s.client)), f.hc.WriteTimeout)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(hdrSession, id) }

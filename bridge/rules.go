@@ -83,6 +83,41 @@ func (a *asker) answered(m *rpc.Response) bool {
 	return ok
 }
 
+// questionIDPrefix starts the id of every question the bridge asks a
+// client; questionPrefix starts the question as encoded, so that an HTTP
+// response carrying it knows it is not the answer.
+const questionIDPrefix = "mcp-bridge-confirm-"
+
+var questionPrefix = []byte(`{"jsonrpc":"2.0","id":"` + questionIDPrefix)
+
+// asksFirst reports whether req is a handshake-era tools/call that the
+// worker will ask c's user to confirm before sending it.
+func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
+	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
+		return false
+	}
+	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
+		return false
+	}
+	name, _ := callArgs(req.Params)
+	_, ok := b.rules.policy.NeedsConfirm(name)
+	return ok
+}
+
+// asksAny reports whether c may be asked a question at all.
+func (b *bridge) asksAny(c *client) bool {
+	return c.asker.canElicit.Load() && b.rules.policy != nil
+}
+
+// transport names the front end a client came through, for the journal.
+func (b *bridge) transport(c *client) string {
+	switch c.out.(type) {
+	case *httpOut, sessionStream:
+		return "http"
+	}
+	return b.cfg.Transport
+}
+
 // callArgs returns a tools/call's name and arguments.
 func callArgs(params []byte) (string, []byte) {
 	var name string
@@ -199,7 +234,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	if a.formMode.Load() {
 		params = confirm.Params(name, args)
 	}
-	id, _ := rpc.ParseID([]byte(strconv.Quote("mcp-bridge-confirm-" + strconv.FormatInt(a.seq.Add(1), 10))))
+	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
 	ch := make(chan *rpc.Response, 1)
 	a.mu.Lock()
 	if a.asks == nil {
@@ -213,7 +248,11 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 		a.mu.Unlock()
 	}()
 	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
-	if err := c.out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
+	out := c.out // stdio; over HTTP, the call's own response stream
+	if j.reply.out != nil {
+		out = j.reply.out
+	}
+	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
 		return refused("refused", "the question could not be sent to the client")
 	}
 	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
@@ -234,7 +273,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 			return refused(ans.String(), "you "+ans.String()+" it")
 		}
 	case <-askCtx.Done():
-		c.notify(rpc.EncodeNotification("notifications/cancelled",
+		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
 			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
 		if ctx.Err() == nil { // our own timeout, not the client's cancel or shutdown
 			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
@@ -250,7 +289,7 @@ func (b *bridge) record(j *job, o outcome) {
 		return
 	}
 	e := &journal.Entry{
-		Time: time.Now().UTC(), PID: pid, Transport: b.cfg.Transport, Era: j.era.String(),
+		Time: time.Now().UTC(), PID: pid, Transport: b.transport(j.reply.client), Era: j.era.String(),
 		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
 		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
