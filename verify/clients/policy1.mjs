@@ -3,9 +3,11 @@
 // and a call that needs confirmation is asked through elicitation/create,
 // declined once and accepted once.
 // Usage: node policy1.mjs <mcp-bridge binary> <base port> <policy file> <journal file>
+//        node policy1.mjs <MCP URL of a bridge started with the policy>
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [bin, port, policy, journal] = process.argv.slice(2);
@@ -16,12 +18,13 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
   asked.push(req.params.message);
   return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: answer };
 });
-const transport = new StdioClientTransport({
+const http = bin.startsWith('http');
+const transport = http ? new StreamableHTTPClientTransport(new URL(bin)) : new StdioClientTransport({
   command: bin,
   args: ['--port', port, '--log-level', 'warn', '--no-cache', '--policy', policy, '--journal', journal],
   stderr: 'inherit',
 });
-const ok = (what) => console.log(`policy1: ok   ${what}`);
+const ok = (what) => console.log(`policy1${http ? ' http' : ''}: ok   ${what}`);
 await client.connect(transport);
 
 const { tools } = await client.listTools();

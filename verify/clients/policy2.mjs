@@ -3,9 +3,11 @@
 // back input_required; the SDK asks through its elicitation handler and
 // re-sends the call with inputResponses and the bridge's requestState.
 // Usage: node policy2.mjs <mcp-bridge binary> <base port> <policy file>
+//        node policy2.mjs <MCP URL of a bridge started with the policy>
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const [bin, port, policy] = process.argv.slice(2);
 const client = new Client({ name: 'policy2-check', version: '1.0.0' },
@@ -16,10 +18,11 @@ client.setRequestHandler('elicitation/create', async (req) => {
   asked.push(req.params.message);
   return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: answer };
 });
-const transport = new StdioClientTransport({
+const http = bin.startsWith('http');
+const transport = http ? new StreamableHTTPClientTransport(new URL(bin)) : new StdioClientTransport({
   command: bin, args: ['--port', port, '--log-level', 'warn', '--no-cache', '--policy', policy], stderr: 'inherit',
 });
-const ok = (what) => console.log(`policy2: ok   ${what}`);
+const ok = (what) => console.log(`policy2${http ? ' http' : ''}: ok   ${what}`);
 await client.connect(transport);
 assert.equal(client.getProtocolEra(), 'modern');
 

@@ -162,6 +162,23 @@ kill -TERM "$http_pid"
 wait "$http_pid" || fail "the HTTP bridge did not exit 0 on SIGTERM"
 pass "HTTP bridge exits 0 on SIGTERM"
 
+# The policy over HTTP: the SDK 1.x client is asked on its call's SSE stream
+# and POSTs its answer; the 2.x client goes through input_required.
+"$bin" --port "$port" --listen 127.0.0.1:0 --log-format json --log-level info --no-cache --policy "$policy" 2>"$work/phttp.err" &
+phttp_pid=$!
+trap 'kill $sim_pid $sim2_pid $http_pid $phttp_pid 2>/dev/null; rm -rf "$work"' EXIT
+purl=
+for _ in $(seq 100); do
+  purl=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$work/phttp.err" | head -1)
+  [ -n "$purl" ] && break
+  sleep 0.05
+done
+[ -n "$purl" ] || { cat "$work/phttp.err"; fail "the HTTP bridge with a policy did not start"; }
+node policy1.mjs "$purl" || fail "TypeScript SDK 1.x over HTTP with a policy (elicitation on the SSE stream)"
+node policy2.mjs "$purl" || fail "TypeScript SDK 2.x over HTTP with a policy (input_required)"
+kill -TERM "$phttp_pid"
+wait "$phttp_pid" || fail "the HTTP bridge with a policy did not exit 0 on SIGTERM"
+
 if "$bin" verify --help >/dev/null 2>&1; then
   "$bin" verify || fail "mcp-bridge verify"
 fi
