@@ -106,9 +106,11 @@ func (c *client) start(r *reply, stop func()) bool {
 func (c *client) cancel(id rpc.ID) {
 	c.mu.Lock()
 	r := c.ids[id.Key()]
+	var stop func()
 	if r != nil {
 		delete(c.ids, id.Key())
 		r.cancelled = true
+		stop = r.stop
 	}
 	c.mu.Unlock()
 	if r == nil {
@@ -116,8 +118,8 @@ func (c *client) cancel(id rpc.ID) {
 	}
 	c.log.Debug().Str("id", id.String()).Msg("request cancelled by the client")
 	r.abandon()
-	if r.stop != nil {
-		r.stop()
+	if stop != nil {
+		stop()
 	}
 }
 

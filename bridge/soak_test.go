@@ -46,7 +46,7 @@ func TestFaultSoak(t *testing.T) {
 	}()
 	goroutines := runtime.NumGoroutine()
 	h := newHarness(t, sim, func(c *Config) {
-		c.CallTimeout = 60 * time.Millisecond
+		c.CallTimeout = 250 * time.Millisecond // room for good calls on a loaded machine
 		c.RetryBackoff = 5 * time.Millisecond
 		c.Retries = 1
 		c.Base.(*tcpbase.Client).MaxAnswer = 64 << 10
@@ -99,7 +99,7 @@ func TestFaultSoak(t *testing.T) {
 		{"half", "fault_half", `{}`, "malformed", 1},
 		{"pretty", "fault_pretty", `{}`, "pretty", 1},
 		{"oversize", "fault_big", `{"mib":0.1}`, "too_large", 1},
-		{"slow", "fault_sleep", `{"ms":150}`, "timeout", 1},
+		{"slow", "fault_sleep", `{"ms":600}`, "timeout", 1},
 		{"hang", "fault_hang", `{}`, "timeout", 1},
 		{"cancel", "fault_hang", `{}`, "none", 1},
 		{"restart", "", "", "", 1},

@@ -203,7 +203,7 @@ func TestCancelClosesAtOnce(t *testing.T) {
 func TestAnswerShapes(t *testing.T) {
 	sim := startSim(t, simbase.Options{Faults: true})
 	c := &tcpbase.Client{Addr: sim.Addr()}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// Pretty-printed across lines: still one value.
 	ans, err := c.Call(ctx, callFrame(`"p"`, "fault_pretty", `{}`))
