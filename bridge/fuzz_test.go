@@ -50,9 +50,9 @@ func FuzzDispatch(f *testing.F) {
 		var out bytes.Buffer
 		cfg := Config{
 			Base: baseFunc(echoBase), BaseAddr: "fuzz", MaxMessage: 4096,
-			Log: zerolog.New(&syncWriter{w: &logs}).Level(zerolog.ErrorLevel),
+			Log: zerolog.New(zerolog.SyncWriter(&logs)).Level(zerolog.ErrorLevel),
 		}
-		if err := Run(context.Background(), cfg, bytes.NewReader(input), &syncWriter{w: &out}); err != nil {
+		if err := Run(context.Background(), cfg, bytes.NewReader(input), zerolog.SyncWriter(&out)); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
 		if strings.Contains(logs.String(), "panic") {

@@ -29,7 +29,7 @@ func TestPanicsAreRecovered(t *testing.T) {
 	defer func() { testHookHandle = nil }()
 	h := newHarness(t, nil, func(c *Config) {
 		c.Base = panicky
-		c.Log = zerolog.New(&syncWriter{w: &logs})
+		c.Log = zerolog.New(zerolog.SyncWriter(&logs))
 	})
 	h.send(call("1", "boom", `{}`))
 	h.expect(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error in mcp-bridge while forwarding tools/call (see its log)"}}`)

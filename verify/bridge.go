@@ -29,6 +29,8 @@ type Bridge struct {
 	written int64  // bytes the bridge wrote to stdout
 	impure  string // the first offence against the purity rule, or ""
 
+	killed  chan struct{} // closed by Kill: lines nobody will read are dropped
+	once    sync.Once
 	exited  chan struct{}
 	waitErr error // set before exited is closed; read only after
 }
@@ -45,7 +47,7 @@ type Options struct {
 func Start(bin string, args []string, o Options) (*Bridge, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(cmd.Environ(), o.Env...)
-	b := &Bridge{cmd: cmd, lines: make(chan string, 4096), exited: make(chan struct{})}
+	b := &Bridge{cmd: cmd, lines: make(chan string, 4096), killed: make(chan struct{}), exited: make(chan struct{})}
 	b.stderr = &b.logs
 	if o.Stderr != nil {
 		b.stderr = o.Stderr
@@ -76,7 +78,10 @@ func (b *Bridge) readStdout(out io.Reader) {
 			b.note(line)
 		}
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			b.lines <- string(line[:len(line)-1])
+			select {
+			case b.lines <- string(line[:len(line)-1]):
+			case <-b.killed:
+			}
 		}
 		if err != nil {
 			break
@@ -181,6 +186,7 @@ func (b *Bridge) Signal(sig os.Signal) error { return b.cmd.Process.Signal(sig) 
 
 // Kill ends the process at once and waits for it.
 func (b *Bridge) Kill() {
+	b.once.Do(func() { close(b.killed) })
 	_ = b.cmd.Process.Kill()
 	<-b.exited
 }

@@ -26,3 +26,26 @@ func TestRecvAfterAnImmediateExit(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestCloseWithLinesUnread: Close returns even when more lines came than
+// anyone read (the reader must not stay blocked handing them over).
+func TestCloseWithLinesUnread(t *testing.T) {
+	b, err := Start(bridgeBin, []string{"--no-cache"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pings := strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n", 20000)
+	if err := b.SendRaw([]byte(pings)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CloseStdin(); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() { b.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // a guard against a hang
+		t.Fatal("Close did not return")
+	}
+}

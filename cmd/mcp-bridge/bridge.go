@@ -22,8 +22,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
-// bridgeFlags are the bridge's settings: flag, then CAD_MCP_<NAME>, then
-// default.
+// bridgeFlags are the bridge's settings (flag, then CAD_MCP_<NAME>, then
+// default) and its action flags (flag only, see actionFlags).
 type bridgeFlags struct {
 	fs             *pflag.FlagSet
 	host           string
@@ -79,20 +79,26 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
 	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output")
-	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, codebuddy, cursor, vscode, inspector")
+	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, claude-desktop, claude-code, codebuddy, cursor, vscode, inspector")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	f.addHTTPFlags()
 	return f
 }
 
-// parse reads args, then the environment for every flag not given.
+// actionFlags choose what the program does, or shape --print-config's
+// output, rather than how the bridge runs: they come from the command line
+// only. A client starts the bridge with CAD_MCP_* in its environment, and
+// CAD_MCP_PRINT_CONFIG=true there must not turn the server into a printer.
+var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true}
+
+// parse reads args, then the environment for every setting not given.
 func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 	if err := f.fs.Parse(args); err != nil {
 		return err
 	}
 	var bad error
 	f.fs.VisitAll(func(fl *pflag.Flag) {
-		if fl.Changed || bad != nil {
+		if fl.Changed || bad != nil || actionFlags[fl.Name] {
 			return
 		}
 		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
@@ -157,7 +163,8 @@ Examples:
   mcp-bridge --listen 127.0.0.1:8931           serve http://127.0.0.1:8931/mcp
   mcp-bridge sim --port 8080
 
-Flags (each also read from CAD_MCP_<NAME> when not given):
+Flags (the settings, marked "env", are also read from CAD_MCP_<NAME> when
+not given; the others only from the command line):
 `
 
 func runBridge(ctx context.Context, e *env, args []string) error {
@@ -178,6 +185,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	if f.printConfig {
 		return printConfig(e, f)
+	}
+	if err := notStdout(f.logFile, e.stdout); err != nil {
+		return usageError{err}
 	}
 	log, closeLog, err := newLogger(f.logLevel, f.logFormat, f.logFile, e.stderr)
 	if err != nil {
@@ -278,11 +288,35 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// notStdout refuses a log file that is the bridge's stdout (such as
+// /dev/stdout, or the file stdout is redirected to): logs there would mix
+// into the protocol stream.
+func notStdout(file string, stdout io.Writer) error {
+	out, ok := stdout.(*os.File)
+	if file == "" || !ok {
+		return nil
+	}
+	fst, err := os.Stat(file)
+	if err != nil {
+		return nil // a file that does not exist yet is not stdout
+	}
+	ost, err := out.Stat()
+	if err == nil && os.SameFile(fst, ost) {
+		return fmt.Errorf("--log-file %s is the bridge's stdout, which carries only protocol messages: log to stderr (the default) or another file", file)
+	}
+	return nil
+}
+
+// logLevels are the documented --log-level values; zerolog knows more
+// (trace, fatal, panic, disabled) that the bridge does not offer.
+var logLevels = map[string]zerolog.Level{"debug": zerolog.DebugLevel, "info": zerolog.InfoLevel, "warn": zerolog.WarnLevel, "error": zerolog.ErrorLevel}
+
 // newLogger builds the zerolog logger: console text or JSON, on stderr or
-// appended to a file created 0600 (logs may hold tool arguments).
+// appended to a file created 0600 (logs hold ids, methods, tool names and
+// error messages, which a base may write with the arguments it was given).
 func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, func(), error) {
-	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
-	if err != nil || lvl == zerolog.NoLevel {
+	lvl, ok := logLevels[strings.ToLower(level)]
+	if !ok {
 		return zerolog.Nop(), nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	zerolog.TimeFieldFormat = time.RFC3339Nano

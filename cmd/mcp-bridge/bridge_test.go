@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +53,31 @@ func TestNonLoopbackBaseWarns(t *testing.T) {
 	_, errs, _ = runCLI(t, nil, "", "--host", "localhost", "--log-level", "warn")
 	if strings.Contains(errs, "authentication") {
 		t.Errorf("warned about localhost: %q", errs)
+	}
+}
+
+// TestLogFileThatIsStdoutRefused: logs written to the file that is the
+// bridge's stdout would corrupt the protocol stream (--log-file /dev/stdout).
+func TestLogFileThatIsStdoutRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stdout")
+	stdout, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, logFile := range []string{path, link} {
+		var errb strings.Builder
+		e := &env{args: []string{"--log-file", logFile}, getenv: func(string) string { return "" }, stdin: strings.NewReader(""), stdout: stdout, stderr: &errb}
+		code := exitCode(run(context.Background(), e), &errb)
+		if code != 2 || !strings.Contains(errb.String(), "is the bridge's stdout") {
+			t.Errorf("--log-file %s: exit %d, stderr %q; want 2 and a refusal", logFile, code, errb.String())
+		}
+	}
+	if b, _ := os.ReadFile(path); len(b) != 0 {
+		t.Errorf("stdout got %q", b)
 	}
 }

@@ -32,7 +32,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	fs.SortFlags = false
 	host := fs.String("host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
 	port := fs.Int("port", 8080, "CAD base port (env CAD_MCP_PORT)")
-	timeout := fs.Duration("timeout", 30*time.Second, "time for the base to answer")
+	timeout := fs.Duration("timeout", 30*time.Second, "time for the base to answer (doctor: and to read each client configuration)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var callArgs *string
 	name := fs.String("name", "cad-autocad", "the server name clients use (doctor: for the name-length rule)")
@@ -69,6 +69,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		return usageError{err}
 	}
 	client := &tcpbase.Client{Addr: net.JoinHostPort(*host, strconv.Itoa(*port)), ConnectTimeout: 3 * time.Second}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
@@ -97,7 +98,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
-		rep := doctor.Check(ctx, doctor.Options{Version: version, Executable: exe, Base: client, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol})
+		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -119,5 +124,104 @@ func TestDoctor(t *testing.T) {
 	}
 	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 3 || code != 1 {
 		t.Errorf("closed port: %+v exit %d", rep, code)
+	}
+}
+
+// fakeBase answers every frame with answer, as a base would: one answer per
+// connection, then close. It returns the port.
+func fakeBase(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := bufio.NewReader(c).ReadBytes('\n'); err == nil {
+					io.WriteString(c, answer)
+				}
+			}()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// TestToolsCutsDescriptionsAtACharacter: a long description is cut at a
+// character boundary, so the table stays valid UTF-8.
+func TestToolsCutsDescriptionsAtACharacter(t *testing.T) {
+	desc := "x" + strings.Repeat("画", 80) // its 69th byte is inside a character
+	port := fakeBase(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"draw","description":"`+desc+`","inputSchema":{"type":"object"}}]}}`)
+	out, errs, code := runCLI(t, map[string]string{"CAD_MCP_PORT": port}, "", "tools")
+	if code != 0 || !utf8.ValidString(out) || !strings.Contains(out, "x"+strings.Repeat("画", 68)+"…\n") {
+		t.Errorf("exit %d, valid UTF-8 %v:\n%s%s", code, utf8.ValidString(out), out, errs)
+	}
+}
+
+// TestBrokenToolList: a base that answers tools/list without a tool list
+// is broken, not a base with no tools.
+func TestBrokenToolList(t *testing.T) {
+	for _, result := range []string{`null`, `{}`, `{"tools":null}`, `{"tools":{}}`, `[]`} {
+		port := fakeBase(t, `{"jsonrpc":"2.0","id":1,"result":`+result+`}`)
+		env := map[string]string{"CAD_MCP_PORT": port, "HOME": t.TempDir()}
+		for _, cmd := range []string{"tools", "doctor"} {
+			out, errs, code := runCLI(t, env, "", cmd)
+			if code != 1 || !strings.Contains(out+errs, "without a tool list") || strings.Contains(out, "no problems") {
+				t.Errorf("%s, result %s: exit %d\n%s%s", cmd, result, code, out, errs)
+			}
+		}
+	}
+}
+
+// TestDoctorReadsOnlyRegularFiles: a FIFO, a device or a huge file where a
+// client keeps its configuration is reported, and doctor still ends.
+func TestDoctorReadsOnlyRegularFiles(t *testing.T) {
+	port := startSim(t)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".cursor"), 0o700)
+	if err := syscall.Mkfifo(filepath.Join(home, ".cursor", "mcp.json"), 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(home, ".claude.json")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(home, ".codebuddy"), 0o700)
+	big, err := os.Create(filepath.Join(home, ".codebuddy", ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Truncate(200 << 20) // sparse: takes no disk
+	big.Close()
+	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	type result struct {
+		out, errs string
+		code      int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errs, code := runCLI(t, env, "", "doctor", "--timeout", "5s")
+		done <- result{out, errs, code}
+	}()
+	select {
+	case r := <-done:
+		for _, want := range []string{"Cursor config " + filepath.Join(home, ".cursor", "mcp.json") + ": not a regular file",
+			"Claude Code config " + filepath.Join(home, ".claude.json") + ": not a regular file",
+			"CodeBuddy config " + filepath.Join(home, ".codebuddy", ".mcp.json") + ": larger than"} {
+			if !strings.Contains(r.out, want) {
+				t.Errorf("doctor output lacks %q:\n%s", want, r.out)
+			}
+		}
+		if r.code != 1 {
+			t.Errorf("exit %d: %s", r.code, r.errs)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, far above --timeout
+		t.Fatal("doctor still reading a client configuration after a minute")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,10 @@ func TestUsageErrors(t *testing.T) {
 		{nil, []string{"--log-level", "loud"}, `--log-level "loud"`},
 		{nil, []string{"--print-config", "--client", "emacs"}, `--client "emacs"`},
 		{nil, []string{"--call-timeout", "0s"}, "--call-timeout 0s: must be positive"},
+		{nil, []string{"--log-level", "trace"}, `--log-level "trace": want debug, info, warn or error`},
+		{map[string]string{"CAD_MCP_LOG_LEVEL": "disabled"}, nil, `--log-level "disabled"`},
+		{nil, []string{"sim", "--port", "-5"}, "--port -5: must be 0-65535"},
+		{nil, []string{"sim", "--addr", "nonsense"}, `--addr "nonsense"`},
 	}
 	for _, tt := range tests {
 		_, errs, code := runCLI(t, tt.env, "", tt.args...)
@@ -47,5 +52,22 @@ func TestHelpAndVersion(t *testing.T) {
 	out, _, code := runCLI(t, nil, "", "--version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-bridge ") {
 		t.Errorf("--version: exit %d %q", code, out)
+	}
+}
+
+func TestActionFlagsAreNotReadFromTheEnvironment(t *testing.T) {
+	// A registered server carries CAD_MCP_* in its env block: only settings
+	// may come from there, never what the program does.
+	for _, v := range []string{"CAD_MCP_PRINT_CONFIG", "CAD_MCP_VERSION"} {
+		out, errs, code := runCLI(t, map[string]string{v: "true", "CAD_MCP_PORT": "1"}, "")
+		if code != 0 || out != "" {
+			t.Errorf("%s=true: exit %d, stdout %q (want the bridge, which says nothing at EOF); stderr %s", v, code, out, errs)
+		}
+	}
+	out, errs, code := runCLI(t, map[string]string{"CAD_MCP_CLIENT": "vscode", "CAD_MCP_NAME": "other"}, "", "--print-config")
+	var doc struct{ MCPServers map[string]any }
+	_ = json.Unmarshal([]byte(out), &doc)
+	if code != 0 || doc.MCPServers["cad-autocad"] == nil {
+		t.Errorf("CAD_MCP_CLIENT and CAD_MCP_NAME changed --print-config: exit %d, %s%s", code, out, errs)
 	}
 }

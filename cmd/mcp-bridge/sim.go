@@ -37,7 +37,14 @@ Flags:
 	}
 	listen := *addr
 	if listen == "" {
+		if *port < 0 || *port > 65535 {
+			return usageError{fmt.Errorf("--port %d: must be 0-65535", *port)}
+		}
 		listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
+	} else if _, p, err := net.SplitHostPort(listen); err != nil {
+		return usageError{fmt.Errorf("--addr %q: want host:port (%v)", listen, err)}
+	} else if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
+		return usageError{fmt.Errorf("--addr %q: the port must be a number 0-65535", listen)}
 	}
 	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline})
 	if err != nil {

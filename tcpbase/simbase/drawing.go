@@ -149,7 +149,7 @@ type tool struct {
 	rawSchema any
 }
 
-// toolSet returns the 26 CAD tools.
+// cadTools returns the 26 CAD tools (faultTools adds the test-only ones).
 func cadTools() []tool {
 	layerArg := str("Layer to draw on; the current layer when omitted")
 	handles := arrayOf("Entity handles, as returned by the draw tools or list_entities", str("Entity handle"), 1)

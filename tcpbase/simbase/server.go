@@ -243,7 +243,7 @@ func (s *Server) call(c net.Conn, req *rpc.Request) {
 		Name      *string        `json:"name"`
 		Arguments map[string]any `json:"arguments"`
 	}
-	if req.Params == nil || rpc.Kind(req.Params) != '{' || json.Unmarshal(req.Params, &p) != nil || p.Name == nil {
+	if req.Params == nil || rpc.Kind(req.Params) != rpc.KindObject || json.Unmarshal(req.Params, &p) != nil || p.Name == nil {
 		s.answerError(c, req.ID, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: tools/call needs {\"name\": string, \"arguments\": object}"))
 		return
 	}

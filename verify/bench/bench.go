@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
@@ -141,6 +142,7 @@ func Run(opts Options) (*Report, error) {
 	if faults {
 		try("1 MiB answer", latency("tools/call, 1 MiB answer", verify.ToolCall("3", "fault_big", `{"mib":1}`), max(opts.Runs/5, 20), 1.5))
 		try("15 MiB answer", bigAnswer(opts, base, rep, logf))
+		try("batch of 15 MiB answers", bigBatch(opts, base, rep, logf))
 		try("ping during a call", pingDuringCall(opts, base, rep, logf))
 	}
 	try("start-up", startup(opts, base, rep, logf))
@@ -173,6 +175,47 @@ func bigAnswer(opts Options, base string, rep *Report, logf func(string, ...any)
 	rep.Figures = append(rep.Figures,
 		Figure{Name: "tools/call, 15 MiB answer", Unit: "µs", Direct: d, Bridged: br, Ratio: br.P50 / d.P50},
 		memFigure("bridge peak RSS after 15 MiB answers", b.PID(), "VmHWM", 64))
+	return nil
+}
+
+// bigBatch sends a fresh bridge one batch of 20 calls that each answer
+// 15 MiB, and reports its peak RSS: memory must not grow with the batch
+// (goal: 2 × --max-message + 32 MiB).
+func bigBatch(opts Options, base string, rep *Report, logf func(string, ...any)) error {
+	const n, mib = 20, 15
+	logf("bench: a batch of %d calls answering %d MiB each", n, mib)
+	b, err := startBridge(opts.Bridge, base)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	calls := make([]string, n)
+	for i := range calls {
+		calls[i] = verify.ToolCall(strconv.Itoa(i), "fault_big", fmt.Sprintf(`{"mib":%d}`, mib))
+	}
+	line, err := roundTrip(b, "["+strings.Join(calls, ",")+"]")
+	if err != nil {
+		return err
+	}
+	var answers []struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &answers); err != nil {
+		return fmt.Errorf("the batch answer is not an array of answers (%d bytes): %w", len(line), err)
+	}
+	full := 0
+	for _, a := range answers {
+		if a.Result != nil {
+			full++
+		}
+	}
+	f := memFigure(fmt.Sprintf("bridge peak RSS, batch of %d × %d MiB answers", n, mib), b.PID(), "VmHWM", float64(2*(rpc.DefaultMaxMessage>>20)+32))
+	note := fmt.Sprintf("%d of %d answered in full, on a %.1f MiB line", full, n, float64(len(line))/(1<<20))
+	if f.Note != "" {
+		note = f.Note + "; " + note
+	}
+	f.Note = note
+	rep.Figures = append(rep.Figures, f)
 	return nil
 }
 

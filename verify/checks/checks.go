@@ -213,11 +213,7 @@ func checkPingDuringSlowCall(t *T) error {
 }
 
 func checkToolsListIdentical(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, `{"jsonrpc":"2.0","id":"L","method":"tools/list"}`)
+	_, got, err := t.askFresh(`{"jsonrpc":"2.0","id":"L","method":"tools/list"}`)
 	if err != nil {
 		return err
 	}
@@ -234,11 +230,7 @@ func checkToolsListIdentical(t *T) error {
 }
 
 func checkSchemas(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	_, got, err := t.askFresh(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if err != nil {
 		return err
 	}
@@ -260,11 +252,7 @@ func checkSchemas(t *T) error {
 }
 
 func checkCallRoundTrip(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, verify.ToolCall("1", "get_drawing_info", `{}`))
+	_, got, err := t.askFresh(verify.ToolCall("1", "get_drawing_info", `{}`))
 	if err != nil {
 		return err
 	}
@@ -398,22 +386,11 @@ func checkRecovery(t *T) error {
 		return skip("could not start a base on %s: %v", addr, err)
 	}
 	defer sim.Close()
-	got, err := ask(s, verify.ToolCall("2", "get_drawing_info", `{}`))
-	if err != nil {
-		return err
-	}
-	if get(got, "result.isError") != false {
-		return fmt.Errorf("after the base came back: %s", verify.Short(got))
-	}
-	return nil
+	return callServed(s, "2", "after the base came back")
 }
 
 func checkTimeout(t *T) error {
-	s, err := t.bridge("--call-timeout", "500ms")
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, verify.ToolCall("1", "fault_hang", `{}`))
+	s, got, err := t.askFresh(verify.ToolCall("1", "fault_hang", `{}`), "--call-timeout", "500ms")
 	if err != nil {
 		return err
 	}
@@ -425,11 +402,7 @@ func checkTimeout(t *T) error {
 }
 
 func checkSchemaRepair(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	_, got, err := t.askFresh(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if err != nil {
 		return err
 	}
@@ -517,11 +490,7 @@ func checkCancelQueued(t *T) error {
 }
 
 func checkDiscover(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	got, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`)
+	_, got, err := t.askFresh(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
 	if err != nil {
 		return err
 	}
@@ -546,11 +515,7 @@ func checkDiscover(t *T) error {
 }
 
 func checkModernList(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	legacy, err := ask(s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	s, legacy, err := t.askFresh(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if err != nil {
 		return err
 	}
@@ -569,11 +534,7 @@ func checkModernList(t *T) error {
 }
 
 func checkModernCall(t *T) error {
-	s, err := t.bridge()
-	if err != nil {
-		return err
-	}
-	legacy, err := ask(s, verify.ToolCall("1", "get_drawing_info", `{}`))
+	s, legacy, err := t.askFresh(verify.ToolCall("1", "get_drawing_info", `{}`))
 	if err != nil {
 		return err
 	}
@@ -735,14 +696,7 @@ func checkListChanged(t *T) error {
 	if got != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
 		return fmt.Errorf("after the base came back: %s", verify.Short(got))
 	}
-	got, err = ask(s, verify.ToolCall("1", "get_drawing_info", `{}`))
-	if err != nil {
-		return err
-	}
-	if get(got, "result.isError") != false {
-		return fmt.Errorf("the next call: %s", verify.Short(got))
-	}
-	return nil
+	return callServed(s, "1", "the next call")
 }
 
 func checkProgress(t *T) error {
@@ -778,6 +732,29 @@ func checkProgress(t *T) error {
 		return fmt.Errorf("without a progressToken, first came %s", verify.Short(got))
 	}
 	return nil
+}
+
+// callServed checks that a get_drawing_info call with this id gets a result
+// from the base; what names the moment for the message.
+func callServed(s *verify.Bridge, id, what string) error {
+	got, err := ask(s, verify.ToolCall(id, "get_drawing_info", `{}`))
+	if err != nil {
+		return err
+	}
+	if get(got, "result.isError") != false {
+		return fmt.Errorf("%s: %s", what, verify.Short(got))
+	}
+	return nil
+}
+
+// askFresh starts a bridge with args and returns it with its answer to line.
+func (t *T) askFresh(line string, args ...string) (*verify.Bridge, string, error) {
+	s, err := t.bridge(args...)
+	if err != nil {
+		return nil, "", err
+	}
+	got, err := ask(s, line)
+	return s, got, err
 }
 
 // stillAlive checks that the bridge still answers a ping.

@@ -278,7 +278,7 @@ func get(line, path string) any {
 func raw(line, path string) string {
 	cur := []byte(line)
 	for _, k := range strings.Split(path, ".") {
-		if rpc.Kind(cur) != '{' {
+		if rpc.Kind(cur) != rpc.KindObject {
 			return ""
 		}
 		cur = rpc.Field(cur, k)

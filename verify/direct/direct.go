@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -31,7 +32,8 @@ func BaseRequest(ctx context.Context, c *tcpbase.Client, frame []byte) ([]byte, 
 	return c.Call(ctx, rpc.Compact(frame))
 }
 
-// ToolList asks the base for its tools and returns the result object.
+// ToolList asks the base for its tools and returns the result object, which
+// holds a "tools" array: any other answer means a broken base.
 func ToolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
 	ans, err := c.Call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	if err != nil {
@@ -44,6 +46,8 @@ func ToolList(ctx context.Context, c *tcpbase.Client) ([]byte, error) {
 		return nil, fmt.Errorf("the base answered tools/list with something that is not a response: %.100s", ans)
 	case r.Error != nil:
 		return nil, fmt.Errorf("the base answered tools/list with error %d: %s", r.Error.Code, r.Error.Message)
+	case rpc.Kind(r.Result) != rpc.KindObject || rpc.Kind(rpc.Field(r.Result, "tools")) != rpc.KindArray:
+		return nil, fmt.Errorf("the base answered tools/list without a tool list (result %.100s): it is broken", r.Result)
 	}
 	return r.Result, nil
 }
@@ -108,7 +112,7 @@ func CallTool(ctx context.Context, w, errw io.Writer, c *tcpbase.Client, name st
 	if len(args) == 0 {
 		args = []byte(`{}`)
 	}
-	if !rpc.Valid(args) || rpc.Kind(args) != '{' {
+	if !rpc.Valid(args) || rpc.Kind(args) != rpc.KindObject {
 		return errors.New("--args must be a JSON object")
 	}
 	nameJSON, _ := json.Marshal(name)
@@ -151,12 +155,15 @@ func CallTool(ctx context.Context, w, errw io.Writer, c *tcpbase.Client, name st
 	return nil
 }
 
+// firstSentence is a description's first sentence, cut to 70 characters
+// (never inside one: the table stays valid UTF-8).
 func firstSentence(s string) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	if len(s) > 70 {
-		s = s[:69] + "…"
+	if utf8.RuneCountInString(s) > 70 {
+		r := []rune(s)
+		s = string(r[:69]) + "…"
 	}
 	return s
 }

@@ -5,6 +5,7 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,7 @@ type Options struct {
 	Version    string
 	Executable string
 	Base       *tcpbase.Client
+	Timeout    time.Duration       // for the base's answer, and for reading each client configuration (default 30 s)
 	ServerName string              // the name clients know the bridge by, for the name-length rule
 	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
 	Dir        string              // the working directory, for project-level configs
@@ -67,11 +69,18 @@ type ConfigEntry struct {
 // fast, its tools and how portable their schemas are) and the client
 // configurations on this machine that register mcp-bridge.
 func Check(ctx context.Context, o Options) *Report {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
 		Policy: o.Policy.Summary(), Unmatched: []string{}}
 	start := time.Now()
-	res, err := direct.ToolList(ctx, o.Base)
+	baseCtx, cancel := context.WithTimeout(ctx, o.Timeout)
+	res, err := direct.ToolList(baseCtx, o.Base)
+	cancel()
 	if err != nil {
+		// Reachable but failing: it answered wrongly, or too late.
+		rep.Reachable = !errors.Is(err, tcpbase.ErrUnreachable)
 		rep.BaseError = err.Error()
 		rep.Problems++
 	} else {
@@ -102,7 +111,7 @@ func Check(ctx context.Context, o Options) *Report {
 			}
 		}
 	}
-	rep.Configs = findConfigs(o)
+	rep.Configs = findConfigs(ctx, o)
 	for _, c := range rep.Configs {
 		if c.Problem != "" {
 			rep.Problems++
@@ -152,11 +161,15 @@ func knownConfigs(getenv func(string) string, dir string) [][2]string {
 
 // findConfigs reads each known file and reports the servers in it that run
 // mcp-bridge (by command name, or by CAD_MCP_* settings).
-func findConfigs(o Options) []ConfigEntry {
+func findConfigs(ctx context.Context, o Options) []ConfigEntry {
 	var out []ConfigEntry
 	for _, kc := range knownConfigs(o.Getenv, o.Dir) {
-		b, err := os.ReadFile(kc[1])
-		if err != nil {
+		b, problem, found := readConfig(ctx, kc[1], o.Timeout)
+		if !found {
+			continue
+		}
+		if problem != "" {
+			out = append(out, ConfigEntry{Client: kc[0], File: kc[1], Problem: problem})
 			continue
 		}
 		var doc struct {
@@ -184,6 +197,54 @@ func findConfigs(o Options) []ConfigEntry {
 		}
 	}
 	return out
+}
+
+// maxConfig bounds a client configuration (Claude Code's holds the history
+// of every project, a few MiB at most).
+const maxConfig = 64 << 20
+
+// readConfig reads a client configuration if it is a regular file of at
+// most maxConfig bytes, within timeout: a FIFO or a device there would
+// block doctor or feed it forever. found is false when there is no file.
+func readConfig(ctx context.Context, path string, timeout time.Duration) (b []byte, problem string, found bool) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, "", false
+	case !st.Mode().IsRegular():
+		return nil, "not a regular file (" + st.Mode().Type().String() + "): not read", true
+	case st.Size() > maxConfig:
+		return nil, fmt.Sprintf("larger than %d MiB: not read", maxConfig>>20), true
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() { // left behind if the read never ends; doctor exits soon after
+		f, err := os.Open(path)
+		if err != nil {
+			done <- read{nil, err}
+			return
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+		done <- read{b, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case r := <-done:
+		switch {
+		case r.err != nil:
+			return nil, "cannot be read: " + r.err.Error(), true
+		case len(r.b) > maxConfig:
+			return nil, fmt.Sprintf("larger than %d MiB: not read", maxConfig>>20), true
+		}
+		return r.b, "", true
+	case <-ctx.Done():
+		return nil, fmt.Sprintf("not read within %s", timeout), true
+	}
 }
 
 type serverEntry struct {
@@ -216,18 +277,21 @@ func commandExists(cmd string) bool {
 // Print writes the report for people.
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
-	if r.Reachable {
-		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
-		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
-	} else {
+	switch {
+	case !r.Reachable:
 		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
 		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+	case r.BaseError != "":
+		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
+	default:
+		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
+		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
 	}
 	fmt.Fprintf(w, "info  policy: %s\n", r.Policy)
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
 	}
-	if r.Reachable && len(r.Findings) == 0 {
+	if r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
 	}
 	for _, f := range r.Findings {
