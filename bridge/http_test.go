@@ -426,3 +426,60 @@ func TestHTTPListChangedOnTheSessionStream(t *testing.T) {
 		t.Errorf("stream event: %s", e)
 	}
 }
+
+// TestHTTPShutdown: on a signal the bridge stops accepting, lets the call
+// in flight finish within the grace period, answers the queued one with
+// the shutdown error without sending it, ends the open streams, and Serve
+// returns nil.
+func TestHTTPShutdown(t *testing.T) {
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Grace = 10 * time.Second })
+	sid := h.initialize("2025-06-18")
+	inflight := make(chan answer, 1)
+	go func() {
+		r, err := h.try(context.Background(), withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
+		if err != nil {
+			t.Error(err)
+		}
+		inflight <- r
+	}()
+	waitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
+	queued := make(chan answer, 1)
+	go func() {
+		r, err := h.try(context.Background(), withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
+		if err != nil {
+			t.Error(err)
+		}
+		queued <- r
+	}()
+	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
+	listen := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+	_, _, events, closeStream := h.stream("POST", modernHeaders("subscriptions/listen", ""), listen)
+	defer closeStream()
+	next(t, events) // the acknowledgement
+
+	h.stop()
+	if r := <-inflight; field(t, r.body, "result.isError") != false {
+		t.Errorf("the call in flight: %d %s", r.status, r.body)
+	}
+	if r := <-queued; !strings.Contains(r.body, "shutting down; tools/call was not sent to CAD") {
+		t.Errorf("the queued call: %d %s", r.status, r.body)
+	}
+	if e := next(t, events); field(t, e, "id") != "l" || field(t, e, "result") == nil {
+		t.Errorf("the listen's last event: %s", e)
+	}
+	if e, ok := <-events; ok {
+		t.Errorf("an event after the listen's end: %s", e)
+	}
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		h.done <- nil // for the cleanup
+	case <-time.After(waitLimit):
+		t.Fatal("Serve did not return")
+	}
+	if n := h.sim.CallsFor(`"queued"`); n != 0 {
+		t.Errorf("the queued call ran %d times", n)
+	}
+}

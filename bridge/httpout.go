@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -78,6 +79,9 @@ func (o *httpOut) deliver(line []byte) {
 		if !isFinal {
 			return
 		}
+		// A length, not chunks: the client has the whole answer with the
+		// first flush, and the connection is ready for its next request.
+		o.w.Header().Set("Content-Length", strconv.Itoa(len(line)))
 		o.start("application/json")
 		o.write(line)
 		o.finish()

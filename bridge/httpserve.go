@@ -257,7 +257,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
 			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
 		}
-		s = f.sessions.open(version, nil)
+		s = f.sessions.open(version)
 		if s == nil {
 			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open", f.hc.MaxSessions))
 			return

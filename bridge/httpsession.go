@@ -57,14 +57,15 @@ func newSessionID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// open starts a session; nil when the table is full.
-func (t *sessions) open(version string, c *client) *session {
+// open starts a session; nil when the table is full. The caller sets its
+// client.
+func (t *sessions) open(version string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.byID) >= t.max {
 		return nil
 	}
-	s := &session{id: newSessionID(), version: version, client: c, lastUsed: time.Now(), ended: make(chan struct{})}
+	s := &session{id: newSessionID(), version: version, lastUsed: time.Now(), ended: make(chan struct{})}
 	t.byID[s.id] = s
 	return s
 }

@@ -145,6 +145,7 @@ func Run(opts Options) (*Report, error) {
 		try("batch of 15 MiB answers", bigBatch(opts, base, rep, logf))
 		try("ping during a call", pingDuringCall(opts, base, rep, logf))
 	}
+	try("HTTP", httpFigures(opts, base, b, rep, logf))
 	try("start-up", startup(opts, base, rep, logf))
 	try("throughput", throughput(opts, base, rep, logf))
 	try("idle RSS", idleRSS(opts, base, rep))
