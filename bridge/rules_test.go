@@ -378,3 +378,30 @@ func TestConfirmModernExpired(t *testing.T) {
 	h.closeAndWait()
 	h.checkExactlyOnce()
 }
+
+// TestListChangedSeesTheClientsList: a change in a tool the policy hides is
+// no news to the client; a change in one it sees is.
+func TestListChangedSeesTheClientsList(t *testing.T) {
+	p, err := policy.Build("p.json", nil, policy.Options{Deny: []string{"save_*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := toolState{policy: p}
+	lists := []struct {
+		list    string
+		changed bool
+	}{
+		{`{"tools":[{"name":"draw_line","description":"a"},{"name":"save_drawing","description":"a"}]}`, false}, // the first
+		{`{"tools":[{"name":"draw_line","description":"a"},{"name":"save_drawing","description":"b"}]}`, false}, // hidden tool changed
+		{`{"tools":[{"name":"draw_line","description":"b"},{"name":"save_drawing","description":"b"}]}`, true},  // visible tool changed
+	}
+	for i, l := range lists {
+		changed, err := s.record([]byte(l.list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed != l.changed {
+			t.Errorf("list %d: changed = %v; want %v", i, changed, l.changed)
+		}
+	}
+}

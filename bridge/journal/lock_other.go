@@ -1,4 +1,4 @@
-//go:build !unix && !windows
+//go:build !linux && !darwin && !freebsd && !openbsd && !netbsd && !dragonfly && !windows
 
 package journal
 
