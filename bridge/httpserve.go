@@ -279,14 +279,14 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
 		return
 	}
-	requests, progress := 0, false
+	requests, progress, asks := 0, false, false
 	for _, d := range msgs {
 		if req, ok := d.Msg.(*rpc.Request); ok {
 			requests++
 			progress = progress || (req.Method == "tools/call" && progressToken(req.Params) != nil)
 			// A call the user must confirm first: the question travels on
 			// this response's SSE stream, before the answer (rules.go).
-			progress = progress || f.b.asksFirst(s.client, req)
+			asks = asks || f.b.asksFirst(s.client, req)
 		} else if d.Err != nil && !d.ID.IsZero() {
 			requests++
 		}
@@ -298,7 +298,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, progress && (f.b.cfg.ProgressInterval > 0 || f.b.asksAny(s.client)), f.hc.WriteTimeout)
+	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(hdrSession, id) }

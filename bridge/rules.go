@@ -104,11 +104,6 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	return ok
 }
 
-// asksAny reports whether c may be asked a question at all.
-func (b *bridge) asksAny(c *client) bool {
-	return c.asker.canElicit.Load() && b.rules.policy != nil
-}
-
 // transport names the front end a client came through, for the journal.
 func (b *bridge) transport(c *client) string {
 	switch c.out.(type) {

@@ -212,3 +212,25 @@ func TestToolsAndDoctorSeeThePolicy(t *testing.T) {
 		t.Errorf("doctor text does not flag the pattern:\n%s", out)
 	}
 }
+
+// TestPrintConfigPinsRulePaths: the policy and journal paths travel as
+// absolute paths, since clients start the bridge from elsewhere.
+func TestPrintConfigPinsRulePaths(t *testing.T) {
+	out, errs, code := runCLI(t, nil, "", "--print-config", "--policy", "my-policy.jsonc", "--journal", "j.jsonl", "--deny-tools", "save_*")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	wd, _ := os.Getwd()
+	var cfg struct {
+		MCPServers map[string]struct {
+			Args []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(out), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--deny-tools", "save_*", "--journal", filepath.Join(wd, "j.jsonl"), "--policy", filepath.Join(wd, "my-policy.jsonc")}
+	if got := cfg.MCPServers["cad-autocad"].Args; !slices.Equal(got, want) {
+		t.Errorf("args %q; want %q", got, want)
+	}
+}
