@@ -35,7 +35,8 @@ func TestEOFAnswersEverythingAccepted(t *testing.T) {
 
 func TestSignalFinishesInFlightAndDropsQueue(t *testing.T) {
 	h := newHarness(t, nil, func(c *Config) { c.Grace = 5 * time.Second })
-	h.send(call("1", "fault_sleep", `{"ms":300}`), call("2", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":1,"y":0}}`))
+	h.send(call("1", "fault_sleep", `{"ms":300}`), call("2", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":1,"y":0}}`), pingP)
+	h.expect(pongP) // the reader has queued 2 before the signal
 	waitFor(t, func() bool { return h.sim.CallsFor("1") == 1 })
 	h.skipCount("2")
 	h.cancel() // as a SIGTERM would

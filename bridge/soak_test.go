@@ -49,7 +49,7 @@ func TestFaultSoak(t *testing.T) {
 		c.CallTimeout = 250 * time.Millisecond // room for good calls on a loaded machine
 		c.RetryBackoff = 5 * time.Millisecond
 		c.Retries = 1
-		c.Base.(*tcpbase.Client).MaxAnswer = 64 << 10
+		c.Base.(*tcpbase.Client).MaxAnswer = 16 << 10
 	})
 
 	// Answers are collected as they come; the loop keeps at most a window
@@ -98,7 +98,7 @@ func TestFaultSoak(t *testing.T) {
 		{"garbage", "fault_garbage", `{}`, "malformed", 1},
 		{"half", "fault_half", `{}`, "malformed", 1},
 		{"pretty", "fault_pretty", `{}`, "pretty", 1},
-		{"oversize", "fault_big", `{"mib":0.1}`, "too_large", 1},
+		{"oversize", "fault_big", `{"mib":0.02}`, "too_large", 1},
 		{"slow", "fault_sleep", `{"ms":600}`, "timeout", 1},
 		{"hang", "fault_hang", `{}`, "timeout", 1},
 		{"cancel", "fault_hang", `{}`, "none", 1},
