@@ -58,4 +58,4 @@ clean:
 # then the hot paths with -benchmem. Not part of `make test`.
 bench: build
 	$(BIN) bench
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle ./bridge
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify"
 	"github.com/rs/zerolog"
 )
 
@@ -222,18 +222,10 @@ func textResult(id, text string, isError bool) string {
 // answers whose text carries variable parts.
 func field(t *testing.T, line, path string) any {
 	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(line), &v); err != nil {
+	if !json.Valid([]byte(line)) {
 		t.Fatalf("not JSON: %s", line)
 	}
-	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
+	return verify.Get(line, path)
 }
 
 func waitFor(t *testing.T, cond func() bool) {

@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Initialize is an initialize request asking for version.
@@ -13,6 +14,23 @@ func Initialize(id, version string) string {
 // ToolCall is a tools/call request; id and args are raw JSON.
 func ToolCall(id, tool, args string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+// Get returns the value at a dotted path in a JSON line ("error.data.kind"),
+// decoded as encoding/json does into an any, or nil.
+func Get(line, path string) any {
+	var v any
+	if json.Unmarshal([]byte(line), &v) != nil {
+		return nil
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }
 
 // FirstText is the text of the first content item of a tools/call answer.

@@ -51,10 +51,10 @@ func negotiate(asked, want string) func(t *T) error {
 		if err != nil {
 			return err
 		}
-		if v := get(got, "result.protocolVersion"); v != want {
+		if v := verify.Get(got, "result.protocolVersion"); v != want {
 			return fmt.Errorf("initialize %s answered protocolVersion %v, want %s", asked, v, want)
 		}
-		if get(got, "result.capabilities.tools") == nil || get(got, "result.serverInfo.name") == nil {
+		if verify.Get(got, "result.capabilities.tools") == nil || verify.Get(got, "result.serverInfo.name") == nil {
 			return fmt.Errorf("initialize result lacks capabilities.tools or serverInfo: %s", verify.Short(got))
 		}
 		return nil
@@ -93,10 +93,10 @@ func baseFault(tool, args, kind string, bridgeArgs ...string) func(t *T) error {
 		if err != nil {
 			return err
 		}
-		if get(got, "error.code") != float64(rpc.CodeInternalError) || get(got, "error.data.kind") != kind {
+		if verify.Get(got, "error.code") != float64(rpc.CodeInternalError) || verify.Get(got, "error.data.kind") != kind {
 			return fmt.Errorf("want -32603 with data.kind %q, got %s", kind, verify.Short(got))
 		}
-		if msg, _ := get(got, "error.message").(string); !strings.Contains(msg, t.v.base) {
+		if msg, _ := verify.Get(got, "error.message").(string); !strings.Contains(msg, t.v.base) {
 			return fmt.Errorf("the message does not name the base address: %q", msg)
 		}
 		return stillAlive(s)
@@ -206,7 +206,7 @@ func checkPingDuringSlowCall(t *T) error {
 	if got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
 		return fmt.Errorf("the first answer was not the ping's: %s", verify.Short(got))
 	}
-	if got, err = s.Recv(answerWait); err != nil || get(got, "id") != "slow" {
+	if got, err = s.Recv(answerWait); err != nil || verify.Get(got, "id") != "slow" {
 		return fmt.Errorf("the slow call's answer: %s %v", verify.Short(got), err)
 	}
 	return nil
@@ -234,7 +234,7 @@ func checkSchemas(t *T) error {
 	if err != nil {
 		return err
 	}
-	tools, _ := get(got, "result.tools").([]any)
+	tools, _ := verify.Get(got, "result.tools").([]any)
 	if len(tools) == 0 {
 		return fmt.Errorf("no tools listed: %s", verify.Short(got))
 	}
@@ -286,7 +286,7 @@ func checkDrawingChanges(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "result.isError") != false {
+	if verify.Get(got, "result.isError") != false {
 		return fmt.Errorf("draw_line: %s", verify.Short(got))
 	}
 	after, err := count()
@@ -317,7 +317,7 @@ func checkUnknownTool(t *T) error {
 	if got != want {
 		return fmt.Errorf("bridged %s, base said %s", verify.Short(got), verify.Short(want))
 	}
-	if get(got, "error.code") != float64(-32602) {
+	if verify.Get(got, "error.code") != float64(-32602) {
 		return fmt.Errorf("the base answers an unknown tool with %s, not -32602", verify.Short(got))
 	}
 	return nil
@@ -339,7 +339,7 @@ func checkOversizeLine(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "error.code") != float64(rpc.CodeInvalidRequest) {
+	if verify.Get(got, "error.code") != float64(rpc.CodeInvalidRequest) {
 		return fmt.Errorf("oversize line: %s", verify.Short(got))
 	}
 	return stillAlive(s)
@@ -361,8 +361,8 @@ func bridgeBaseDown(t *T) (*verify.Bridge, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	msg, _ := get(got, "error.message").(string)
-	if get(got, "error.code") != float64(-32603) || get(got, "error.data.kind") != "unreachable" || !strings.Contains(msg, addr) {
+	msg, _ := verify.Get(got, "error.message").(string)
+	if verify.Get(got, "error.code") != float64(-32603) || verify.Get(got, "error.data.kind") != "unreachable" || !strings.Contains(msg, addr) {
 		return nil, "", fmt.Errorf("want -32603 naming %s with data.kind unreachable, got %s", addr, verify.Short(got))
 	}
 	return s, addr, nil
@@ -394,8 +394,8 @@ func checkTimeout(t *T) error {
 	if err != nil {
 		return err
 	}
-	msg, _ := get(got, "error.message").(string)
-	if get(got, "error.data.kind") != "timeout" || !strings.Contains(msg, "may still be running in CAD") {
+	msg, _ := verify.Get(got, "error.message").(string)
+	if verify.Get(got, "error.data.kind") != "timeout" || !strings.Contains(msg, "may still be running in CAD") {
 		return fmt.Errorf("want a timeout that says the call may still be running, got %s", verify.Short(got))
 	}
 	return stillAlive(s)
@@ -418,7 +418,7 @@ func simCalls(t *T) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, ok := get(verify.FirstText(ans), "calls").(float64)
+	n, ok := verify.Get(verify.FirstText(ans), "calls").(float64)
 	if !ok {
 		return 0, fmt.Errorf("sim_stats: %s", verify.Short(ans))
 	}
@@ -441,7 +441,7 @@ func checkCancelInFlight(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "id") != float64(2) {
+	if verify.Get(got, "id") != float64(2) {
 		return fmt.Errorf("after cancelling, got %s", verify.Short(got))
 	}
 	if line, quiet := s.Quiet(300 * time.Millisecond); !quiet {
@@ -472,7 +472,7 @@ func checkCancelQueued(t *T) error {
 		return err
 	}
 	got, err := s.Recv(answerWait)
-	if err != nil || get(got, "id") != float64(1) {
+	if err != nil || verify.Get(got, "id") != float64(1) {
 		return fmt.Errorf("want the first call's answer, got %s %v", verify.Short(got), err)
 	}
 	if line, quiet := s.Quiet(300 * time.Millisecond); !quiet {
@@ -494,7 +494,7 @@ func checkDiscover(t *T) error {
 	if err != nil {
 		return err
 	}
-	vs, _ := get(got, "result.supportedVersions").([]any)
+	vs, _ := verify.Get(got, "result.supportedVersions").([]any)
 	found := false
 	for _, v := range vs {
 		found = found || v == "2026-07-28"
@@ -502,11 +502,11 @@ func checkDiscover(t *T) error {
 	switch {
 	case !found:
 		return fmt.Errorf("supportedVersions lacks 2026-07-28: %s", verify.Short(got))
-	case get(got, "result.capabilities.tools") == nil:
+	case verify.Get(got, "result.capabilities.tools") == nil:
 		return errors.New("capabilities lack tools")
-	case get(got, "result.resultType") != "complete":
+	case verify.Get(got, "result.resultType") != "complete":
 		return errors.New(`resultType is not "complete"`)
-	case get(got, "result.ttlMs") == nil || get(got, "result.cacheScope") == nil:
+	case verify.Get(got, "result.ttlMs") == nil || verify.Get(got, "result.cacheScope") == nil:
 		return errors.New("ttlMs or cacheScope missing")
 	case raw(got, "result._meta") == "" || !strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo):
 		return errors.New("_meta lacks serverInfo")
@@ -523,7 +523,7 @@ func checkModernList(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "result.resultType") != "complete" || get(got, "result.ttlMs") == nil || get(got, "result.cacheScope") == nil ||
+	if verify.Get(got, "result.resultType") != "complete" || verify.Get(got, "result.ttlMs") == nil || verify.Get(got, "result.cacheScope") == nil ||
 		!strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo) {
 		return fmt.Errorf("modern tools/list lacks resultType, ttlMs, cacheScope or _meta serverInfo: %s", verify.Short(got))
 	}
@@ -542,10 +542,10 @@ func checkModernCall(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "result.resultType") != "complete" || !strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo) {
+	if verify.Get(got, "result.resultType") != "complete" || !strings.Contains(raw(got, "result._meta"), lifecycle.MetaServerInfo) {
 		return fmt.Errorf("modern tools/call lacks resultType or _meta serverInfo: %s", verify.Short(got))
 	}
-	if get(got, "result.ttlMs") != nil {
+	if verify.Get(got, "result.ttlMs") != nil {
 		return errors.New("tools/call carries cache hints")
 	}
 	if raw(got, "result.content") != raw(legacy, "result.content") {
@@ -566,7 +566,7 @@ func checkDiscoverThenInitialize(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "result.protocolVersion") != "2025-06-18" {
+	if verify.Get(got, "result.protocolVersion") != "2025-06-18" {
 		return fmt.Errorf("initialize after discover: %s", verify.Short(got))
 	}
 	return expectLine(s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"result":{}}`)
@@ -665,7 +665,7 @@ func checkCache(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "error.data.kind") != "unreachable" {
+	if verify.Get(got, "error.data.kind") != "unreachable" {
 		return fmt.Errorf("a call with the base down: %s", verify.Short(got))
 	}
 	return nil
@@ -713,11 +713,11 @@ func checkProgress(t *T) error {
 		if err != nil {
 			return err
 		}
-		if get(line, "id") == float64(1) {
+		if verify.Get(line, "id") == float64(1) {
 			break
 		}
 		beats++
-		if get(line, "method") != "notifications/progress" || get(line, "params.progressToken") != "p1" || get(line, "params.progress") != float64(beats) {
+		if verify.Get(line, "method") != "notifications/progress" || verify.Get(line, "params.progressToken") != "p1" || verify.Get(line, "params.progress") != float64(beats) {
 			return fmt.Errorf("heartbeat %d: %s", beats, verify.Short(line))
 		}
 	}
@@ -728,7 +728,7 @@ func checkProgress(t *T) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "id") != float64(2) {
+	if verify.Get(got, "id") != float64(2) {
 		return fmt.Errorf("without a progressToken, first came %s", verify.Short(got))
 	}
 	return nil
@@ -741,7 +741,7 @@ func callServed(s *verify.Bridge, id, what string) error {
 	if err != nil {
 		return err
 	}
-	if get(got, "result.isError") != false {
+	if verify.Get(got, "result.isError") != false {
 		return fmt.Errorf("%s: %s", what, verify.Short(got))
 	}
 	return nil

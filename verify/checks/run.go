@@ -4,7 +4,6 @@ package checks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -256,22 +255,6 @@ func (t *T) direct(frame string) (string, error) {
 		return "", fmt.Errorf("direct call to the base: %w", err)
 	}
 	return string(ans), nil
-}
-
-// get returns the value at a dotted path in a JSON line.
-func get(line, path string) any {
-	var v any
-	if json.Unmarshal([]byte(line), &v) != nil {
-		return nil
-	}
-	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
 }
 
 // raw returns the raw JSON of a dotted path, for byte-exact comparisons.
