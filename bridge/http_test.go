@@ -483,3 +483,45 @@ func TestHTTPShutdown(t *testing.T) {
 		t.Errorf("the queued call ran %d times", n)
 	}
 }
+
+// TestHTTPLongCallOutlivesReadTimeout: the read timeout bounds reading the
+// request, not the wait for CAD; a call that takes longer is answered (and
+// in the stateless era not taken for a disconnect).
+func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+		hc.ReadTimeout = 100 * time.Millisecond
+		hc.WriteTimeout = 100 * time.Millisecond
+	})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":400},` + modernMeta + `}}`
+	if r := h.post(modernHeaders("tools/call", "fault_sleep"), body); r.status != 200 || field(t, r.body, "result.isError") != false {
+		t.Fatalf("stateless: %d %s", r.status, r.body)
+	}
+	sid := h.initialize("2025-06-18")
+	if r := h.post(withSession(sid), call("2", "fault_sleep", `{"ms":400}`)); r.status != 200 || field(t, r.body, "result.isError") != false {
+		t.Fatalf("session: %d %s", r.status, r.body)
+	}
+}
+
+// TestHTTPCancelledInSession: in a session, notifications/cancelled (in a
+// POST of its own) stops the call and ends the POST that carried it
+// without an answer.
+func TestHTTPCancelledInSession(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	sid := h.initialize("2025-06-18")
+	done := make(chan answer, 1)
+	go func() {
+		r, err := h.try(context.Background(), withSession(sid), call(`"h"`, "fault_hang", `{}`))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	waitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
+	if r := h.post(withSession(sid), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); r.status != 202 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	if r := <-done; r.status != http.StatusNoContent || r.body != "" {
+		t.Errorf("the cancelled call's POST: %d %q", r.status, r.body)
+	}
+	waitFor(t, func() bool { return h.sim.OpenConns() == 0 })
+}

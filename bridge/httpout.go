@@ -31,10 +31,14 @@ type httpOut struct {
 	closed  bool
 	failed  bool // a write to the client failed: it is gone
 	final   chan struct{}
+
+	abandonOnce sync.Once
+	abandoned   chan struct{} // the client cancelled the request: no answer comes
 }
 
 func newHTTPOut(w http.ResponseWriter, sse bool, writeTimeout time.Duration) *httpOut {
-	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout, final: make(chan struct{})}
+	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout,
+		final: make(chan struct{}), abandoned: make(chan struct{})}
 }
 
 // notificationPrefix starts every encoded notification; anything else is
@@ -174,6 +178,10 @@ func (o *httpOut) close() bool {
 	o.closed = true
 	return false
 }
+
+// abandon says that no answer will come: the client cancelled the request
+// (notifications/cancelled, in another POST).
+func (o *httpOut) abandon() { o.abandonOnce.Do(func() { close(o.abandoned) }) }
 
 // isStarted reports whether any byte of the response was sent.
 func (o *httpOut) isStarted() bool {

@@ -279,21 +279,39 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
 		return
 	}
-	requests, progress, asks := 0, false, false
+	answered, progress, asks := 0, false, false // messages owed an answer: requests, and what is invalid
+	var cancels []rpc.ID
 	for _, d := range msgs {
-		if req, ok := d.Msg.(*rpc.Request); ok {
-			requests++
-			progress = progress || (req.Method == "tools/call" && progressToken(req.Params) != nil)
+		switch m := d.Msg.(type) {
+		case *rpc.Request:
+			answered++
+			progress = progress || (m.Method == "tools/call" && progressToken(m.Params) != nil)
 			// A call the user must confirm first: the question travels on
 			// this response's SSE stream, before the answer (rules.go).
-			asks = asks || f.b.asksFirst(s.client, req)
-		} else if d.Err != nil && !d.ID.IsZero() {
-			requests++
+			asks = asks || f.b.asksFirst(s.client, m)
+		case *rpc.Notification:
+			if m.Method == "notifications/cancelled" {
+				if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
+					cancels = append(cancels, id)
+				}
+			}
+		case nil:
+			answered++
 		}
 	}
-	if requests == 0 && !(len(msgs) == 1 && msgs[0].Err != nil) {
+	if answered == 0 {
 		for _, d := range msgs {
 			f.b.dispatch(s.client, discard{}, d, nil)
+		}
+		// A cancelled request is owed no answer: the POST that carried it
+		// ends without one.
+		for _, id := range cancels {
+			s.mu.Lock()
+			out := s.waiting[id.Key()]
+			s.mu.Unlock()
+			if out != nil {
+				out.abandon()
+			}
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -305,6 +323,21 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	// A dropped connection is not a cancellation in this era: the job runs
 	// to its end (its answer has nowhere to go); notifications/cancelled is.
+	if !isBatch {
+		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
+			key := req.ID.Key()
+			s.mu.Lock()
+			s.waiting[key] = out
+			s.mu.Unlock()
+			defer func() {
+				s.mu.Lock()
+				if s.waiting[key] == out {
+					delete(s.waiting, key)
+				}
+				s.mu.Unlock()
+			}()
+		}
+	}
 	f.b.dispatchLineTo(s.client, out, body)
 	f.wait(r, out, false, s.ended)
 }
@@ -442,6 +475,11 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 			return out.close()
 		case <-ended:
 			out.close()
+			return true
+		case <-out.abandoned:
+			if !out.close() && !out.isStarted() {
+				out.w.WriteHeader(http.StatusNoContent)
+			}
 			return true
 		case <-f.stopping:
 			if !out.close() && !out.isStarted() {

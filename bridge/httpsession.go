@@ -16,9 +16,10 @@ type session struct {
 
 	mu       sync.Mutex
 	lastUsed time.Time
-	busy     int           // requests and streams in progress: never idle while > 0
-	stream   *httpOut      // the GET stream, nil when none is open
-	ended    chan struct{} // closed when the session ends
+	busy     int                 // requests and streams in progress: never idle while > 0
+	stream   *httpOut            // the GET stream, nil when none is open
+	waiting  map[string]*httpOut // POSTs waiting for the answer to one request, by id key
+	ended    chan struct{}       // closed when the session ends
 }
 
 // touch marks the session used now; hold/release bracket a request or a
@@ -65,7 +66,7 @@ func (t *sessions) open(version string) *session {
 	if len(t.byID) >= t.max {
 		return nil
 	}
-	s := &session{id: newSessionID(), version: version, lastUsed: time.Now(), ended: make(chan struct{})}
+	s := &session{id: newSessionID(), version: version, lastUsed: time.Now(), ended: make(chan struct{}), waiting: map[string]*httpOut{}}
 	t.byID[s.id] = s
 	return s
 }

@@ -117,4 +117,13 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 			}
 		})
 	}
+	// The modern client's list-changed handler made it open a listen
+	// stream, which the bridge acknowledged and held.
+	opened := false
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		opened = opened || strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`)
+	}
+	if !opened {
+		t.Errorf("no subscriptions/listen stream held; bridge log:\n%s", stderr.String())
+	}
 }

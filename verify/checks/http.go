@@ -104,7 +104,7 @@ func (t *httpT) modern(method, name, params string) (httpAnswer, error) {
 }
 
 func want(a httpAnswer, status int, code float64) error {
-	got, _ := get(a.body, "error.code").(float64)
+	got, _ := verify.Get(a.body, "error.code").(float64)
 	if a.status != status || got != code {
 		return fmt.Errorf("HTTP %d with error code %v, want %d with %v: %s", a.status, got, status, code, verify.Short(a.body))
 	}
@@ -124,7 +124,7 @@ func httpChecks() []httpCheck {
 				return err
 			}
 			defer t.end(a.header.Get("Mcp-Session-Id"))
-			if got := get(a.body, "result.protocolVersion"); got != wantV {
+			if got := verify.Get(a.body, "result.protocolVersion"); got != wantV {
 				return fmt.Errorf("asked %s, got %v: %s", asked, got, verify.Short(a.body))
 			}
 			return nil
@@ -154,7 +154,7 @@ func httpChecks() []httpCheck {
 			if err != nil {
 				return err
 			}
-			if a.status != 200 || get(a.body, "base") == nil {
+			if a.status != 200 || verify.Get(a.body, "base") == nil {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
 			return nil
@@ -192,7 +192,7 @@ func httpChecks() []httpCheck {
 			})(t)
 		}},
 		{"tools/call in a session", inSession("2025-06-18", verify.ToolCall("1", "get_drawing_info", `{}`), func(a httpAnswer) error {
-			if a.status != 200 || get(a.body, "result.content") == nil {
+			if a.status != 200 || verify.Get(a.body, "result.content") == nil {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
 			return nil
@@ -243,7 +243,7 @@ func httpChecks() []httpCheck {
 			if err != nil {
 				return err
 			}
-			if a.status != 200 || get(a.body, "result.resultType") != "complete" || a.header.Get("Mcp-Session-Id") != "" {
+			if a.status != 200 || verify.Get(a.body, "result.resultType") != "complete" || a.header.Get("Mcp-Session-Id") != "" {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
 			return nil
@@ -253,7 +253,7 @@ func httpChecks() []httpCheck {
 			if err != nil {
 				return err
 			}
-			if a.status != 200 || get(a.body, "result.ttlMs") == nil || get(a.body, "result.cacheScope") == nil {
+			if a.status != 200 || verify.Get(a.body, "result.ttlMs") == nil || verify.Get(a.body, "result.cacheScope") == nil {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
 			return nil
@@ -263,7 +263,7 @@ func httpChecks() []httpCheck {
 			if err != nil {
 				return err
 			}
-			if a.status != 200 || get(a.body, "result.resultType") != "complete" {
+			if a.status != 200 || verify.Get(a.body, "result.resultType") != "complete" {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
 			return nil
@@ -291,7 +291,7 @@ func httpChecks() []httpCheck {
 			if err := want(a, 400, -32022); err != nil {
 				return err
 			}
-			if get(a.body, "error.data.supported") == nil {
+			if verify.Get(a.body, "error.data.supported") == nil {
 				return fmt.Errorf("no data.supported: %s", verify.Short(a.body))
 			}
 			return nil
