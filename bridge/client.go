@@ -32,6 +32,8 @@ type client struct {
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
 	initialized atomic.Bool
 
+	asker asker // what confirmation needs to know of this client (rules.go)
+
 	mu  sync.Mutex
 	ids map[string]*reply // by ID.Key: queued or running jobs, open listens
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -43,6 +45,19 @@ type Config struct {
 	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.
 	NoSchemaRepair bool
 
+	// Policy is the user's rules for the tools (nil: none, every tool as
+	// the base describes it).
+	Policy *policy.Policy
+	// ConfirmTimeout is how long a confirmation question waits for the
+	// user; default 2 min.
+	ConfirmTimeout time.Duration
+	// Journal, when set, gets one line per tool request; JournalArgs adds
+	// the call arguments to it.
+	Journal     *journal.Writer
+	JournalArgs bool
+	// Transport names the front end in the journal: "stdio" by default.
+	Transport string
+
 	Server *lifecycle.Server
 	Log    zerolog.Logger
 }
@@ -58,6 +73,10 @@ func (c *Config) setDefaults() {
 	def(&c.ShutdownTimeout, 30*time.Second)
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
+	def(&c.ConfirmTimeout, 2*time.Minute)
+	if c.Transport == "" {
+		c.Transport = "stdio"
+	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = time.Second
 	}

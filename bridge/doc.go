@@ -17,4 +17,8 @@
 //   - batch.go: the one-line answer to a batch, within --max-message.
 //   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
 //     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - rules.go: the user's rules on tool requests: the policy (sub-package
+//     policy), confirmation (sub-package confirm: elicitation/create in the
+//     handshake era, input_required with a signed requestState in
+//     2026-07-28) and the journal (sub-package journal).
 package bridge

@@ -76,7 +76,9 @@ func (o *httpOut) WriteBatch(ms []rpc.Encoded) error {
 
 // deliver writes one line; o.mu is held.
 func (o *httpOut) deliver(line []byte) {
-	isFinal := !bytes.HasPrefix(line, notificationPrefix)
+	// Neither a notification nor the bridge's confirmation question
+	// (rules.go) is the answer that ends the response.
+	isFinal := !bytes.HasPrefix(line, notificationPrefix) && !bytes.HasPrefix(line, questionPrefix)
 	if !o.sse {
 		if !isFinal {
 			return

@@ -279,13 +279,16 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
 		return
 	}
-	answered, progress := 0, false // messages owed an answer: requests, and what is invalid
+	answered, progress, asks := 0, false, false // messages owed an answer: requests, and what is invalid
 	var cancels []rpc.ID
 	for _, d := range msgs {
 		switch m := d.Msg.(type) {
 		case *rpc.Request:
 			answered++
 			progress = progress || (m.Method == "tools/call" && progressToken(m.Params) != nil)
+			// A call the user must confirm first: the question travels on
+			// this response's SSE stream, before the answer (rules.go).
+			asks = asks || f.b.asksFirst(s.client, m)
 		case *rpc.Notification:
 			if m.Method == "notifications/cancelled" {
 				if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
@@ -313,7 +316,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, progress && f.b.cfg.ProgressInterval > 0, f.hc.WriteTimeout)
+	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(hdrSession, id) }

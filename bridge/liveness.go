@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -26,6 +27,17 @@ type toolState struct {
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
 	wake        chan struct{} // tells the prober the base went down
+	// policy shapes the list the client sees: changes are detected on
+	// that list, so a change in a denied tool is no news to the client.
+	policy *policy.Policy
+}
+
+// lastList is the last good tool list (raw, as the base sent it) this
+// process saw, or nil; the policy reads a tool's own annotations in it.
+func (s *toolState) lastList() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
 }
 
 // wentDown records that the base could not be reached. It reports whether
@@ -65,7 +77,7 @@ func (s *toolState) isDown() bool {
 // list this process saw.
 func (s *toolState) record(result []byte) (changed bool, err error) {
 	h := fnv.New64a()
-	h.Write(rpc.Field(result, "tools"))
+	h.Write(rpc.Field(s.policy.ApplyList(result), "tools"))
 	sum := h.Sum64() | 1 // never 0, which means "none yet"
 	s.mu.Lock()
 	prev := s.lastHash

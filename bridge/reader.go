@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -103,10 +104,13 @@ func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch) {
 	}
 }
 
-// clientResponse is where every response from a client arrives. The
-// bridge sends clients no requests yet, so none is due.
-func (b *bridge) clientResponse(_ *client, m *rpc.Response) {
-	b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+// clientResponse is where every response from a client arrives. The only
+// requests the bridge sends clients are its confirmation questions
+// (elicitation/create); any other response is not due.
+func (b *bridge) clientResponse(c *client, m *rpc.Response) {
+	if !c.asker.answered(m) {
+		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
+	}
 }
 
 func (b *bridge) notification(c *client, n *rpc.Notification) {
@@ -152,6 +156,7 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
 			return
 		}
 		c.initialized.Store(true)
+		c.asker.initialized(req.Params, res)
 		r.result(res)
 	case "ping":
 		if era == lifecycle.Modern {
@@ -176,7 +181,11 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
 			r.fail(werr)
 			return
 		}
-		b.enqueue(&job{req: req, era: era, frame: baseFrame(req), reply: r})
+		j := &job{req: req, era: era, frame: baseFrame(req), reply: r, start: time.Now()}
+		if req.Method == "tools/call" && !b.admitCall(c, j) {
+			return
+		}
+		b.enqueue(j)
 	default:
 		notFound()
 	}

@@ -22,6 +22,12 @@ type job struct {
 	era   lifecycle.Era
 	frame []byte // the request as the base gets it
 	reply *reply
+	start time.Time // when the reader accepted it, for the journal
+
+	tool    string // tools/call: the tool's name
+	denied  bool   // refused by the policy
+	ask     bool   // handshake era: ask the user before sending it
+	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
 }
 
 // bridge is the core shared by the front end, the worker and the prober.
@@ -43,6 +49,8 @@ type bridge struct {
 	tools toolState // is the base up, and its last tool list
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
+
+	rules *rules // the user's rules: policy, confirmation, journal (rules.go)
 }
 
 var (
@@ -110,7 +118,8 @@ func newBridge(cfg Config, abort context.CancelCauseFunc) *bridge {
 		clients: map[*client]bool{},
 		abort:   abort,
 		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1)},
+		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		rules:   newRules(&cfg),
 	}
 }
 

@@ -56,6 +56,25 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}()
 
+	if j.ask {
+		askCtx, stopAsk := context.WithCancel(hardCtx)
+		if !r.client.start(r, func() { stopAsk(); cancel() }) {
+			stopAsk()
+			return
+		}
+		refused := b.askUser(askCtx, j)
+		stopAsk()
+		if refused != nil {
+			b.settle(j, *refused)
+			return
+		}
+		// The call's own timeout starts once the user has agreed.
+		ctx, cancel = context.WithTimeout(hardCtx, timeout)
+		defer cancel()
+		if !r.client.start(r, cancel) {
+			return // cancelled while the question was out
+		}
+	}
 	start := time.Now()
 	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
 	defer stopBeat() // also on a panic, before the recover above answers
@@ -68,7 +87,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
 	}
 	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took", time.Since(start)).Msg("forwarded")
-	r.end(o.answer)
+	b.settle(j, o)
 	if testHookAnswered != nil {
 		testHookAnswered(r.method)
 	}
@@ -101,6 +120,10 @@ func (b *bridge) callBase(ctx context.Context, j *job) ([]byte, error) {
 type outcome struct {
 	answer rpc.Encoded
 	err    *rpc.WireError // the bridge's own error in answer, for the log
+	// result and rawErr are answer's payload, for the journal: a result,
+	// or an error object from the base.
+	result []byte
+	rawErr []byte
 	// listChanged: this tools/list differs from the last one; clients that
 	// asked are told after the answer.
 	listChanged bool
@@ -119,7 +142,8 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
 			if cached := b.tools.fallback(b.log); cached != nil {
 				b.log.Warn().Str("base", b.cfg.BaseAddr).Msg("CAD base is down: answering tools/list with the last known tool list; calls fail until it is back")
-				return outcome{answer: rpc.EncodeResult(id, b.prepareList(j, cached))}
+				res := b.prepareList(j, cached)
+				return outcome{answer: rpc.EncodeResult(id, res), result: res}
 			}
 		}
 		return failed(baseFailure(err, b.cfg.BaseAddr, method, &b.cfg))
@@ -134,14 +158,14 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		return failed(malformedAnswer(b.cfg.BaseAddr, method, why))
 	}
 	if resp.Error != nil {
-		return outcome{answer: rpc.EncodeErrorRaw(id, resp.ErrorRaw)}
+		return outcome{answer: rpc.EncodeErrorRaw(id, resp.ErrorRaw), rawErr: resp.ErrorRaw}
 	}
 	if method != "tools/list" {
 		result := resp.Result
 		if j.era == lifecycle.Modern {
 			result = b.cfg.Server.Decorate(method, result)
 		}
-		return outcome{answer: rpc.EncodeResult(id, result)}
+		return outcome{answer: rpc.EncodeResult(id, result), result: result}
 	}
 	changed := false
 	if rpc.Field(j.req.Params, "cursor") == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
@@ -153,12 +177,14 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
 		}
 	}
-	return outcome{answer: rpc.EncodeResult(id, b.prepareList(j, resp.Result)), listChanged: changed}
+	res := b.prepareList(j, resp.Result)
+	return outcome{answer: rpc.EncodeResult(id, res), result: res, listChanged: changed}
 }
 
 // prepareList prepares a tools/list result for the client: schemas
 // repaired, and decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
+	result = b.cfg.Policy.ApplyList(result) // the list as the user's policy shows it
 	if !b.cfg.NoSchemaRepair {
 		var fixed []string
 		result, fixed = toolschema.RepairToolSchemas(result)

@@ -46,6 +46,7 @@ type bridgeFlags struct {
 	printConfig    bool
 	name           string
 	client         string
+	rules          ruleFlags // policy, confirmation, journal (rules.go)
 
 	// Streamable HTTP (see httpflags.go)
 	listen       string
@@ -73,6 +74,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
 	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
 	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
+	f.rules.add(fs)
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
 	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
@@ -112,6 +114,9 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 	})
 	if bad != nil {
 		return bad
+	}
+	if err := f.rules.check(); err != nil {
+		return err
 	}
 	if f.port < 1 || f.port > 65535 {
 		return fmt.Errorf("--port %d: must be 1-65535", f.port)
@@ -153,6 +158,7 @@ Commands:
   request  send one raw JSON-RPC frame to the base and print the raw answer
   verify   check, as a client would, that the bridge works with your base
   bench    measure the bridge against a direct call to the base
+  journal  print the journal that --journal FILE writes
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
 
@@ -232,6 +238,11 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		Server:           lifecycle.NewServer("mcp-bridge", version, instructions, true),
 		Log:              log,
 	}
+	closeRules, err := f.rules.apply(&cfg, log)
+	if err != nil {
+		return usageError{err}
+	}
+	defer closeRules()
 	// Once shutdown starts, a second signal kills the process at once.
 	go func() {
 		<-ctx.Done()

@@ -39,15 +39,22 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	if cmd == "call" {
 		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
 	}
+	var rules ruleFlags
+	if cmd == "tools" || cmd == "doctor" {
+		rules.addPolicy(fs) // see the list as clients do
+	}
 	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s\nFlags:\n%s", directUsage[cmd], fs.FlagUsages()) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
-	for _, fl := range []string{"host", "port"} {
+	for _, fl := range []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"} {
+		if fs.Lookup(fl) == nil {
+			continue
+		}
 		if !fs.Changed(fl) {
-			if v := e.getenv("CAD_MCP_" + strings.ToUpper(fl)); v != "" {
+			if v := e.getenv(envName(fl)); v != "" {
 				if err := fs.Set(fl, v); err != nil {
-					return usageError{fmt.Errorf("environment CAD_MCP_%s=%q: %v", strings.ToUpper(fl), v, err)}
+					return usageError{fmt.Errorf("environment %s=%q: %v", envName(fl), v, err)}
 				}
 			}
 		}
@@ -57,15 +64,23 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
 	}
+	pol, err := rules.load()
+	if err != nil {
+		return usageError{err}
+	}
 	client := &tcpbase.Client{Addr: net.JoinHostPort(*host, strconv.Itoa(*port)), ConnectTimeout: 3 * time.Second}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
-	var err error
 	switch cmd {
 	case "tools":
-		err = direct.PrintTools(ctx, e.stdout, client, *asJSON)
+		var view func([]byte) []byte
+		if pol != nil {
+			view = pol.ApplyList
+			fmt.Fprintf(e.stderr, "policy: %s\n", pol.Summary())
+		}
+		err = direct.PrintTools(ctx, e.stdout, client, *asJSON, view)
 	case "call":
 		err = direct.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
 	case "request":
@@ -83,7 +98,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
-		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir})
+		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))

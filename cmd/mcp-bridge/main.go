@@ -85,6 +85,8 @@ func run(ctx context.Context, e *env) error {
 			return runBench(e, e.args[1:])
 		case "install", "uninstall":
 			return runInstall(e, e.args[0], e.args[1:])
+		case "journal":
+			return runJournal(e, e.args[1:])
 		case "tools", "call", "request", "doctor":
 			return runDirect(ctx, e, e.args[0], e.args[1:])
 		}

@@ -115,6 +115,27 @@ pass "Inspector --config <the Claude Desktop file install wrote> tools/list --st
 node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
 
+# Policy, annotations and confirmation (configs/policy.example.jsonc): the
+# Inspector --strict accepts the annotated list in every era; the SDK 1.x
+# client confirms through elicitation/create, the 2.x client through
+# input_required; the journal holds a line for each call.
+policy="$here/../../configs/policy.example.jsonc"
+"$bin" --print-config --client inspector --port "$port" --log-level warn --no-cache --policy "$policy" >"$work/policy.json"
+for era in legacy auto modern; do
+  npx --no-install mcp-inspector --cli --config "$work/policy.json" --server cad-autocad --protocol-era "$era" \
+    --method tools/list --strict >"$work/plist.json" 2>"$work/err" || { cat "$work/err"; fail "Inspector $era tools/list --strict with the policy"; }
+  node -e '
+    const t = Object.fromEntries(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.map((x) => [x.name, x]));
+    if (t.save_drawing || t.new_drawing) throw new Error("denied tools listed");
+    if (t.delete_entities?.annotations?.destructiveHint !== true || t.get_entity?.annotations?.readOnlyHint !== true) throw new Error("annotations missing");
+  ' "$work/plist.json" || fail "Inspector $era: the policy's list"
+  pass "Inspector --protocol-era $era tools/list --strict with the policy: annotated, denied tools absent"
+done
+node policy1.mjs "$bin" "$port" "$policy" "$work/journal.jsonl" || fail "TypeScript SDK 1.x client with a policy (elicitation)"
+node policy2.mjs "$bin" "$port" "$policy" || fail "TypeScript SDK 2.x client with a policy (input_required)"
+"$bin" journal "$work/journal.jsonl" --failed --json | grep -q '"outcome":"declined"' || fail "journal: no declined call"
+pass "journal records the declined and the denied calls"
+
 # Streamable HTTP: one bridge serving http://127.0.0.1:<free port>/mcp for
 # every client below, in every era; `mcp-bridge verify --url` last.
 export MCP_INSPECTOR_SECRET_STORE=memory
@@ -154,6 +175,23 @@ done
 kill -TERM "$http_pid"
 wait "$http_pid" || fail "the HTTP bridge did not exit 0 on SIGTERM"
 pass "HTTP bridge exits 0 on SIGTERM"
+
+# The policy over HTTP: the SDK 1.x client is asked on its call's SSE stream
+# and POSTs its answer; the 2.x client goes through input_required.
+"$bin" --port "$port" --listen 127.0.0.1:0 --log-format json --log-level info --no-cache --policy "$policy" 2>"$work/phttp.err" &
+phttp_pid=$!
+trap 'kill $sim_pid $sim2_pid $http_pid $phttp_pid 2>/dev/null; rm -rf "$work"' EXIT
+purl=
+for _ in $(seq 100); do
+  purl=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$work/phttp.err" | head -1)
+  [ -n "$purl" ] && break
+  sleep 0.05
+done
+[ -n "$purl" ] || { cat "$work/phttp.err"; fail "the HTTP bridge with a policy did not start"; }
+node policy1.mjs "$purl" || fail "TypeScript SDK 1.x over HTTP with a policy (elicitation on the SSE stream)"
+node policy2.mjs "$purl" || fail "TypeScript SDK 2.x over HTTP with a policy (input_required)"
+kill -TERM "$phttp_pid"
+wait "$phttp_pid" || fail "the HTTP bridge with a policy did not exit 0 on SIGTERM"
 
 if "$bin" verify --help >/dev/null 2>&1; then
   "$bin" verify || fail "mcp-bridge verify"

@@ -62,11 +62,15 @@ type toolInfo struct {
 }
 
 // PrintTools lists the base's tools as a table, or its tools/list result
-// as JSON.
-func PrintTools(ctx context.Context, w io.Writer, c *tcpbase.Client, asJSON bool) error {
+// as JSON. view, when not nil, shapes the list as clients see it (the
+// user's policy).
+func PrintTools(ctx context.Context, w io.Writer, c *tcpbase.Client, asJSON bool, view func([]byte) []byte) error {
 	res, err := ToolList(ctx, c)
 	if err != nil {
 		return err
+	}
+	if view != nil {
+		res = view(res)
 	}
 	if asJSON {
 		var v any

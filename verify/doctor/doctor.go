@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -30,6 +31,10 @@ type Options struct {
 	ServerName string              // the name clients know the bridge by, for the name-length rule
 	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
 	Dir        string              // the working directory, for project-level configs
+	// Policy is the user's tool policy (nil: none): the tools are listed
+	// and linted as clients see them, and patterns that match no tool are
+	// reported.
+	Policy *policy.Policy
 }
 
 // Report is what Check found.
@@ -43,7 +48,11 @@ type Report struct {
 	Tools      []string             `json:"tools"`
 	Findings   []toolschema.Finding `json:"findings"`
 	Configs    []ConfigEntry        `json:"configs"`
-	Problems   int                  `json:"problems"`
+	Policy     string               `json:"policy"`
+	// Unmatched are policy patterns that match none of the base's tools
+	// (usually a typo).
+	Unmatched []string `json:"policy_unmatched"`
+	Problems  int      `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -68,7 +77,8 @@ func Check(ctx context.Context, o Options) *Report {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
-	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{}}
+	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
+		Policy: o.Policy.Summary(), Unmatched: []string{}}
 	start := time.Now()
 	baseCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	res, err := direct.ToolList(baseCtx, o.Base)
@@ -81,7 +91,17 @@ func Check(ctx context.Context, o Options) *Report {
 	} else {
 		rep.Reachable = true
 		rep.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+		var all []string
 		var list struct{ Tools []struct{ Name string } }
+		_ = json.Unmarshal(res, &list)
+		for _, t := range list.Tools {
+			all = append(all, t.Name)
+		}
+		if u := o.Policy.Unmatched(all); u != nil {
+			rep.Unmatched = u
+		}
+		res = o.Policy.ApplyList(res) // the list as clients see it
+		list.Tools = nil
 		_ = json.Unmarshal(res, &list)
 		for _, t := range list.Tools {
 			rep.Tools = append(rep.Tools, t.Name)
@@ -263,6 +283,10 @@ func Print(w io.Writer, r *Report) {
 	default:
 		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
 		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
+	}
+	fmt.Fprintf(w, "info  policy: %s\n", r.Policy)
+	for _, u := range r.Unmatched {
+		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
 	}
 	if r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")

@@ -1,0 +1,113 @@
+package confirm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRequestState(t *testing.T) {
+	s := NewSigner(time.Minute)
+	now := time.Unix(1_800_000_000, 0)
+	s.Now = func() time.Time { return now }
+	args := []byte(`{"handles":["1A","2B"],"layer":"0"}`)
+	tok := s.Issue("delete_entities", args)
+
+	if err := s.Redeem(tok, "delete_entities", []byte(`{"layer":"0", "handles":["1A","2B"]}`)); err != nil {
+		t.Fatalf("the genuine token, arguments re-ordered and re-spaced: %v", err)
+	}
+	if err := s.Redeem(tok, "delete_entities", args); !errors.Is(err, ErrReplayed) {
+		t.Errorf("second use: %v; want ErrReplayed", err)
+	}
+
+	cases := []struct {
+		name string
+		tok  func() string
+		tool string
+		args string
+		want error
+	}{
+		{"other arguments", func() string { return s.Issue("delete_entities", args) }, "delete_entities", `{"handles":["*"],"layer":"0"}`, ErrMismatch},
+		{"other tool", func() string { return s.Issue("delete_entities", args) }, "delete_layer", string(args), ErrMismatch},
+		{"garbage", func() string { return "not-a-token" }, "delete_entities", string(args), ErrForged},
+		{"another process's key", func() string { return NewSigner(time.Minute).Issue("delete_entities", args) }, "delete_entities", string(args), ErrForged},
+		{"payload edited to another tool, signature kept", func() string {
+			tok := s.Issue("delete_layer", args)
+			payload, sig, _ := strings.Cut(tok, ".")
+			raw, _ := base64.RawURLEncoding.DecodeString(payload)
+			raw = []byte(strings.Replace(string(raw), "delete_layer", "delete_entities", 1))
+			return base64.RawURLEncoding.EncodeToString(raw) + "." + sig
+		}, "delete_entities", string(args), ErrForged},
+		{"expired", func() string {
+			tok := s.Issue("delete_entities", args)
+			now = now.Add(time.Minute)
+			return tok
+		}, "delete_entities", string(args), ErrExpired},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := s.Redeem(c.tok(), c.tool, []byte(c.args)); !errors.Is(err, c.want) {
+				t.Errorf("Redeem = %v; want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func TestMessageNamesToolAndArguments(t *testing.T) {
+	got := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
+	want := "The assistant wants to run delete_entities on your drawing. Allow it?\n\nArguments:\n  handles: [\"1A\",\"2B\"]\n  layer: \"0\""
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("message (-want +got):\n%s", d)
+	}
+	long := Message("add_text", []byte(`{"text":"`+strings.Repeat("x", 5000)+`"}`))
+	if n := len([]rune(long)); n > maxMessage {
+		t.Errorf("message of %d characters", n)
+	}
+	if !strings.Contains(Message("undo", nil), "(no arguments)") {
+		t.Error("no arguments not said")
+	}
+}
+
+func TestParamsAreAnElicitationForm(t *testing.T) {
+	var p struct {
+		Mode            string `json:"mode"`
+		Message         string `json:"message"`
+		RequestedSchema struct {
+			Type       string                    `json:"type"`
+			Properties map[string]map[string]any `json:"properties"`
+			Required   []string                  `json:"required"`
+		} `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(Params("save_drawing", []byte(`{"path":"a.dwg"}`)), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != "form" || p.RequestedSchema.Type != "object" || p.RequestedSchema.Properties["confirm"]["type"] != "boolean" ||
+		!strings.Contains(p.Message, `path: "a.dwg"`) {
+		t.Errorf("params: %+v", p)
+	}
+	if strings.Contains(string(LegacyParams("x", nil)), `"mode"`) {
+		t.Error("2025-06-18 params carry mode")
+	}
+}
+
+func TestRead(t *testing.T) {
+	cases := map[string]Answer{
+		`{"action":"accept","content":{"confirm":true}}`:  Accepted,
+		`{"action":"accept","content":{"confirm":false}}`: Declined,
+		`{"action":"accept"}`:                             Declined,
+		`{"action":"decline"}`:                            Declined,
+		`{"action":"cancel"}`:                             Cancelled,
+		`{"action":"maybe"}`:                              Invalid,
+		`[]`:                                              Invalid,
+	}
+	for in, want := range cases {
+		if got := Read([]byte(in)); got != want {
+			t.Errorf("Read(%s) = %v; want %v", in, got, want)
+		}
+	}
+}

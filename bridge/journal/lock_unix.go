@@ -1,0 +1,21 @@
+//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly
+
+package journal
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive lock on f shared by every process (flock),
+// waiting for it.
+func lockFile(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -1,0 +1,89 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Files returns the journal's files, oldest first: the rotated ones
+// (path.N … path.1) and then path itself. Missing files are skipped.
+func Files(path string) []string {
+	matches, _ := filepath.Glob(globEscape(path) + ".*")
+	type rotated struct {
+		n    int
+		name string
+	}
+	var rs []rotated
+	for _, m := range matches {
+		if n, err := strconv.Atoi(strings.TrimPrefix(m, path+".")); err == nil && n > 0 {
+			rs = append(rs, rotated{n, m})
+		}
+	}
+	slices.SortFunc(rs, func(a, b rotated) int { return b.n - a.n })
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.name)
+	}
+	if _, err := os.Stat(path); err == nil {
+		out = append(out, path)
+	}
+	return out
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`)
+	if filepath.Separator == '\\' {
+		return s // backslash is the separator there, not an escape
+	}
+	return r.Replace(s)
+}
+
+// Line is one journal line: its text, and the entry when it parsed.
+type Line struct {
+	Text  []byte
+	Entry *Entry // nil for a line that is not an entry
+	File  string
+	N     int // 1-based line number in File
+}
+
+// Each calls fn for every line of the journal's files, oldest first, until
+// fn returns false.
+func Each(path string, fn func(Line) bool) error {
+	files := Files(path)
+	if len(files) == 0 {
+		return fmt.Errorf("journal %s: no such file", path)
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		n := 0
+		for sc.Scan() {
+			n++
+			l := Line{Text: sc.Bytes(), File: name, N: n}
+			var e Entry
+			if json.Unmarshal(l.Text, &e) == nil {
+				l.Entry = &e
+			}
+			if !fn(l) {
+				f.Close()
+				return nil
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}

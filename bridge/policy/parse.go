@@ -1,0 +1,252 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Error is a policy file that cannot be used: where, and why.
+type Error struct {
+	File      string
+	Line, Col int // 1-based; 0 when the whole file is at fault
+	Reason    string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("policy %s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("policy %s:%d:%d: %s", e.File, e.Line, e.Col, e.Reason)
+}
+
+// Parse reads a policy file: JSON with // and /* */ comments and trailing
+// commas allowed. Every mistake (bad JSON, an unknown key, a value of the
+// wrong type, a malformed glob) is an *Error with its line and column.
+func Parse(file string, data []byte) (*Policy, error) {
+	clean := stripComments(data)
+	at := func(off int, format string, args ...any) error {
+		line, col := position(data, off)
+		return &Error{File: file, Line: line, Col: col, Reason: fmt.Sprintf(format, args...)}
+	}
+	if !json.Valid(clean) {
+		var v any
+		err := json.Unmarshal(clean, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, at(int(se.Offset)-1, "not valid JSON: %v", se)
+		}
+		return nil, &Error{File: file, Reason: "not valid JSON (is it empty, or cut short?)"}
+	}
+	start := firstNonSpace(clean)
+	if rpc.Kind(clean) != '{' {
+		return nil, at(start, "the policy must be a JSON object: {\"allow\": [...], \"deny\": [...], \"confirm\": [...], \"annotations\": {...}}")
+	}
+	p := &Policy{Source: file}
+	var bad error
+	seen := map[string]bool{}
+	_ = rpc.ScanObject(clean, func(key string, from, to int) bool {
+		v := clean[from:to]
+		if seen[key] {
+			bad = at(from, "%q is given twice", key)
+			return false
+		}
+		seen[key] = true
+		switch key {
+		case "allow", "deny", "confirm":
+			pats, err := patterns(v, func(off int, f string, a ...any) error { return at(from+off, "%s: "+f, append([]any{key}, a...)...) })
+			if err != nil {
+				bad = err
+				return false
+			}
+			switch key {
+			case "allow":
+				p.allow = pats
+			case "deny":
+				p.deny = pats
+			default:
+				p.confirm = pats
+			}
+		case "annotations":
+			bad = p.parseAnnotations(v, func(off int, f string, a ...any) error { return at(from+off, f, a...) })
+		case "readOnly":
+			switch rpc.Kind(v) {
+			case 't':
+				p.readOnly = true
+			case 'f':
+			default:
+				bad = at(from, "readOnly: want true or false")
+			}
+		default:
+			bad = at(from, "unknown key %q (a policy has allow, deny, confirm, annotations and readOnly)", key)
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	return p, nil
+}
+
+type errAt func(off int, format string, args ...any) error
+
+// patterns reads an array of glob strings.
+func patterns(v []byte, at errAt) ([]string, error) {
+	if rpc.Kind(v) != '[' {
+		return nil, at(0, "want an array of tool name patterns, like [\"save_*\", \"new_drawing\"]")
+	}
+	var out []string
+	var bad error
+	rpc.EachElement(v, func(from, to int) {
+		if bad != nil {
+			return
+		}
+		var s string
+		if rpc.Kind(v[from:to]) != '"' || json.Unmarshal(v[from:to], &s) != nil {
+			bad = at(from, "want a string pattern, got %s", v[from:to])
+			return
+		}
+		if s == "" {
+			bad = at(from, "empty pattern")
+			return
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			bad = at(from, "pattern %q is malformed (shell-style globs: * ? [a-z])", s)
+			return
+		}
+		out = append(out, s)
+	})
+	return out, bad
+}
+
+// parseAnnotations reads {"pattern": {"readOnlyHint": true, ...}, ...}.
+func (p *Policy) parseAnnotations(v []byte, at errAt) error {
+	if rpc.Kind(v) != '{' {
+		return at(0, "annotations: want an object of tool name patterns, like {\"get_*\": {\"readOnlyHint\": true}}")
+	}
+	var bad error
+	_ = rpc.ScanObject(v, func(pat string, from, to int) bool {
+		if _, err := path.Match(pat, ""); err != nil || pat == "" {
+			bad = at(from, "annotations: pattern %q is malformed (shell-style globs: * ? [a-z])", pat)
+			return false
+		}
+		obj := v[from:to]
+		if rpc.Kind(obj) != '{' {
+			bad = at(from, "annotations %q: want an object like {\"readOnlyHint\": true}", pat)
+			return false
+		}
+		var a Annotations
+		_ = rpc.ScanObject(obj, func(k string, f, t int) bool {
+			val := obj[f:t]
+			var dst **bool
+			switch k {
+			case "title":
+				var s string
+				if rpc.Kind(val) != '"' || json.Unmarshal(val, &s) != nil {
+					bad = at(from+f, "annotations %q: title must be a string", pat)
+					return false
+				}
+				a.Title = &s
+				return true
+			case "readOnlyHint":
+				dst = &a.ReadOnlyHint
+			case "destructiveHint":
+				dst = &a.DestructiveHint
+			case "idempotentHint":
+				dst = &a.IdempotentHint
+			case "openWorldHint":
+				dst = &a.OpenWorldHint
+			default:
+				bad = at(from+f, "annotations %q: unknown annotation %q (title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint)", pat, k)
+				return false
+			}
+			switch rpc.Kind(val) {
+			case 't', 'f':
+				b := rpc.Kind(val) == 't'
+				*dst = &b
+			default:
+				bad = at(from+f, "annotations %q: %s must be true or false", pat, k)
+				return false
+			}
+			return true
+		})
+		if bad != nil {
+			return false
+		}
+		p.annotations = append(p.annotations, annotationRule{pattern: pat, ann: a})
+		return true
+	})
+	return bad
+}
+
+// stripComments blanks out // and /* */ comments and trailing commas
+// outside strings. Every byte keeps its offset (comments become spaces,
+// newlines stay), so positions in the result are positions in the file.
+func stripComments(data []byte) []byte {
+	out := bytes.Clone(data)
+	blank := func(from, to int) {
+		for i := from; i < to && i < len(out); i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
+			}
+		}
+	}
+	lastComma := -1 // a comma seen outside strings, not yet followed by a value
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case c == '"':
+			lastComma = -1
+			for i++; i < len(out) && out[i] != '"'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			end := bytes.IndexByte(out[i:], '\n')
+			if end < 0 {
+				end = len(out) - i
+			}
+			blank(i, i+end)
+			i += end - 1
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			if end < 0 {
+				return out // unterminated: json.Valid reports it
+			}
+			blank(i, i+2+end+2)
+			i += 2 + end + 1
+		case c == ',':
+			lastComma = i
+		case c == '}' || c == ']':
+			if lastComma >= 0 {
+				out[lastComma] = ' '
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			lastComma = -1
+		}
+	}
+	return out
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	col = off - bytes.LastIndexByte(data[:off], '\n')
+	return line, col
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return i
+		}
+	}
+	return 0
+}

@@ -1,0 +1,343 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// rules applies the user's rules to tool requests: the policy (what is
+// listed and callable, with which annotations), confirmation (asking the
+// user before a call runs), and the journal. What it knows of each client
+// is in that client's asker.
+type rules struct {
+	policy     *policy.Policy
+	signer     *confirm.Signer
+	journal    *journal.Writer
+	args       bool // journal arguments too
+	confirmTTL time.Duration
+}
+
+// testHookNow, when set by a test, is the requestState signer's clock.
+var testHookNow func() time.Time
+
+func newRules(cfg *Config) *rules {
+	signer := confirm.NewSigner(cfg.ConfirmTimeout)
+	if testHookNow != nil {
+		signer.Now = testHookNow
+	}
+	return &rules{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout}
+}
+
+// asker is what the rules keep per client: what a handshake-era client said
+// in initialize, and the questions the bridge has sent it.
+type asker struct {
+	info      atomic.Pointer[journal.ClientInfo]
+	canElicit atomic.Bool // it declared the elicitation capability, in a version that has it
+	formMode  atomic.Bool // its version's elicitation params carry "mode"
+	seq       atomic.Int64
+	mu        sync.Mutex
+	asks      map[string]chan *rpc.Response // by the question's id key
+}
+
+// initialized notes what a handshake-era client declared: its clientInfo,
+// and whether it can show an elicitation (2025-06-18 and later).
+func (a *asker) initialized(params, result []byte) {
+	var p struct {
+		ClientInfo   journal.ClientInfo `json:"clientInfo"`
+		Capabilities struct {
+			Elicitation json.RawMessage `json:"elicitation"`
+		} `json:"capabilities"`
+	}
+	_ = json.Unmarshal(params, &p)
+	ci := p.ClientInfo
+	a.info.Store(&ci)
+	var version string
+	_ = json.Unmarshal(rpc.Field(result, "protocolVersion"), &version)
+	a.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == rpc.KindObject && version >= "2025-06-18")
+	a.formMode.Store(version >= "2025-11-25")
+}
+
+// answered routes a response from the client to the question it answers;
+// false when none is waiting for it.
+func (a *asker) answered(m *rpc.Response) bool {
+	a.mu.Lock()
+	ch, ok := a.asks[m.ID.Key()]
+	delete(a.asks, m.ID.Key())
+	a.mu.Unlock()
+	if ok {
+		ch <- m // buffered, one answer per question
+	}
+	return ok
+}
+
+// questionIDPrefix starts the id of every question the bridge asks a
+// client; questionPrefix starts the question as encoded, so that an HTTP
+// response carrying it knows it is not the answer.
+const questionIDPrefix = "mcp-bridge-confirm-"
+
+var questionPrefix = []byte(`{"jsonrpc":"2.0","id":"` + questionIDPrefix)
+
+// asksFirst reports whether req is a handshake-era tools/call that the
+// worker will ask c's user to confirm before sending it.
+func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
+	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
+		return false
+	}
+	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
+		return false
+	}
+	name, _ := callArgs(req.Params)
+	_, ok := b.rules.policy.NeedsConfirm(name)
+	return ok
+}
+
+// transport names the front end a client came through, for the journal.
+func (b *bridge) transport(c *client) string {
+	switch c.out.(type) {
+	case *httpOut, sessionStream:
+		return "http"
+	}
+	return b.cfg.Transport
+}
+
+// callArgs returns a tools/call's name and arguments.
+func callArgs(params []byte) (string, []byte) {
+	var name string
+	_ = json.Unmarshal(rpc.Field(params, "name"), &name)
+	return name, rpc.Field(params, "arguments")
+}
+
+// admitCall applies the policy and confirmation to a tools/call the reader
+// has checked. It returns false when it answered the call itself (denied,
+// refused, or a modern client asked to confirm); true when the job goes to
+// the worker, possibly marked to ask the user first.
+func (b *bridge) admitCall(c *client, j *job) bool {
+	g := b.rules
+	name, args := callArgs(j.req.Params)
+	j.tool = name
+	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
+		b.log.Warn().Str("tool", name).Str("id", j.req.ID.String()).Msg("call refused by the policy; not sent to CAD")
+		werr := rpc.Errorf(rpc.CodeInvalidParams, "%s; nothing was sent to CAD", d.Reason).
+			WithData(map[string]string{"kind": "denied", "tool": name, "policy": g.policy.Source})
+		j.denied = true
+		b.settle(j, outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr})
+		return false
+	}
+	if _, ok := g.policy.NeedsConfirm(name); !ok {
+		return true
+	}
+	if j.era == lifecycle.Legacy {
+		if !c.asker.canElicit.Load() {
+			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
+			return false
+		}
+		j.ask = true
+		return true
+	}
+	// 2026-07-28: no server→client requests. The first call gets an
+	// input_required result; the client re-sends it with the answer and the
+	// signed requestState.
+	params := j.req.Params
+	state := rpc.Field(params, "requestState")
+	if state == nil {
+		caps := rpc.Field(rpc.Field(params, "_meta"), lifecycle.MetaClientCapabilities)
+		if rpc.Kind(rpc.Field(caps, "elicitation")) != rpc.KindObject {
+			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
+			return false
+		}
+		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
+			confirm.InputRequest(name, args), g.signer.Issue(name, args))
+		j.confirm = "asked"
+		res = b.cfg.Server.Decorate("tools/call", res)
+		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
+		return false
+	}
+	var tok string
+	if rpc.Kind(state) != rpc.KindString || json.Unmarshal(state, &tok) != nil {
+		b.refuse(j, "refused", "its requestState is not a string issued by mcp-bridge")
+		return false
+	}
+	if err := g.signer.Redeem(tok, name, args); err != nil {
+		why := "refused"
+		if errors.Is(err, confirm.ErrExpired) {
+			why = "timed out"
+		}
+		b.log.Warn().Err(err).Str("tool", name).Msg("requestState refused; call not sent to CAD")
+		b.refuse(j, why, err.Error())
+		return false
+	}
+	switch a := confirm.Read(rpc.Field(rpc.Field(params, "inputResponses"), confirm.InputKey)); a {
+	case confirm.Accepted:
+		j.confirm = "accepted"
+		p := rpc.WithoutMember(rpc.WithoutMember(params, "requestState"), "inputResponses")
+		j.frame = baseFrame(&rpc.Request{ID: j.req.ID, Method: j.req.Method, Params: p})
+		return true
+	case confirm.Invalid:
+		b.refuse(j, "refused", "no answer to the confirmation came back with it")
+	default:
+		b.refuse(j, a.String(), "you "+a.String()+" it")
+	}
+	return false
+}
+
+// refuse answers a call that needed confirmation and did not get it: an
+// isError result saying why; nothing goes to CAD.
+func (b *bridge) refuse(j *job, how, why string) {
+	b.settle(j, b.refusal(j, how, why))
+}
+
+func (b *bridge) refusal(j *job, how, why string) outcome {
+	b.log.Info().Str("tool", j.tool).Str("confirmation", how).Msg("call not sent to CAD")
+	j.confirm = how
+	res := confirm.Refusal(j.tool, why)
+	if j.era == lifecycle.Modern {
+		res = b.cfg.Server.Decorate("tools/call", res)
+	}
+	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
+}
+
+// settle journals a job's outcome and ends its reply with it.
+func (b *bridge) settle(j *job, o outcome) {
+	if !j.reply.ended.Load() {
+		b.record(j, o)
+	}
+	j.reply.end(o.answer)
+}
+
+// askUser is the worker's handshake-era confirmation: an elicitation/create
+// request to the client, and its answer. It returns the refusal to give
+// when the call must not run, or nil when the user agreed. ctx ends when
+// the client cancels the call or the bridge stops.
+func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
+	g, c := b.rules, j.reply.client
+	a := &c.asker
+	name, args := callArgs(j.req.Params)
+	params := confirm.LegacyParams(name, args)
+	if a.formMode.Load() {
+		params = confirm.Params(name, args)
+	}
+	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
+	ch := make(chan *rpc.Response, 1)
+	a.mu.Lock()
+	if a.asks == nil {
+		a.asks = map[string]chan *rpc.Response{}
+	}
+	a.asks[id.Key()] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.asks, id.Key())
+		a.mu.Unlock()
+	}()
+	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	out := c.out // stdio; over HTTP, the call's own response stream
+	if j.reply.out != nil {
+		out = j.reply.out
+	}
+	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
+		return refused("refused", "the question could not be sent to the client")
+	}
+	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
+	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
+	defer cancel()
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
+		}
+		switch ans := confirm.Read(resp.Result); ans {
+		case confirm.Accepted:
+			j.confirm = "accepted"
+			return nil
+		case confirm.Invalid:
+			return refused("refused", "the client's answer to the question was not an elicitation result")
+		default:
+			return refused(ans.String(), "you "+ans.String()+" it")
+		}
+	case <-askCtx.Done():
+		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
+			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
+		if ctx.Err() == nil { // our own timeout, not the client's cancel or shutdown
+			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
+		}
+		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+	}
+}
+
+// record writes the journal line for a job's outcome.
+func (b *bridge) record(j *job, o outcome) {
+	g := b.rules
+	if g.journal == nil {
+		return
+	}
+	e := &journal.Entry{
+		Time: time.Now().UTC(), PID: pid, Transport: b.transport(j.reply.client), Era: j.era.String(),
+		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
+		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
+		Bytes:      o.answer.Len(),
+		Denied:     j.denied, Confirm: j.confirm,
+		Confirmed: j.confirm == "accepted",
+	}
+	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
+	if j.era == lifecycle.Modern {
+		var ci journal.ClientInfo
+		if json.Unmarshal(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo"), &ci) == nil && ci.Name != "" {
+			e.Client = &ci
+		}
+	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
+		e.Client = ci
+	}
+	if g.args && j.req.Method == "tools/call" {
+		_, e.Args = callArgs(j.req.Params)
+	}
+	switch {
+	case o.err != nil:
+		e.Outcome, e.Code, e.Message = journal.Error, o.err.Code, o.err.Message
+		var data struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(o.err.Data, &data) == nil {
+			e.Kind = data.Kind
+		}
+	case o.rawErr != nil:
+		var we struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(o.rawErr, &we)
+		e.Outcome, e.Code, e.Message, e.Kind = journal.Error, we.Code, we.Message, "base"
+	default:
+		e.IsError = rpc.Kind(rpc.Field(o.result, "isError")) == rpc.KindTrue
+		switch {
+		case j.confirm == "asked":
+			e.Outcome = journal.InputRequired
+		case e.Declined:
+			e.Outcome = journal.Declined
+		case e.IsError:
+			e.Outcome = journal.ToolError
+		default:
+			e.Outcome = journal.OK
+		}
+	}
+	if j.denied {
+		e.Outcome = journal.Denied
+	}
+	if err := g.journal.Write(e); err != nil {
+		b.log.Warn().Err(err).Msg("could not write the journal")
+	}
+}
+
+var pid = os.Getpid()

@@ -1,0 +1,91 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+)
+
+// TestRulesOverHTTP: the policy, both eras' confirmation and the journal
+// apply to Streamable HTTP clients as to stdio ones.
+func TestRulesOverHTTP(t *testing.T) {
+	p, err := policy.Build("test-policy.json", []byte(testPolicy), policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+	jw, err := journal.Open(jpath, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jw.Close()
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Policy, c.Journal = p, jw })
+
+	// Legacy session whose client can ask.
+	r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"http-client","version":"2"}}}`)
+	sid := r.header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	r = h.post(withSession(sid), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	tools := listed(t, r.body)
+	if _, ok := tools["save_drawing"]; ok {
+		t.Error("save_drawing listed over HTTP")
+	}
+	if d, _ := tools["delete_entities"].(map[string]any); d["destructiveHint"] != true {
+		t.Errorf("delete_entities annotations over HTTP: %v", tools["delete_entities"])
+	}
+	r = h.post(withSession(sid), call("2", "save_drawing", `{}`))
+	if !strings.Contains(r.body, "denied by the mcp-bridge policy") {
+		t.Errorf("denied call over HTTP: %s", r.body)
+	}
+
+	// The question comes on the call's own SSE stream; the answer is POSTed.
+	status, _, events, closeFn := h.stream(http.MethodPost, withSession(sid), call("3", "delete_entities", `{"handles":["9"]}`))
+	defer closeFn()
+	if status != http.StatusOK {
+		t.Fatalf("tools/call: status %d", status)
+	}
+	q := next(t, events)
+	if field(t, q, "method") != "elicitation/create" || !strings.Contains(field(t, q, "params.message").(string), "delete_entities") {
+		t.Fatalf("want the question first, got %s", q)
+	}
+	qid, _ := json.Marshal(field(t, q, "id"))
+	ack := h.post(withSession(sid), fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"confirm":true}}}`, qid))
+	if ack.status != http.StatusAccepted {
+		t.Errorf("posting the answer: %d %s", ack.status, ack.body)
+	}
+	final := next(t, events)
+	if field(t, final, "id") != float64(3) || !strings.Contains(final, "no entity with handle") {
+		t.Errorf("after the user agreed, want CAD's answer, got %s", final)
+	}
+
+	// 2026-07-28 over HTTP: input_required, then the re-sent call.
+	caps := `{"elicitation":{}}`
+	r = h.post(modernHeaders("tools/call", "delete_entities"), modernCall("4", "delete_entities", `{"handles":["9"]}`, caps, ""))
+	state := inputRequired(t, r.body)
+	r = h.post(modernHeaders("tools/call", "delete_entities"), modernCall("5", "delete_entities", `{"handles":["9"]}`, caps,
+		fmt.Sprintf(`,"inputResponses":{"confirm":{"action":"decline"}},"requestState":%q`, state)))
+	if field(t, r.body, "result.isError") != true || !strings.Contains(r.body, "you declined it") {
+		t.Errorf("modern declined over HTTP: %s", r.body)
+	}
+	if n := h.sim.CallsFor("5"); n != 0 {
+		t.Errorf("the declined call ran %d times at the base", n)
+	}
+
+	var got []string
+	_ = journal.Each(jpath, func(l journal.Line) bool {
+		got = append(got, l.Entry.Transport+" "+l.Entry.Method+" "+l.Entry.Tool+" "+l.Entry.Outcome)
+		return true
+	})
+	want := "http tools/list  ok|http tools/call save_drawing denied|http tools/call delete_entities tool_error|http tools/call delete_entities input_required|http tools/call delete_entities declined"
+	if strings.Join(got, "|") != want {
+		t.Errorf("journal:\n got %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}

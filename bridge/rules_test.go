@@ -1,0 +1,407 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+const testPolicy = `{
+  // what the user allows the assistant to do
+  "deny": ["save_*", "new_drawing"],
+  "confirm": ["delete_*"],
+  "annotations": {
+    "get_*": {"readOnlyHint": true},
+    "list_*": {"readOnlyHint": true},
+    "delete_entities": {"destructiveHint": true, "title": "Delete entities"}
+  }
+}`
+
+func withPolicy(t *testing.T, file string, opt policy.Options) func(*Config) {
+	t.Helper()
+	var data []byte
+	if file != "" {
+		data = []byte(file)
+	}
+	p, err := policy.Build("test-policy.json", data, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(c *Config) { c.Policy = p }
+}
+
+func both(fns ...func(*Config)) func(*Config) {
+	return func(c *Config) {
+		for _, f := range fns {
+			f(c)
+		}
+	}
+}
+
+const wireMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"wire-test","version":"9"}}`
+
+func modernList(id string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":{`+wireMeta+`}}`, id, `{}`)
+}
+
+func modernCall(id, tool, args, caps, extra string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s,`+wireMeta+`%s}}`, id, tool, args, caps, extra)
+}
+
+// listed returns name → annotations of a tools/list answer line.
+func listed(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var r struct {
+		Result struct {
+			Tools []map[string]any `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil || r.Result.Tools == nil {
+		t.Fatalf("not a tools/list answer: %.300s", line)
+	}
+	out := map[string]any{}
+	for _, tl := range r.Result.Tools {
+		out[tl["name"].(string)] = tl["annotations"]
+	}
+	return out
+}
+
+func TestDeniedToolNeitherListedNorSent(t *testing.T) {
+	h := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	for _, list := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, modernList("2")} {
+		h.send(list)
+		tools := listed(t, h.recv())
+		for _, denied := range []string{"save_drawing", "new_drawing"} {
+			if _, ok := tools[denied]; ok {
+				t.Errorf("%s is listed", denied)
+			}
+		}
+		if _, ok := tools["draw_line"]; !ok {
+			t.Error("draw_line, which nothing denies, is not listed")
+		}
+	}
+	before := h.sim.Calls()
+	h.send(call("3", "save_drawing", `{"path":"x.dwg"}`), modernCall("4", "new_drawing", `{}`, `{}`, ""))
+	h.skipCount("3")
+	h.skipCount("4")
+	for range 2 {
+		line := h.recv()
+		if field(t, line, "error.code") != float64(-32602) || !strings.Contains(field(t, line, "error.message").(string), "denied by the mcp-bridge policy") ||
+			field(t, line, "error.data.kind") != "denied" {
+			t.Errorf("denied call answered %s", line)
+		}
+	}
+	if n := h.sim.Calls() - before; n != 0 {
+		t.Errorf("the base ran %d calls of denied tools", n)
+	}
+	h.checkExactlyOnce()
+}
+
+func TestAnnotationsSameInBothErasAndFromTheCache(t *testing.T) {
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	dir := t.TempDir()
+	h := newHarness(t, sim, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.CacheDir = dir; c.Retries = -1 }))
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	legacy := listed(t, h.recv())
+	h.send(modernList("2"))
+	modern := listed(t, h.recv())
+	if d := cmp.Diff(legacy, modern); d != "" {
+		t.Errorf("annotations differ between eras (-legacy +modern):\n%s", d)
+	}
+	want := map[string]any{"destructiveHint": true, "title": "Delete entities"}
+	if d := cmp.Diff(want, legacy["delete_entities"]); d != "" {
+		t.Errorf("delete_entities annotations (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]any{"readOnlyHint": true}, legacy["get_entity"]); d != "" {
+		t.Errorf("get_entity annotations (-want +got):\n%s", d)
+	}
+	if legacy["draw_line"] != nil {
+		t.Errorf("draw_line got annotations the policy does not give: %v", legacy["draw_line"])
+	}
+	sim.Close() // CAD goes away: the list now comes from the cache
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	cached := listed(t, h.recv())
+	if d := cmp.Diff(legacy, cached); d != "" {
+		t.Errorf("the cached list differs from the live one (-live +cached):\n%s", d)
+	}
+	// A second bridge with no policy over the same cache sees every tool:
+	// the cache keeps the base's list, the policy applies on the way out.
+	h2 := newHarness(t, sim, func(c *Config) { c.CacheDir = dir; c.Retries = -1 })
+	h2.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if _, ok := listed(t, h2.recv())["save_drawing"]; !ok {
+		t.Error("a bridge without policy lost save_drawing from the shared cache")
+	}
+}
+
+func TestReadOnlyLeavesOnlyReadOnlyTools(t *testing.T) {
+	h := newHarness(t, nil, withPolicy(t, `{"annotations":{"get_*":{"readOnlyHint":true},"list_*":{"readOnlyHint":true},"measure_distance":{"readOnlyHint":true}}}`, policy.Options{ReadOnly: true}))
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var names []string
+	for n := range listed(t, h.recv()) {
+		names = append(names, n)
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "get_") && !strings.HasPrefix(n, "list_") && n != "measure_distance" {
+			t.Errorf("%s listed under --read-only", n)
+		}
+	}
+	if len(names) != 6 {
+		t.Errorf("%d tools listed; want the 6 read-only ones: %v", len(names), names)
+	}
+	h.send(call("2", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":1,"y":1}}`))
+	h.skipCount("2")
+	if line := h.recv(); !strings.Contains(line, "allows only read-only tools") {
+		t.Errorf("draw_line under --read-only: %s", line)
+	}
+	h.checkExactlyOnce()
+}
+
+const initElicit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"wire-client","version":"1.2"}}}`
+
+// question reads the bridge's elicitation/create request.
+func question(t *testing.T, h *harness) (id string, message string) {
+	t.Helper()
+	line := h.recv()
+	if field(t, line, "method") != "elicitation/create" || field(t, line, "params.mode") != "form" {
+		t.Fatalf("want an elicitation/create request, got %s", line)
+	}
+	raw, _ := json.Marshal(field(t, line, "id"))
+	return string(raw), field(t, line, "params.message").(string)
+}
+
+func TestConfirmLegacy(t *testing.T) {
+	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+	jw, err := journal.Open(jpath, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jw.Close()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.Journal = jw }))
+	h.send(initElicit)
+	h.recv()
+	h.send(call("1", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":3,"y":4}}`))
+	handle := ""
+	if line := h.recv(); !strings.Contains(line, "drawn") {
+		t.Fatalf("draw_line: %s", line)
+	} else {
+		handle = strings.Fields(field(t, line, "result.content").([]any)[0].(map[string]any)["text"].(string))[1]
+	}
+	args := fmt.Sprintf(`{"handles":[%q]}`, handle)
+
+	// Declined: not sent.
+	h.send(call("2", "delete_entities", args))
+	qid, msg := question(t, h)
+	if !strings.Contains(msg, "delete_entities") || !strings.Contains(msg, handle) {
+		t.Errorf("the question does not name the tool and its arguments: %q", msg)
+	}
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"decline"}}`, qid))
+	h.skipCount("2")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "you declined it") {
+		t.Errorf("declined: %s", line)
+	}
+	// Cancelled (the dialog dismissed): not sent.
+	h.send(call("3", "delete_entities", args))
+	qid, _ = question(t, h)
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"cancel"}}`, qid))
+	h.skipCount("3")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "you cancelled it") {
+		t.Errorf("cancelled: %s", line)
+	}
+	// The client's error answer: not sent.
+	h.send(call("4", "delete_entities", args))
+	qid, _ = question(t, h)
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, qid))
+	h.skipCount("4")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "could not ask") {
+		t.Errorf("error answer: %s", line)
+	}
+	// Accepted: sent, once, and a ping is answered while the question waits.
+	h.send(call("5", "delete_entities", args))
+	qid, _ = question(t, h)
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"confirm":true}}}`, qid))
+	if line := h.recv(); field(t, line, "id") != float64(5) || field(t, line, "result.isError") != false {
+		t.Errorf("accepted: %s", line)
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+
+	var got []string
+	_ = journal.Each(jpath, func(l journal.Line) bool {
+		e := l.Entry
+		got = append(got, fmt.Sprintf("%s %s %s confirm=%s declined=%v confirmed=%v client=%s/%s", e.ID, e.Tool, e.Outcome, e.Confirm, e.Declined, e.Confirmed, e.Client.Name, e.Client.Version))
+		return true
+	})
+	want := []string{
+		"1 draw_line ok confirm= declined=false confirmed=false client=wire-client/1.2",
+		"2 delete_entities declined confirm=declined declined=true confirmed=false client=wire-client/1.2",
+		"3 delete_entities declined confirm=cancelled declined=true confirmed=false client=wire-client/1.2",
+		"4 delete_entities declined confirm=refused declined=true confirmed=false client=wire-client/1.2",
+		"5 delete_entities ok confirm=accepted declined=false confirmed=true client=wire-client/1.2",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("journal (-want +got):\n%s", d)
+	}
+}
+
+func TestConfirmLegacyTimeoutAndUnsupportedClient(t *testing.T) {
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.ConfirmTimeout = 50 * time.Millisecond }))
+	h.send(initElicit)
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["1"]}`))
+	h.skipCount("1")
+	qid, _ := question(t, h)
+	// Nobody answers: the bridge withdraws its question, then refuses.
+	if line := h.recv(); field(t, line, "method") != "notifications/cancelled" || !strings.Contains(line, qid) {
+		t.Errorf("want the question withdrawn, got %s", line)
+	}
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "nobody answered") {
+		t.Errorf("timed out: %s", line)
+	}
+	// A late answer is ignored.
+	h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"confirm":true}}}`, qid))
+	h.closeAndWait()
+	h.checkExactlyOnce()
+
+	// A client without the elicitation capability: refused at once.
+	h2 := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	h2.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	h2.recv()
+	h2.send(call("1", "delete_entities", `{"handles":["1"]}`))
+	h2.skipCount("1")
+	if line := h2.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "cannot ask") {
+		t.Errorf("unsupported client: %s", line)
+	}
+	h2.checkExactlyOnce()
+}
+
+// inputRequired checks an input_required answer and returns its requestState.
+func inputRequired(t *testing.T, line string) string {
+	t.Helper()
+	if field(t, line, "result.resultType") != "input_required" ||
+		field(t, line, "result.inputRequests.confirm.method") != "elicitation/create" ||
+		field(t, line, "result._meta") == nil {
+		t.Fatalf("want an input_required result, got %s", line)
+	}
+	if msg, _ := field(t, line, "result.inputRequests.confirm.params.message").(string); !strings.Contains(msg, "delete_entities") {
+		t.Errorf("the question does not name the tool: %q", msg)
+	}
+	return field(t, line, "result.requestState").(string)
+}
+
+func TestConfirmModern(t *testing.T) {
+	h := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	caps := `{"elicitation":{}}`
+	args := `{"handles":["1"]}`
+	accept := `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`
+
+	h.send(modernCall("1", "delete_entities", args, caps, ""))
+	h.skipCount("1")
+	state := inputRequired(t, h.recv())
+
+	h.send(modernCall("2", "delete_entities", args, caps, fmt.Sprintf(accept, state)))
+	line := h.recv()
+	if field(t, line, "result.resultType") != "complete" || field(t, line, "result.isError") != true ||
+		!strings.Contains(line, `no entity with handle`) {
+		t.Errorf("accepted: want the base's own answer, got %s", line)
+	}
+	// The same requestState again: refused, not sent.
+	h.send(modernCall("3", "delete_entities", args, caps, fmt.Sprintf(accept, state)))
+	h.skipCount("3")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "already used") {
+		t.Errorf("replayed: %s", line)
+	}
+	// Declined.
+	h.send(modernCall("4", "delete_entities", args, caps, ""))
+	h.skipCount("4")
+	state = inputRequired(t, h.recv())
+	h.send(modernCall("5", "delete_entities", args, caps, fmt.Sprintf(`,"inputResponses":{"confirm":{"action":"decline"}},"requestState":%q`, state)))
+	h.skipCount("5")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "you declined it") {
+		t.Errorf("declined: %s", line)
+	}
+	// Forged: a made-up state, and a genuine one for other arguments.
+	h.send(modernCall("6", "delete_entities", args, caps, fmt.Sprintf(accept, "eyJ2IjoxfQ.AAAA")))
+	h.skipCount("6")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "not issued by this mcp-bridge") {
+		t.Errorf("forged: %s", line)
+	}
+	h.send(modernCall("7", "delete_entities", args, caps, ""))
+	h.skipCount("7")
+	state = inputRequired(t, h.recv())
+	h.send(modernCall("8", "delete_entities", `{"handles":["2","3"]}`, caps, fmt.Sprintf(accept, state)))
+	h.skipCount("8")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "other arguments") {
+		t.Errorf("state for other arguments: %s", line)
+	}
+	// A client that cannot ask.
+	h.send(modernCall("9", "delete_entities", args, `{}`, ""))
+	h.skipCount("9")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "cannot ask") {
+		t.Errorf("unsupported: %s", line)
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+}
+
+func TestConfirmModernExpired(t *testing.T) {
+	now := time.Now()
+	var clock atomic.Int64 // minutes the test has moved the clock on
+	testHookNow = func() time.Time { return now.Add(time.Duration(clock.Load()) * time.Minute) }
+	defer func() { testHookNow = nil }()
+	h := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	h.send(modernCall("1", "delete_entities", `{}`, `{"elicitation":{}}`, ""))
+	state := inputRequired(t, h.recv())
+	clock.Store(3) // past the 2-minute default
+	h.send(modernCall("2", "delete_entities", `{}`, `{"elicitation":{}}`,
+		fmt.Sprintf(`,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`, state)))
+	h.skipCount("1")
+	h.skipCount("2")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "expired") {
+		t.Errorf("expired: %s", line)
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+}
+
+// TestListChangedSeesTheClientsList: a change in a tool the policy hides is
+// no news to the client; a change in one it sees is.
+func TestListChangedSeesTheClientsList(t *testing.T) {
+	p, err := policy.Build("p.json", nil, policy.Options{Deny: []string{"save_*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := toolState{policy: p}
+	lists := []struct {
+		list    string
+		changed bool
+	}{
+		{`{"tools":[{"name":"draw_line","description":"a"},{"name":"save_drawing","description":"a"}]}`, false}, // the first
+		{`{"tools":[{"name":"draw_line","description":"a"},{"name":"save_drawing","description":"b"}]}`, false}, // hidden tool changed
+		{`{"tools":[{"name":"draw_line","description":"b"},{"name":"save_drawing","description":"b"}]}`, true},  // visible tool changed
+	}
+	for i, l := range lists {
+		changed, err := s.record([]byte(l.list))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed != l.changed {
+			t.Errorf("list %d: changed = %v; want %v", i, changed, l.changed)
+		}
+	}
+}
