@@ -57,35 +57,49 @@ func TestGoSDKClient(t *testing.T) {
 				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, wantVersion)
 			}
 
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatalf("tools/list: %v", err)
-			}
-			if len(tools.Tools) != 26 {
-				t.Errorf("%d tools, want 26", len(tools.Tools))
-			}
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
-				"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
-			if err != nil {
-				t.Fatalf("tools/call: %v", err)
-			}
-			text, _ := res.Content[0].(*mcp.TextContent)
-			if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
-				t.Errorf("tools/call result: %+v", res)
-			}
-			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
-				t.Errorf("unknown tool: err = %v", err)
-			}
+			checkGoSDKTools(ctx, t, cs)
 			cs.Close()
 			// In the modern era the list-changed handler makes the SDK open a
 			// listen stream, which the bridge acknowledges and holds.
-			opened := false
-			for _, line := range strings.Split(stderr.String(), "\n") {
-				opened = opened || strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`)
-			}
-			if modern := version == ""; opened != modern {
+			if opened, modern := listenOpened(stderr.String()), version == ""; opened != modern {
 				t.Errorf("subscriptions/listen opened = %v in era %s; bridge log:\n%s", opened, name, stderr.String())
 			}
 		})
 	}
+}
+
+// checkGoSDKTools runs the tool steps every Go SDK check shares: tools/list
+// sees the 26 tools, measure_distance answers, an unknown tool is an error.
+func checkGoSDKTools(ctx context.Context, t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	if len(tools.Tools) != 26 {
+		t.Errorf("%d tools, want 26", len(tools.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
+		"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
+		t.Errorf("tools/call result: %+v", res)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
+		t.Errorf("unknown tool: err = %v", err)
+	}
+}
+
+// listenOpened reports whether the bridge's JSON log says it held a
+// subscriptions/listen stream for tool-list changes.
+func listenOpened(log string) bool {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`) {
+			return true
+		}
+	}
+	return false
 }

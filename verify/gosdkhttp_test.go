@@ -96,34 +96,12 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 			if init == nil || init.ProtocolVersion != wantVersion {
 				t.Fatalf("negotiated %+v, want %q", init, wantVersion)
 			}
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatalf("tools/list: %v", err)
-			}
-			if len(tools.Tools) != 26 {
-				t.Errorf("%d tools, want 26", len(tools.Tools))
-			}
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
-				"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
-			if err != nil {
-				t.Fatalf("tools/call: %v", err)
-			}
-			text, _ := res.Content[0].(*mcp.TextContent)
-			if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
-				t.Errorf("tools/call result: %+v", res)
-			}
-			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
-				t.Errorf("unknown tool: err = %v", err)
-			}
+			checkGoSDKTools(ctx, t, cs)
 		})
 	}
 	// The modern client's list-changed handler made it open a listen
 	// stream, which the bridge acknowledged and held.
-	opened := false
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		opened = opened || strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`)
-	}
-	if !opened {
+	if !listenOpened(stderr.String()) {
 		t.Errorf("no subscriptions/listen stream held; bridge log:\n%s", stderr.String())
 	}
 }
