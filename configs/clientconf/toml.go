@@ -203,13 +203,8 @@ func tomlOtherForms(src []byte, lines []tomlLine, name string) bool {
 			table = l.header
 			continue
 		}
-		line := strings.TrimSpace(string(src[l.start:l.end]))
-		eq := strings.IndexByte(line, '=')
-		if eq < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		keys, err := splitKey(line[:eq])
-		if err != nil {
+		keys, _, ok := tomlKeyValue(src, l)
+		if !ok {
 			continue
 		}
 		full := append(append([]string(nil), table...), keys...)
@@ -334,6 +329,21 @@ func isBlank(src []byte, l tomlLine) bool {
 	return len(bytes.TrimSpace(src[l.start:l.end])) == 0
 }
 
+// tomlKeyValue splits a key = value line into its dotted key and the
+// value's text; ok is false for any other line (blank, comment, bad key).
+func tomlKeyValue(src []byte, l tomlLine) (keys []string, val string, ok bool) {
+	line := strings.TrimSpace(string(src[l.start:l.end]))
+	eq := strings.IndexByte(line, '=')
+	if eq < 0 || strings.HasPrefix(line, "#") {
+		return nil, "", false
+	}
+	keys, err := splitKey(line[:eq])
+	if err != nil {
+		return nil, "", false
+	}
+	return keys, strings.TrimSpace(line[eq+1:]), true
+}
+
 func isBlankOrComment(src []byte, l tomlLine) bool {
 	t := bytes.TrimSpace(src[l.start:l.end])
 	return len(t) == 0 || t[0] == '#'
@@ -360,13 +370,8 @@ func tomlServers(src []byte) (map[string]Server, error) {
 		if len(table) < 2 || table[0] != "mcp_servers" {
 			continue
 		}
-		line := strings.TrimSpace(string(src[l.start:l.end]))
-		eq := strings.IndexByte(line, '=')
-		if eq < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		keys, err := splitKey(line[:eq])
-		if err != nil {
+		keys, val, ok := tomlKeyValue(src, l)
+		if !ok {
 			continue
 		}
 		full := append(append([]string(nil), table[1:]...), keys...)
@@ -374,7 +379,6 @@ func tomlServers(src []byte) (map[string]Server, error) {
 		if s.Env == nil {
 			s.Env = map[string]string{}
 		}
-		val := strings.TrimSpace(line[eq+1:])
 		switch {
 		case len(full) == 2 && full[1] == "command":
 			s.Command, _ = tomlParseString(val)
