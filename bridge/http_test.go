@@ -434,23 +434,9 @@ func TestHTTPListChangedOnTheSessionStream(t *testing.T) {
 func TestHTTPShutdown(t *testing.T) {
 	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Grace = 10 * time.Second })
 	sid := h.initialize("2025-06-18")
-	inflight := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
-		if err != nil {
-			t.Error(err)
-		}
-		inflight <- r
-	}()
+	inflight := h.postAsync(withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
 	waitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
-	queued := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
-		if err != nil {
-			t.Error(err)
-		}
-		queued <- r
-	}()
+	queued := h.postAsync(withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
 	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
 	listen := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
 	_, _, events, closeStream := h.stream("POST", modernHeaders("subscriptions/listen", ""), listen)
@@ -508,14 +494,7 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 func TestHTTPCancelledInSession(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	sid := h.initialize("2025-06-18")
-	done := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"h"`, "fault_hang", `{}`))
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
+	done := h.postAsync(withSession(sid), call(`"h"`, "fault_hang", `{}`))
 	waitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
 	if r := h.post(withSession(sid), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); r.status != 202 {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
