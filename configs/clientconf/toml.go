@@ -114,13 +114,8 @@ func splitKey(s string) ([]string, error) {
 		var k string
 		switch s[0] {
 		case '"':
-			end := 1
-			for ; end < len(s) && s[end] != '"'; end++ {
-				if s[end] == '\\' {
-					end++
-				}
-			}
-			if end >= len(s) {
+			end := basicStringEnd(s)
+			if end < 0 {
 				return nil, fmt.Errorf("unterminated key")
 			}
 			u, err := strconv.Unquote(s[:end+1])
@@ -154,6 +149,21 @@ func splitKey(s string) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// basicStringEnd returns the index of the '"' that closes the basic
+// string s starts with, or -1 when it is unterminated.
+func basicStringEnd(s string) int {
+	end := 1
+	for ; end < len(s) && s[end] != '"'; end++ {
+		if s[end] == '\\' {
+			end++
+		}
+	}
+	if end >= len(s) {
+		return -1
+	}
+	return end
 }
 
 func tomlKey(k string) string {
@@ -405,13 +415,8 @@ func tomlParseString(s string) (string, string) {
 	}
 	switch s[0] {
 	case '"':
-		end := 1
-		for ; end < len(s) && s[end] != '"'; end++ {
-			if s[end] == '\\' {
-				end++
-			}
-		}
-		if end >= len(s) {
+		end := basicStringEnd(s)
+		if end < 0 {
 			return "", ""
 		}
 		var v string
