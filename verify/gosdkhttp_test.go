@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
 // startHTTPBridge runs the bridge binary with --listen on a free port and
@@ -64,41 +61,25 @@ func startHTTPBridge(t *testing.T, basePort string, extra ...string) (url string
 // opens subscriptions/listen) and pinned to a legacy version (a session,
 // with its GET stream).
 func TestGoSDKStreamableHTTP(t *testing.T) {
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	_, port, _ := net.SplitHostPort(sim.Addr())
-	url, stderr := startHTTPBridge(t, port)
+	url, stderr := startHTTPBridge(t, goSDKSimPort(t))
 
-	for _, version := range []string{"", "2025-06-18"} {
-		name := version
-		if name == "" {
-			name = "default (modern)"
+	forGoSDKEras(t, func(t *testing.T, ctx context.Context, version, name string) {
+		client := newGoSDKClient("gosdk-http-" + name)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
 		}
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-http-" + name, Version: "1"}, &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
-			})
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatalf("connect: %v\n%s", err, stderr.String())
-			}
-			defer cs.Close()
-			init := cs.InitializeResult()
-			wantVersion := version
-			if wantVersion == "" {
-				wantVersion = "2026-07-28"
-			}
-			if init == nil || init.ProtocolVersion != wantVersion {
-				t.Fatalf("negotiated %+v, want %q", init, wantVersion)
-			}
-			checkGoSDKTools(ctx, t, cs)
-		})
-	}
+		defer cs.Close()
+		init := cs.InitializeResult()
+		wantVersion := version
+		if wantVersion == "" {
+			wantVersion = "2026-07-28"
+		}
+		if init == nil || init.ProtocolVersion != wantVersion {
+			t.Fatalf("negotiated %+v, want %q", init, wantVersion)
+		}
+		checkGoSDKTools(ctx, t, cs)
+	})
 	// The modern client's list-changed handler made it open a listen
 	// stream, which the bridge acknowledged and held.
 	if !listenOpened(stderr.String()) {
