@@ -22,6 +22,15 @@ const (
 	pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 )
 
+// statusCase is a request and the HTTP status it must get.
+type statusCase struct {
+	name    string
+	method  string
+	headers hdr
+	body    string
+	status  int
+}
+
 func TestHTTPGuard(t *testing.T) {
 	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
 		hc.AllowOrigins = []string{"https://cad.example"}
@@ -37,13 +46,7 @@ func TestHTTPGuard(t *testing.T) {
 		t.Fatal("no session with the right token")
 	}
 	withAuth := func(extra ...string) hdr { return append(append(withSession(sid), auth, good), extra...) }
-	cases := []struct {
-		name    string
-		method  string
-		headers hdr
-		body    string
-		status  int
-	}{
+	cases := []statusCase{
 		{"foreign Origin, POST", "POST", withAuth("Origin", "https://evil.example"), listBody, 403},
 		{"foreign Origin, GET", "GET", withAuth("Origin", "https://evil.example", "Accept", "text/event-stream"), "", 403},
 		{"foreign Origin, DELETE", "DELETE", withAuth("Origin", "https://evil.example"), "", 403},
@@ -89,13 +92,7 @@ func TestHTTPMediaTypesAndLimits(t *testing.T) {
 	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.MaxMessage = 4096 })
 	sid := h.initialize("2025-06-18")
 	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":%q}}}`, strings.Repeat("x", 5000))
-	cases := []struct {
-		name    string
-		method  string
-		headers hdr
-		body    string
-		status  int
-	}{
+	cases := []statusCase{
 		{"text/plain body", "POST", append(withSession(sid), "Content-Type", "text/plain"), listBody, 415},
 		{"no Content-Type", "POST", hdr{"Accept", "application/json, text/event-stream", "Mcp-Session-Id", sid}, listBody, 415},
 		{"Accept html only", "POST", append(withSession(sid), "Accept", "text/html"), listBody, 406},
