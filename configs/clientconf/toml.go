@@ -287,10 +287,7 @@ func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 	prev := 0
 	for i, r := range ranges {
 		first := lines[r[0]].start
-		last := r[1] - 1
-		for last > r[0] && isBlankOrComment(src, lines[last]) {
-			last--
-		}
+		last := tableLastValue(src, lines, r)
 		out = append(out, src[prev:first]...)
 		if i == 0 {
 			out = append(out, block...)
@@ -318,10 +315,7 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 	prev := 0
 	for _, r := range ranges {
 		first := lines[r[0]].start
-		last := r[1] - 1
-		for last > r[0] && isBlankOrComment(src, lines[last]) {
-			last--
-		}
+		last := tableLastValue(src, lines, r)
 		end := lines[last].end
 		cut := first
 		// A blank line before the table goes with it when the table ended the file
@@ -352,6 +346,16 @@ func tomlKeyValue(src []byte, l tomlLine) (keys []string, val string, ok bool) {
 		return nil, "", false
 	}
 	return keys, strings.TrimSpace(line[eq+1:]), true
+}
+
+// tableLastValue is the index of the last line of table range r that is
+// neither blank nor a comment (those belong to what follows the table).
+func tableLastValue(src []byte, lines []tomlLine, r [2]int) int {
+	last := r[1] - 1
+	for last > r[0] && isBlankOrComment(src, lines[last]) {
+		last--
+	}
+	return last
 }
 
 func isBlankOrComment(src []byte, l tomlLine) bool {
