@@ -22,6 +22,15 @@ const (
 	pingBody = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 )
 
+// statusCase is a request and the HTTP status it must get.
+type statusCase struct {
+	name    string
+	method  string
+	headers hdr
+	body    string
+	status  int
+}
+
 func TestHTTPGuard(t *testing.T) {
 	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
 		hc.AllowOrigins = []string{"https://cad.example"}
@@ -37,13 +46,7 @@ func TestHTTPGuard(t *testing.T) {
 		t.Fatal("no session with the right token")
 	}
 	withAuth := func(extra ...string) hdr { return append(append(withSession(sid), auth, good), extra...) }
-	cases := []struct {
-		name    string
-		method  string
-		headers hdr
-		body    string
-		status  int
-	}{
+	cases := []statusCase{
 		{"foreign Origin, POST", "POST", withAuth("Origin", "https://evil.example"), listBody, 403},
 		{"foreign Origin, GET", "GET", withAuth("Origin", "https://evil.example", "Accept", "text/event-stream"), "", 403},
 		{"foreign Origin, DELETE", "DELETE", withAuth("Origin", "https://evil.example"), "", 403},
@@ -89,13 +92,7 @@ func TestHTTPMediaTypesAndLimits(t *testing.T) {
 	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.MaxMessage = 4096 })
 	sid := h.initialize("2025-06-18")
 	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":%q}}}`, strings.Repeat("x", 5000))
-	cases := []struct {
-		name    string
-		method  string
-		headers hdr
-		body    string
-		status  int
-	}{
+	cases := []statusCase{
 		{"text/plain body", "POST", append(withSession(sid), "Content-Type", "text/plain"), listBody, 415},
 		{"no Content-Type", "POST", hdr{"Accept", "application/json, text/event-stream", "Mcp-Session-Id", sid}, listBody, 415},
 		{"Accept html only", "POST", append(withSession(sid), "Accept", "text/html"), listBody, 406},
@@ -434,23 +431,9 @@ func TestHTTPListChangedOnTheSessionStream(t *testing.T) {
 func TestHTTPShutdown(t *testing.T) {
 	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Grace = 10 * time.Second })
 	sid := h.initialize("2025-06-18")
-	inflight := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
-		if err != nil {
-			t.Error(err)
-		}
-		inflight <- r
-	}()
+	inflight := h.postAsync(withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
 	waitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
-	queued := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
-		if err != nil {
-			t.Error(err)
-		}
-		queued <- r
-	}()
+	queued := h.postAsync(withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
 	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
 	listen := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
 	_, _, events, closeStream := h.stream("POST", modernHeaders("subscriptions/listen", ""), listen)
@@ -508,14 +491,7 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 func TestHTTPCancelledInSession(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	sid := h.initialize("2025-06-18")
-	done := make(chan answer, 1)
-	go func() {
-		r, err := h.try(context.Background(), withSession(sid), call(`"h"`, "fault_hang", `{}`))
-		if err != nil {
-			t.Error(err)
-		}
-		done <- r
-	}()
+	done := h.postAsync(withSession(sid), call(`"h"`, "fault_hang", `{}`))
 	waitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
 	if r := h.post(withSession(sid), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); r.status != 202 {
 		t.Fatalf("cancel: %d %s", r.status, r.body)

@@ -134,6 +134,20 @@ func (h *httpHarness) try(ctx context.Context, headers hdr, body string) (answer
 	return answer{resp.StatusCode, resp.Header, strings.TrimSpace(string(b))}, err
 }
 
+// postAsync is a POST from a goroutine; its answer arrives on the
+// channel, and an error is reported with t.Error.
+func (h *httpHarness) postAsync(headers hdr, body string) <-chan answer {
+	done := make(chan answer, 1)
+	go func() {
+		r, err := h.try(context.Background(), headers, body)
+		if err != nil {
+			h.t.Error(err)
+		}
+		done <- r
+	}()
+	return done
+}
+
 // health is the /healthz answer.
 func (h *httpHarness) health() string {
 	h.t.Helper()

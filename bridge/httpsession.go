@@ -97,13 +97,26 @@ func (t *sessions) end(id string) (*session, bool) {
 // expire ends the sessions idle for longer than the idle timeout and
 // returns them.
 func (t *sessions) expire(now time.Time) []*session {
+	return t.endMatching(func(s *session) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.busy == 0 && now.Sub(s.lastUsed) > t.idle
+	})
+}
+
+// all ends every session, at shutdown.
+func (t *sessions) all() []*session {
+	return t.endMatching(func(*session) bool { return true })
+}
+
+// endMatching removes the sessions match picks (it is called with t.mu
+// held), closes their ended channels once t.mu is released, and returns
+// them.
+func (t *sessions) endMatching(match func(*session) bool) []*session {
 	t.mu.Lock()
 	var gone []*session
 	for id, s := range t.byID {
-		s.mu.Lock()
-		idle := s.busy == 0 && now.Sub(s.lastUsed) > t.idle
-		s.mu.Unlock()
-		if idle {
+		if match(s) {
 			delete(t.byID, id)
 			gone = append(gone, s)
 		}
@@ -113,21 +126,6 @@ func (t *sessions) expire(now time.Time) []*session {
 		close(s.ended)
 	}
 	return gone
-}
-
-// all ends every session, at shutdown.
-func (t *sessions) all() []*session {
-	t.mu.Lock()
-	var list []*session
-	for id, s := range t.byID {
-		delete(t.byID, id)
-		list = append(list, s)
-	}
-	t.mu.Unlock()
-	for _, s := range list {
-		close(s.ended)
-	}
-	return list
 }
 
 func (t *sessions) count() int {

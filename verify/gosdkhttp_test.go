@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
 // startHTTPBridge runs the bridge binary with --listen on a free port and
@@ -70,66 +67,28 @@ func startHTTPBridge(t *testing.T, basePort string, extra ...string) (url string
 // opens subscriptions/listen) and pinned to a legacy version (a session,
 // with its GET stream).
 func TestGoSDKStreamableHTTP(t *testing.T) {
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
-	_, port, _ := net.SplitHostPort(sim.Addr())
-	url, stderr := startHTTPBridge(t, port)
+	url, stderr := startHTTPBridge(t, goSDKSimPort(t))
 
-	for _, version := range []string{"", "2025-06-18"} {
-		name := version
-		if name == "" {
-			name = "default (modern)"
+	forGoSDKEras(t, func(t *testing.T, ctx context.Context, version, name string) {
+		client := newGoSDKClient("gosdk-http-" + name)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
 		}
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-http-" + name, Version: "1"}, &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {},
-			})
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatalf("connect: %v\n%s", err, stderr.String())
-			}
-			defer cs.Close()
-			init := cs.InitializeResult()
-			wantVersion := version
-			if wantVersion == "" {
-				wantVersion = "2026-07-28"
-			}
-			if init == nil || init.ProtocolVersion != wantVersion {
-				t.Fatalf("negotiated %+v, want %q", init, wantVersion)
-			}
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatalf("tools/list: %v", err)
-			}
-			if len(tools.Tools) != 26 {
-				t.Errorf("%d tools, want 26", len(tools.Tools))
-			}
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "measure_distance", Arguments: map[string]any{
-				"from": map[string]any{"x": 0, "y": 0}, "to": map[string]any{"x": 6, "y": 8}}})
-			if err != nil {
-				t.Fatalf("tools/call: %v", err)
-			}
-			text, _ := res.Content[0].(*mcp.TextContent)
-			if res.IsError || text == nil || !strings.HasPrefix(text.Text, "Distance 10,") {
-				t.Errorf("tools/call result: %+v", res)
-			}
-			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "Unknown tool: no_such_tool") {
-				t.Errorf("unknown tool: err = %v", err)
-			}
-		})
-	}
+		defer cs.Close()
+		init := cs.InitializeResult()
+		wantVersion := version
+		if wantVersion == "" {
+			wantVersion = "2026-07-28"
+		}
+		if init == nil || init.ProtocolVersion != wantVersion {
+			t.Fatalf("negotiated %+v, want %q", init, wantVersion)
+		}
+		checkGoSDKTools(ctx, t, cs)
+	})
 	// The modern client's list-changed handler made it open a listen
 	// stream, which the bridge acknowledged and held.
-	opened := false
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		opened = opened || strings.Contains(line, `"message":"subscriptions/listen opened"`) && strings.Contains(line, `"toolsListChanged":true`)
-	}
-	if !opened {
+	if !listenOpened(stderr.String()) {
 		t.Errorf("no subscriptions/listen stream held; bridge log:\n%s", stderr.String())
 	}
 }

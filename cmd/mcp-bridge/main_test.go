@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // runCLI runs the program in-process and returns stdout, stderr and the
@@ -75,25 +75,8 @@ func TestActionFlagsAreNotReadFromTheEnvironment(t *testing.T) {
 	}
 }
 
-// tempDir is t.TempDir, emptied with plain deletes before testing removes
-// it. Under Wine 8 (make test-windows) Go's os.RemoveAll fails on anything
-// but an empty directory ("Invalid function": Wine lacks the
-// NtSetInformationFile class 64 Go deletes with, and Go falls back only on
-// other statuses); os.Remove works there.
-func tempDir(t *testing.T) string {
-	dir := t.TempDir()
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- {
-			os.Remove(paths[i])
-		}
-	})
-	return dir
-}
+// tempDir is testdir.New: a t.TempDir that Wine can remove.
+var tempDir = testdir.New
 
 // TestMain lets a test start this test binary as the program itself: with
 // MCP_BRIDGE_TEST_AS_MAIN=1 in its env it is mcp-bridge (doctor's tests

@@ -114,13 +114,8 @@ func splitKey(s string) ([]string, error) {
 		var k string
 		switch s[0] {
 		case '"':
-			end := 1
-			for ; end < len(s) && s[end] != '"'; end++ {
-				if s[end] == '\\' {
-					end++
-				}
-			}
-			if end >= len(s) {
+			end := basicStringEnd(s)
+			if end < 0 {
 				return nil, fmt.Errorf("unterminated key")
 			}
 			u, err := strconv.Unquote(s[:end+1])
@@ -154,6 +149,21 @@ func splitKey(s string) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// basicStringEnd returns the index of the '"' that closes the basic
+// string s starts with, or -1 when it is unterminated.
+func basicStringEnd(s string) int {
+	end := 1
+	for ; end < len(s) && s[end] != '"'; end++ {
+		if s[end] == '\\' {
+			end++
+		}
+	}
+	if end >= len(s) {
+		return -1
+	}
+	return end
 }
 
 func tomlKey(k string) string {
@@ -203,13 +213,8 @@ func tomlOtherForms(src []byte, lines []tomlLine, name string) bool {
 			table = l.header
 			continue
 		}
-		line := strings.TrimSpace(string(src[l.start:l.end]))
-		eq := strings.IndexByte(line, '=')
-		if eq < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		keys, err := splitKey(line[:eq])
-		if err != nil {
+		keys, _, ok := tomlKeyValue(src, l)
+		if !ok {
 			continue
 		}
 		full := append(append([]string(nil), table...), keys...)
@@ -282,10 +287,7 @@ func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 	prev := 0
 	for i, r := range ranges {
 		first := lines[r[0]].start
-		last := r[1] - 1
-		for last > r[0] && isBlankOrComment(src, lines[last]) {
-			last--
-		}
+		last := tableLastValue(src, lines, r)
 		out = append(out, src[prev:first]...)
 		if i == 0 {
 			out = append(out, block...)
@@ -313,10 +315,7 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 	prev := 0
 	for _, r := range ranges {
 		first := lines[r[0]].start
-		last := r[1] - 1
-		for last > r[0] && isBlankOrComment(src, lines[last]) {
-			last--
-		}
+		last := tableLastValue(src, lines, r)
 		end := lines[last].end
 		cut := first
 		// A blank line before the table goes with it when the table ended the file
@@ -332,6 +331,31 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 
 func isBlank(src []byte, l tomlLine) bool {
 	return len(bytes.TrimSpace(src[l.start:l.end])) == 0
+}
+
+// tomlKeyValue splits a key = value line into its dotted key and the
+// value's text; ok is false for any other line (blank, comment, bad key).
+func tomlKeyValue(src []byte, l tomlLine) (keys []string, val string, ok bool) {
+	line := strings.TrimSpace(string(src[l.start:l.end]))
+	eq := strings.IndexByte(line, '=')
+	if eq < 0 || strings.HasPrefix(line, "#") {
+		return nil, "", false
+	}
+	keys, err := splitKey(line[:eq])
+	if err != nil {
+		return nil, "", false
+	}
+	return keys, strings.TrimSpace(line[eq+1:]), true
+}
+
+// tableLastValue is the index of the last line of table range r that is
+// neither blank nor a comment (those belong to what follows the table).
+func tableLastValue(src []byte, lines []tomlLine, r [2]int) int {
+	last := r[1] - 1
+	for last > r[0] && isBlankOrComment(src, lines[last]) {
+		last--
+	}
+	return last
 }
 
 func isBlankOrComment(src []byte, l tomlLine) bool {
@@ -360,13 +384,8 @@ func tomlServers(src []byte) (map[string]Server, error) {
 		if len(table) < 2 || table[0] != "mcp_servers" {
 			continue
 		}
-		line := strings.TrimSpace(string(src[l.start:l.end]))
-		eq := strings.IndexByte(line, '=')
-		if eq < 0 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		keys, err := splitKey(line[:eq])
-		if err != nil {
+		keys, val, ok := tomlKeyValue(src, l)
+		if !ok {
 			continue
 		}
 		full := append(append([]string(nil), table[1:]...), keys...)
@@ -374,7 +393,6 @@ func tomlServers(src []byte) (map[string]Server, error) {
 		if s.Env == nil {
 			s.Env = map[string]string{}
 		}
-		val := strings.TrimSpace(line[eq+1:])
 		switch {
 		case len(full) == 2 && full[1] == "command":
 			s.Command, _ = tomlParseString(val)
@@ -401,13 +419,8 @@ func tomlParseString(s string) (string, string) {
 	}
 	switch s[0] {
 	case '"':
-		end := 1
-		for ; end < len(s) && s[end] != '"'; end++ {
-			if s[end] == '\\' {
-				end++
-			}
-		}
-		if end >= len(s) {
+		end := basicStringEnd(s)
+		if end < 0 {
 			return "", ""
 		}
 		var v string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/internal/testbin"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // bridgeBin is the real bridge, built once for these tests.
@@ -65,7 +66,7 @@ func TestVerifyAgainstAClosedPort(t *testing.T) {
 }
 
 func TestVerifyCatchesABrokenBridge(t *testing.T) {
-	naive, err := testbin.Build(testbin.TempDir(t), "naivebridge", "./testdata/naivebridge")
+	naive, err := testbin.Build(testdir.New(t), "naivebridge", "./testdata/naivebridge")
 	if err != nil {
 		t.Fatal(err)
 	}

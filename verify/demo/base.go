@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/verify"
@@ -32,36 +31,16 @@ func RunBase(w io.Writer, bin, addr, outDir string) error {
 		return err
 	}
 	fmt.Fprintf(w, "CAD base at %s.\n", addr)
-	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s --host %s --port %s\n", bin, host, port)
-	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
-	s, err := verify.Start(bin, []string{"--host", host, "--port", port, "--log-level", "warn", "--no-cache"}, verify.Options{})
+	d, err := startBridge(w, bin, "--host", host, "--port", port)
 	if err != nil {
 		return err
 	}
+	s := d.s
 	defer s.Close()
 
-	d := demo{w: w, s: s}
-	d.step("1. The handshake",
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}`)
-	d.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	fmt.Fprintln(w, "   (a notification: no answer)")
-
-	d.heading("2. The tools the CAD base offers")
-	d.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	var list struct {
-		Result struct {
-			Tools []struct{ Name string } `json:"tools"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal([]byte(d.recv()), &list)
-	var names []string
-	for _, t := range list.Result.Tools {
-		names = append(names, t.Name)
-	}
+	names := d.tools()
 	fmt.Fprintf(w, "← %d tools:\n", len(names))
-	for i := 0; i < len(names); i += 6 {
-		fmt.Fprintf(w, "     %s\n", strings.Join(names[i:min(i+6, len(names))], ", "))
-	}
+	d.names(names)
 
 	d.heading("3. Drawing, and seeing the effect")
 	d.call(3, "new_drawing", `{"name":"bracket"}`)

@@ -27,39 +27,22 @@ func Run(w io.Writer, bin string) error {
 	port := addr[strings.LastIndexByte(addr, ':')+1:]
 
 	fmt.Fprintf(w, "Simulated CAD base listening on %s.\n", addr)
-	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s --port %s\n", bin, port)
-	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
-	s, err := verify.Start(bin, []string{"--port", port, "--log-level", "warn", "--no-cache"}, verify.Options{})
+	d, err := startBridge(w, bin, "--port", port)
 	if err != nil {
 		return err
 	}
+	s := d.s
 	defer s.Close()
 
-	d := demo{w: w, s: s}
-	d.step("1. The handshake",
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}`)
-	d.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	fmt.Fprintln(w, "   (a notification: no answer)")
-
-	d.heading("2. The tools the CAD base offers")
-	d.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	line := d.recv()
-	var list struct {
-		Result struct {
-			Tools []struct{ Name string } `json:"tools"`
-		} `json:"result"`
-	}
-	_ = json.Unmarshal([]byte(line), &list)
+	all := d.tools()
 	var names []string
-	for _, t := range list.Result.Tools {
-		if !strings.HasPrefix(t.Name, "fault_") && t.Name != "sim_stats" {
-			names = append(names, t.Name)
+	for _, name := range all {
+		if !strings.HasPrefix(name, "fault_") && name != "sim_stats" {
+			names = append(names, name)
 		}
 	}
-	fmt.Fprintf(w, "← %d CAD tools (plus %d test-only fault tools of the simulator):\n", len(names), len(list.Result.Tools)-len(names))
-	for i := 0; i < len(names); i += 6 {
-		fmt.Fprintf(w, "     %s\n", strings.Join(names[i:min(i+6, len(names))], ", "))
-	}
+	fmt.Fprintf(w, "← %d CAD tools (plus %d test-only fault tools of the simulator):\n", len(names), len(all)-len(names))
+	d.names(names)
 
 	d.heading("3. Drawing, and seeing the effect")
 	d.call(3, "draw_rectangle", `{"corner1":{"x":0,"y":0},"corner2":{"x":40,"y":20}}`)
@@ -112,6 +95,47 @@ type demo struct {
 	w   io.Writer
 	s   *verify.Bridge
 	err error
+}
+
+// startBridge starts the bridge binary bin with args the way an MCP client
+// does, saying so on w, and shows the handshake (step 1).
+func startBridge(w io.Writer, bin string, args ...string) (*demo, error) {
+	fmt.Fprintf(w, "Starting the bridge as an MCP client would: %s %s\n", bin, strings.Join(args, " "))
+	fmt.Fprintf(w, "(→ is what the client writes to the bridge's stdin, ← what comes back on stdout)\n")
+	s, err := verify.Start(bin, append(args, "--log-level", "warn", "--no-cache"), verify.Options{})
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{w: w, s: s}
+	d.step("1. The handshake",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"demo","version":"1"}}}`)
+	d.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(w, "   (a notification: no answer)")
+	return d, nil
+}
+
+// tools shows step 2's tools/list and returns the names of the tools.
+func (d *demo) tools() []string {
+	d.heading("2. The tools the CAD base offers")
+	d.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var list struct {
+		Result struct {
+			Tools []struct{ Name string } `json:"tools"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(d.recv()), &list)
+	var names []string
+	for _, t := range list.Result.Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// names prints tool names six to a line.
+func (d *demo) names(names []string) {
+	for i := 0; i < len(names); i += 6 {
+		fmt.Fprintf(d.w, "     %s\n", strings.Join(names[i:min(i+6, len(names))], ", "))
+	}
 }
 
 func (d *demo) heading(h string) { fmt.Fprintf(d.w, "\n%s\n", h) }

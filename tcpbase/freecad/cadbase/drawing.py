@@ -472,15 +472,21 @@ class Drawing:
             raise ToolError("no entity with handle %s" % quote(a["handle"]))
         return json.dumps(Entity(o).as_json(), ensure_ascii=False, separators=(",", ":"))
 
-    def _each(self, a, fn):
-        """Applies fn to a copy of every named entity, after checking they
-        all exist, and writes the copies back (rebuilding their shapes)."""
+    def _entity_objs(self, handles):
+        """The objects of the entities handles name; a ToolError names the
+        first handle with no entity."""
         objs = []
-        for h in a["handles"]:
+        for h in handles:
             o = self.entity_obj(h)
             if o is None:
                 raise ToolError("no entity with handle %s" % quote(h))
             objs.append(o)
+        return objs
+
+    def _each(self, a, fn):
+        """Applies fn to a copy of every named entity, after checking they
+        all exist, and writes the copies back (rebuilding their shapes)."""
+        objs = self._entity_objs(a["handles"])
         for o in objs:
             e = Entity(o)
             if fn(e) is not False:
@@ -564,12 +570,7 @@ class Drawing:
     def t_get_extents(self, a):
         objs = None
         if a.get("handles"):
-            objs = []
-            for h in a["handles"]:
-                o = self.entity_obj(h)
-                if o is None:
-                    raise ToolError("no entity with handle %s" % quote(h))
-                objs.append(o)
+            objs = self._entity_objs(a["handles"])
         box = self.extents(objs)
         if box is None:
             return "The drawing is empty: no extents."

@@ -4,7 +4,6 @@ package testbin
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,24 +46,4 @@ func Build(dir, name, pkg string) (string, error) {
 		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin, nil
-}
-
-// TempDir is t.TempDir, emptied with plain deletes before testing removes
-// it. Under Wine 8 (make test-windows) Go's os.RemoveAll fails on anything
-// but an empty directory ("Invalid function": Wine lacks the
-// NtSetInformationFile class 64 Go deletes with, and Go falls back only on
-// other statuses); os.Remove works there.
-func TempDir(t *testing.T) string {
-	dir := t.TempDir()
-	t.Cleanup(func() {
-		var paths []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- {
-			os.Remove(paths[i])
-		}
-	})
-	return dir
 }
