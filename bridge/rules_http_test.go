@@ -19,7 +19,7 @@ func TestRulesOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+	jpath := filepath.Join(tempDir(t), "journal.jsonl")
 	jw, err := journal.Open(jpath, 0, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func TestAnnotationsSameInBothErasAndFromTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	dir := t.TempDir()
+	dir := tempDir(t)
 	h := newHarness(t, sim, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.CacheDir = dir; c.Retries = -1 }))
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	legacy := listed(t, h.recv())
@@ -184,7 +184,7 @@ func question(t *testing.T, h *harness) (id string, message string) {
 }
 
 func TestConfirmLegacy(t *testing.T) {
-	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+	jpath := filepath.Join(tempDir(t), "journal.jsonl")
 	jw, err := journal.Open(jpath, 0, 0)
 	if err != nil {
 		t.Fatal(err)

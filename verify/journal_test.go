@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 )
 
@@ -24,7 +26,7 @@ func TestJournalThreeBridges(t *testing.T) {
 	}
 	defer simCmd.Process.Kill()
 	_, port, _ := net.SplitHostPort(addr)
-	file := filepath.Join(t.TempDir(), "journal.jsonl")
+	file := filepath.Join(testdir.New(t), "journal.jsonl")
 	per := []int{3334, 3333, 3333}
 	var cmds []*exec.Cmd
 	for who, n := range per {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // The soak's writer processes are this test binary, run again with
@@ -47,7 +49,7 @@ func TestMain(m *testing.M) {
 // Every line must be a whole entry of one writer, and every entry of every
 // writer must be there exactly once.
 func TestSoakThreeProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	path := filepath.Join(testdir.New(t), "journal.jsonl")
 	const writers, total = 3, 10000
 	per := []int{3334, 3333, 3333}
 	var cmds []*exec.Cmd
@@ -117,7 +119,7 @@ func TestSoakThreeProcesses(t *testing.T) {
 }
 
 func TestRotationKeepsNewestFiles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "j")
+	path := filepath.Join(testdir.New(t), "j")
 	w, err := Open(path, 100, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestExistingFileTightened(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("file modes are not access control on Windows")
 	}
-	path := filepath.Join(t.TempDir(), "j")
+	path := filepath.Join(testdir.New(t), "j")
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func server(t *testing.T, out string) map[string]any {
 
 // Defects of --print-config found by trying it as a new user.
 func TestPrintConfigDefects(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	t.Chdir(dir)
 
 	// A relative --log-file becomes absolute (GUI clients start the bridge
@@ -126,7 +126,7 @@ func TestUnsubstitutedPlaceholderIsUnset(t *testing.T) {
 }
 
 func TestInstallThroughTheCLI(t *testing.T) {
-	root := t.TempDir()
+	root := tempDir(t)
 	t.Chdir(root)
 	home := filepath.Join(root, "home")
 	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}

@@ -142,7 +142,7 @@ func TestCacheDirDefault(t *testing.T) {
 	case "darwin":
 		base = filepath.Join(os.Getenv("HOME"), "Library", "Caches")
 	default:
-		base = filepath.Join(t.TempDir(), "xdg-cache")
+		base = filepath.Join(tempDir(t), "xdg-cache")
 		t.Setenv("XDG_CACHE_HOME", base)
 	}
 	_, help, _ := runCLI(t, nil, "", "--help")

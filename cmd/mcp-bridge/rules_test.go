@@ -15,7 +15,7 @@ import (
 )
 
 func TestBadPolicyRefusedAtStart(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "policy.json")
+	file := filepath.Join(tempDir(t), "policy.json")
 	if err := os.WriteFile(file, []byte("{\n  // comment\n  \"deny\": [\"save_*\"],\n  \"confrim\": [\"delete_*\"]\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestBadPolicyRefusedAtStart(t *testing.T) {
 
 func TestJournalCommand(t *testing.T) {
 	port := startSim(t)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	file := filepath.Join(dir, "journal.jsonl")
 	env := map[string]string{"CAD_MCP_PORT": port, "CAD_MCP_JOURNAL": file}
 	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"3.1"}}}

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 func TestMCPBIsReproducibleAndExecutable(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "mcp-bridge")
+	bin := filepath.Join(testdir.New(t), "mcp-bridge")
 	os.WriteFile(bin, []byte("\x7fELF pretend"), 0o755)
 	p := Platform{MCPB: "linux", Binary: bin}
 	m, err := Manifest("1.2.3", []Tool{{Name: "draw_line", Description: "Draw a line"}}, p)
@@ -70,7 +72,7 @@ func TestMCPBIsReproducibleAndExecutable(t *testing.T) {
 }
 
 func TestServerJSONChecksTheHash(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	f := filepath.Join(dir, "b.mcpb")
 	os.WriteFile(f, []byte("bundle"), 0o644)
 	sum, _ := FileSHA256(f)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -22,7 +24,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, goos string) *fixture {
 	t.Helper()
-	root := t.TempDir()
+	root := testdir.New(t)
 	fx := &fixture{root: root, vars: map[string]string{
 		"HOME":            filepath.Join(root, "home"),
 		"USERPROFILE":     filepath.Join(root, "profile"),
