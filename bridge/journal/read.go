@@ -60,30 +60,39 @@ func Each(path string, fn func(Line) bool) error {
 		return fmt.Errorf("journal %s: no such file", path)
 	}
 	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
+		more, err := eachLine(name, fn)
+		if err != nil || !more {
 			return err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		n := 0
-		for sc.Scan() {
-			n++
-			l := Line{Text: sc.Bytes(), File: name, N: n}
-			var e Entry
-			if json.Unmarshal(l.Text, &e) == nil {
-				l.Entry = &e
-			}
-			if !fn(l) {
-				f.Close()
-				return nil
-			}
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// eachLine calls fn for every line of one file; more is false when fn
+// asked to stop. The file is closed however fn ends (a test's Fatalf
+// included: an open file cannot be removed on Windows).
+func eachLine(name string, fn func(Line) bool) (more bool, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		l := Line{Text: sc.Bytes(), File: name, N: n}
+		var e Entry
+		if json.Unmarshal(l.Text, &e) == nil {
+			l.Entry = &e
+		}
+		if !fn(l) {
+			return false, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return false, fmt.Errorf("%s: %w", name, err)
+	}
+	return true, nil
 }

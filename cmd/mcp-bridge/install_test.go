@@ -90,14 +90,16 @@ func TestPrintConfigDefects(t *testing.T) {
 	// The ready commands: claude mcp add-json wants the bare server, code
 	// --add-mcp wants a name in it.
 	out, errs, _ := runCLI(t, nil, "", "--print-config", "--client", "claude-code")
-	if !strings.Contains(errs, "claude mcp add-json --scope user cad-autocad '{\"type\":\"stdio\",\"command\":") {
+	// quoted is how the start of s looks quoted for this OS's shell.
+	quoted := func(s string) string { q := shellQuote(s); return q[:len(q)-1] }
+	if !strings.Contains(errs, "claude mcp add-json --scope user cad-autocad "+quoted(`{"type":"stdio","command":`)) {
 		t.Errorf("claude-code: no ready command on stderr:\n%s", errs)
 	}
 	if json.Valid([]byte(out)) == false {
 		t.Errorf("stdout is not only JSON:\n%s", out)
 	}
 	_, errs, _ = runCLI(t, nil, "", "--print-config", "--client", "vscode")
-	if !strings.Contains(errs, `code --add-mcp '{"name":"cad-autocad","type":"stdio",`) {
+	if !strings.Contains(errs, "code --add-mcp "+quoted(`{"name":"cad-autocad","type":"stdio",`)) {
 		t.Errorf("vscode: no ready command on stderr:\n%s", errs)
 	}
 
