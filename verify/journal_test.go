@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,6 +30,14 @@ func TestJournalThreeBridges(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 	file := filepath.Join(testdir.New(t), "journal.jsonl")
 	per := []int{3334, 3333, 3333}
+	if runtime.GOOS == "windows" {
+		// Under Wine 10,000 calls outlast the bridges' 30 s to finish
+		// accepted requests after stdin ends (the calls left are dropped,
+		// never journaled); the writer's own 10,000-line soak runs there
+		// in bridge/journal.
+		per = []int{1000, 1000, 1000}
+	}
+	total := per[0] + per[1] + per[2]
 	var cmds []*exec.Cmd
 	for who, n := range per {
 		var in bytes.Buffer
@@ -36,7 +46,7 @@ func TestJournalThreeBridges(t *testing.T) {
 			fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":%d,"y":1}}}}`+"\n", i+1, i)
 		}
 		cmd := exec.Command(bridgeBin, "--port", port, "--no-cache", "--log-level", "error", "--queue", "4096",
-			"--journal", file, "--journal-max", "600000", "--journal-args")
+			"--journal", file, "--journal-max", strconv.Itoa(60*total), "--journal-args")
 		cmd.Stdin = &in
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -79,8 +89,8 @@ func TestJournalThreeBridges(t *testing.T) {
 		t.Logf("%d of the calls failed at the base; their entries are whole", failed)
 	}
 	files := journal.Files(file)
-	if lines != 10000 || len(files) < 3 {
-		t.Errorf("%d lines in %d files; want 10000 lines, rotated at least twice", lines, len(files))
+	if lines != total || len(files) < 3 {
+		t.Errorf("%d lines in %d files; want %d lines, rotated at least twice", lines, len(files), total)
 	}
 	for who, n := range per {
 		if got := count[fmt.Sprintf("bridge-%d", who)]; got != n {
