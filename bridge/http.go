@@ -224,6 +224,9 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		"queue":    f.b.queue.len(),
 		"sessions": f.sessions.count(),
 		"streams":  f.streams.Load(),
+		// clients: stdio, each legacy session and each stateless request
+		// being served.
+		"clients": len(f.b.allClients()),
 	})
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(body, '\n'))

@@ -368,6 +368,8 @@ func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
 	cancelQ()
 	<-gotQ
+	// The bridge has seen the queued request's client go (it served two).
+	waitFor(t, func() bool { return field(t, h.health(), "clients") == float64(1) })
 	cancelIn()
 	// The in-flight call's base connection is closed; the queued one never
 	// reaches the base; the next call runs at once.
