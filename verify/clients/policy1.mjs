@@ -5,6 +5,7 @@
 // Usage: node policy1.mjs <mcp-bridge binary> <base port> <policy file> <journal file>
 //        node policy1.mjs <MCP URL of a bridge started with the policy>
 import assert from 'node:assert/strict';
+import { declineDelete } from './steps.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -45,11 +46,7 @@ ok('tools/call save_drawing: refused, naming the policy');
 const drawn = await client.callTool({ name: 'draw_line', arguments: { start: { x: 0, y: 0 }, end: { x: 3, y: 4 } } });
 const handle = drawn.content[0].text.split(' ')[1];
 
-const declined = await client.callTool({ name: 'delete_entities', arguments: { handles: [handle] } });
-assert.equal(declined.isError, true);
-assert.match(declined.content[0].text, /you declined it/);
-assert.equal(asked.length, 1);
-assert.match(asked[0], /delete_entities/);
+const declined = await declineDelete(client, asked, handle);
 assert.match(asked[0], new RegExp(`handles: \\["${handle}"\\]`));
 ok(`delete_entities, user declines: isError "${declined.content[0].text}"`);
 

@@ -5,6 +5,7 @@
 // Usage: node policy2.mjs <mcp-bridge binary> <base port> <policy file>
 //        node policy2.mjs <MCP URL of a bridge started with the policy>
 import assert from 'node:assert/strict';
+import { declineDelete } from './steps.mjs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -36,11 +37,7 @@ ok(`tools/list (2026-07-28): ${tools.length} tools, annotations merged`);
 const drawn = await client.callTool({ name: 'draw_circle', arguments: { center: { x: 1, y: 2 }, radius: 3 } });
 const handle = drawn.content[0].text.split(' ')[1];
 
-const declined = await client.callTool({ name: 'delete_entities', arguments: { handles: [handle] } });
-assert.equal(declined.isError, true);
-assert.match(declined.content[0].text, /you declined it/);
-assert.equal(asked.length, 1);
-assert.match(asked[0], /delete_entities/);
+const declined = await declineDelete(client, asked, handle);
 ok(`delete_entities through input_required, user declines: isError "${declined.content[0].text}"`);
 
 answer = 'accept';

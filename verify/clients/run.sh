@@ -48,6 +48,17 @@ inspector() { npx --no-install mcp-inspector --cli --config "$work/inspector.jso
 
 fail() { echo "e2e: FAIL $*"; exit 1; }
 pass() { echo "e2e: ok   $*"; }
+# http_url FILE: the MCP URL that a bridge started with --listen logs (JSON)
+# in FILE, once it is there; fails after 5 s.
+http_url() {
+  local u
+  for _ in $(seq 100); do
+    u=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$1" | head -1)
+    [ -n "$u" ] && { echo "$u"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}
 want_tools=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' | "$bin" --port "$port" --log-level error --no-cache |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).result.tools.length))')
 
@@ -154,13 +165,7 @@ export MCP_INSPECTOR_SECRET_STORE=memory
 "$bin" --port "$port" --listen 127.0.0.1:0 --log-format json --log-level info --no-cache 2>"$work/http.err" &
 http_pid=$!
 trap 'kill $sim_pid $sim2_pid $http_pid 2>/dev/null; rm -rf "$work"' EXIT
-url=
-for _ in $(seq 100); do
-  url=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$work/http.err" | head -1)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
-[ -n "$url" ] || { cat "$work/http.err"; fail "the HTTP bridge did not start"; }
+url=$(http_url "$work/http.err") || { cat "$work/http.err"; fail "the HTTP bridge did not start"; }
 echo "e2e: HTTP bridge at $url"
 hostport=${url#http://}
 "$bin" --print-config --client inspector --listen "${hostport%/mcp}" >"$work/http.json"
@@ -193,13 +198,7 @@ pass "HTTP bridge exits 0 on SIGTERM"
 "$bin" --port "$port" --listen 127.0.0.1:0 --log-format json --log-level info --no-cache --policy "$policy" 2>"$work/phttp.err" &
 phttp_pid=$!
 trap 'kill $sim_pid $sim2_pid $http_pid $phttp_pid 2>/dev/null; rm -rf "$work"' EXIT
-purl=
-for _ in $(seq 100); do
-  purl=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$work/phttp.err" | head -1)
-  [ -n "$purl" ] && break
-  sleep 0.05
-done
-[ -n "$purl" ] || { cat "$work/phttp.err"; fail "the HTTP bridge with a policy did not start"; }
+purl=$(http_url "$work/phttp.err") || { cat "$work/phttp.err"; fail "the HTTP bridge with a policy did not start"; }
 node policy1.mjs "$purl" || fail "TypeScript SDK 1.x over HTTP with a policy (elicitation on the SSE stream)"
 node policy2.mjs "$purl" || fail "TypeScript SDK 2.x over HTTP with a policy (input_required)"
 kill -TERM "$phttp_pid"

@@ -39,3 +39,15 @@ export async function unknownTool(client, ok) {
   });
   ok('unknown tool: -32602 Unknown tool passed through');
 }
+
+// declineDelete calls delete_entities on handle while the user declines
+// (asked collects the questions the client was shown): the answer is an
+// isError result saying so, after one question that names the tool.
+export async function declineDelete(client, asked, handle) {
+  const declined = await client.callTool({ name: 'delete_entities', arguments: { handles: [handle] } });
+  assert.equal(declined.isError, true);
+  assert.match(declined.content[0].text, /you declined it/);
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /delete_entities/);
+  return declined;
+}
