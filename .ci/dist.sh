@@ -42,11 +42,8 @@ echo "dist: ok   two builds gave identical binaries ($(echo "$second" | wc -l) f
 
 $GO run ./cmd/mkdist --dist dist
 
-# The pinned clients (mcpb, ajv) from the lockfile, as verify/clients/run.sh does.
-if ! [ -x verify/clients/node_modules/.bin/mcpb ]; then
-  (cd verify/clients && npm install --no-audit --no-fund --loglevel=error)
-  git diff --quiet -- verify/clients/package-lock.json || { echo "dist: FAIL npm install changed package-lock.json"; exit 1; }
-fi
+# The pinned clients (mcpb, ajv), installed and checked as verify/clients/run.sh does.
+verify/clients/install.sh
 mcpb() { (cd verify/clients && npx --no-install mcpb "$@"); }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

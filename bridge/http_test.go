@@ -97,7 +97,9 @@ func TestHTTPMediaTypesAndLimits(t *testing.T) {
 		{"no Content-Type", "POST", hdr{"Accept", "application/json, text/event-stream", "Mcp-Session-Id", sid}, listBody, 415},
 		{"Accept html only", "POST", append(withSession(sid), "Accept", "text/html"), listBody, 406},
 		{"Accept json only", "POST", append(withSession(sid), "Accept", "application/json"), listBody, 406},
+		{"no Accept", "POST", append(withSession(sid), "Accept", ""), pingBody, 406},
 		{"GET without event-stream", "GET", append(withSession(sid), "Accept", "application/json"), "", 406},
+		{"GET without Accept", "GET", append(withSession(sid), "Accept", ""), "", 406},
 		{"PUT", "PUT", withSession(sid), listBody, 405},
 		{"over --max-message", "POST", withSession(sid), big, 413},
 		{"json with charset", "POST", append(withSession(sid), "Content-Type", "application/json; charset=utf-8"), pingBody, 200},
@@ -502,4 +504,32 @@ func TestHTTPCancelledInSession(t *testing.T) {
 		t.Errorf("the cancelled call's POST: %d %q", r.status, r.body)
 	}
 	waitFor(t, func() bool { return h.sim.OpenConns() == 0 })
+}
+
+// TestHTTPAcceptHeader: a POST without an Accept header is refused 406, as
+// both official SDKs do, with a body that says what to send; the two media
+// types may come on two Accept lines.
+func TestHTTPAcceptHeader(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	sid := h.initialize("2025-06-18")
+	r := h.do(context.Background(), "POST", h.url, append(withSession(sid), "Accept", ""), pingBody)
+	if r.status != http.StatusNotAcceptable || !strings.Contains(r.body, `Accept: application/json, text/event-stream`) {
+		t.Fatalf("no Accept: %d %s; want 406 naming the header to send", r.status, r.body)
+	}
+	req, err := http.NewRequest("POST", h.url, strings.NewReader(pingBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(withSession(sid)); i += 2 {
+		req.Header.Set(withSession(sid)[i], withSession(sid)[i+1])
+	}
+	req.Header["Accept"] = []string{"application/json", "text/event-stream"}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("Accept on two lines: %d, want 200", resp.StatusCode)
+	}
 }

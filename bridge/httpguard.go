@@ -98,19 +98,20 @@ func jsonContent(ct string) bool {
 	return err == nil && mt == "application/json"
 }
 
-// accepts reports whether an Accept header lists the media type (or a
-// wildcard for it). An absent header accepts everything.
-func accepts(accept, want string) bool {
-	if accept == "" {
-		return true
-	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		if mt == want || mt == "*/*" || (strings.HasSuffix(mt, "/*") && strings.HasPrefix(want, strings.TrimSuffix(mt, "*"))) {
-			return true
+// accepts reports whether the Accept header lines list the media type (or
+// a wildcard for it). No Accept header accepts nothing: the transport
+// requires a client to list what it takes, and both official SDKs answer
+// such a request 406.
+func accepts(accept []string, want string) bool {
+	for _, line := range accept {
+		for part := range strings.SplitSeq(line, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			if mt == want || mt == "*/*" || (strings.HasSuffix(mt, "/*") && strings.HasPrefix(want, strings.TrimSuffix(mt, "*"))) {
+				return true
+			}
 		}
 	}
 	return false

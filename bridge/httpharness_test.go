@@ -102,6 +102,10 @@ func (h *httpHarness) do(ctx context.Context, method, url string, headers hdr, b
 			req.Host = headers[i+1]
 			continue
 		}
+		if headers[i+1] == "" { // an empty value removes the header
+			req.Header.Del(headers[i])
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := h.client.Do(req)

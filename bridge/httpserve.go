@@ -63,9 +63,9 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		f.refuse(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: POST a JSON-RPC message as application/json")
 		return
 	}
-	acc := r.Header.Get("Accept")
+	acc := r.Header.Values("Accept")
 	if !accepts(acc, "application/json") || !accepts(acc, "text/event-stream") {
-		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: Accept must list application/json and text/event-stream")
+		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: a Streamable HTTP client must send the header \"Accept: application/json, text/event-stream\" with each POST (the answer comes as either)")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(f.b.cfg.MaxMessage)))
@@ -366,8 +366,8 @@ func sessionRefusal(status int) string {
 // legacyGet opens the session's stream: notifications/tools/list_changed
 // travels on it. One per session.
 func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
-	if !accepts(r.Header.Get("Accept"), "text/event-stream") {
-		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: GET opens an SSE stream; Accept must list text/event-stream")
+	if !accepts(r.Header.Values("Accept"), "text/event-stream") {
+		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: GET opens an SSE stream; send the header \"Accept: text/event-stream\"")
 		return
 	}
 	s, status := f.findSession(r)

@@ -52,15 +52,20 @@ trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
 wine cmd /c exit >/dev/null 2>&1 </dev/null
 
 # The ProcessPrng shim (see .ci/windows/processprng.c), only where Wine
-# lacks the DLL; the marker tells our copy from a real one.
+# lacks the DLL. Built once: the marker holds the SHA-256 of the source it
+# was built from (it also tells our copy from a real DLL), and only a
+# changed source rebuilds it. --no-insert-timestamp keeps two builds of one
+# source byte-identical.
 dll=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll
-if [ ! -f "$dll" ] || [ -f "$out/shim-installed" ]; then
-  x86_64-w64-mingw32-gcc -shared -O2 -Wall -o "$out/bcryptprimitives.dll" .ci/windows/processprng.c -ladvapi32
-  if ! cmp -s "$out/bcryptprimitives.dll" "$dll"; then
-    log "this Wine has no bcryptprimitives.dll: installing the ProcessPrng shim built from .ci/windows/processprng.c"
-    cp "$out/bcryptprimitives.dll" "$dll"
-  fi
-  touch "$out/shim-installed"
+marker=$out/shim-installed
+src_sum=$(sha256sum .ci/windows/processprng.c | cut -d' ' -f1)
+if [ ! -f "$dll" ] || { [ -f "$marker" ] && [ "$(cat "$marker")" != "$src_sum" ]; }; then
+  log "this Wine has no bcryptprimitives.dll (or the shim's source changed): installing the ProcessPrng shim built from .ci/windows/processprng.c"
+  x86_64-w64-mingw32-gcc -shared -O2 -Wall -Wl,--no-insert-timestamp -o "$out/bcryptprimitives.dll" .ci/windows/processprng.c -ladvapi32
+  cp "$out/bcryptprimitives.dll" "$dll"
+  echo "$src_sum" >"$marker"
+elif [ -f "$marker" ]; then
+  log "the ProcessPrng shim is installed (built from this source)"
 fi
 
 log "building mcp-bridge.exe and naivebridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
