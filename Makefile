@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e lint fuzz fuzz-long demo bench clean cross dist test-windows cross-vet
+.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-windows cross-vet
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -24,6 +24,14 @@ unit:
 # `mcp-bridge verify` against the built binary and the simulated base.
 e2e: build
 	verify/clients/run.sh $(BIN)
+
+# test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
+# pinned in verify/realclients, about 900 MB installed on the first run):
+# after `install` their `mcp list` shows our server connected (Codex:
+# enabled), after `uninstall` it is gone; offline, in a fixture home, with
+# the simulated base. Not part of `make test`; .ci/run runs it after.
+test-clients: build
+	verify/realclients/run.sh $(BIN)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \
