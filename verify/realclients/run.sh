@@ -12,7 +12,8 @@
 # base; where unshare is not permitted they run with the network there and
 # every switch that keeps them from calling home, and the run says so.
 # Usage: verify/realclients/run.sh path/to/mcp-bridge
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; echo "test-clients: FAIL line $LINENO: $BASH_COMMAND: exit $rc"' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 fail() { echo "test-clients: FAIL $*"; exit 1; }
@@ -28,7 +29,6 @@ if [ -z "${TEST_CLIENTS_NETNS:-}" ]; then
     fi
   done
   echo "test-clients: unshare -n is not permitted here: the clients run with the network reachable"
-  TEST_CLIENTS_NETNS=none
 else
   ip link set lo up
   ip -o link show | grep -qv ': lo:' && fail "the network namespace has more than loopback: $(ip -o link show)"
