@@ -28,7 +28,7 @@ if [ -z "${TEST_CLIENTS_NETNS:-}" ]; then
       TEST_CLIENTS_NETNS=1 exec unshare $flags "$0" "$bin"
     fi
   done
-  echo "test-clients: unshare -n is not permitted here: the clients run with the network reachable"
+  echo "test-clients: no network namespace here (unshare -n not permitted, or no ip command): the clients run with the network reachable"
 else
   ip link set lo up
   ip -o link show | grep -qv ': lo:' && fail "the network namespace has more than loopback: $(ip -o link show)"
