@@ -8,7 +8,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -76,8 +75,8 @@ func Build(file string, data []byte, opt Options) (*Policy, error) {
 			if pat == "" {
 				continue
 			}
-			if _, err := path.Match(pat, ""); err != nil {
-				return nil, fmt.Errorf("%s: pattern %q is malformed (shell-style globs: * ? [a-z])", list.flag, pat)
+			if err := checkPattern(pat); err != nil {
+				return nil, fmt.Errorf("%s: pattern %q is malformed: %v (%s)", list.flag, pat, err, PatternSyntax)
 			}
 			*list.dst = append(*list.dst, pat)
 		}
@@ -103,7 +102,7 @@ func (p *Policy) empty() bool {
 // matchAny returns the first pattern in pats that matches name.
 func matchAny(pats []string, name string) (string, bool) {
 	for _, p := range pats {
-		if ok, _ := path.Match(p, name); ok {
+		if match(p, name) {
 			return p, true
 		}
 	}
@@ -162,7 +161,7 @@ func (p *Policy) NeedsConfirm(name string) (string, bool) {
 func (p *Policy) annotationsFor(name string) Annotations {
 	var a Annotations
 	for _, r := range p.annotations {
-		if ok, _ := path.Match(r.pattern, name); !ok {
+		if !match(r.pattern, name) {
 			continue
 		}
 		set(&a.Title, r.ann.Title)
@@ -285,7 +284,7 @@ func (p *Policy) Unmatched(names []string) []string {
 	var out []string
 	check := func(list string, pats []string) {
 		for _, pat := range pats {
-			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(pat, n); return ok }) {
+			if !slices.ContainsFunc(names, func(n string) bool { return match(pat, n) }) {
 				out = append(out, fmt.Sprintf("%s %q", list, pat))
 			}
 		}
