@@ -28,6 +28,9 @@ type rules struct {
 	journal    *journal.Writer
 	args       bool // journal arguments too
 	confirmTTL time.Duration
+	// unmatchedOnce: the policy's patterns that match no tool are logged
+	// once, with the first tool list (listed.go).
+	unmatchedOnce sync.Once
 }
 
 // testHookNow, when set by a test, is the requestState signer's clock.

@@ -275,6 +275,22 @@ func ToolAnnotations(result []byte, name string) []byte {
 	return ann
 }
 
+// Lists reports whether a tools/list result lists a tool called exactly
+// name: same characters, same case.
+func Lists(result []byte, name string) bool { return ToolAnnotations(result, name) != nil }
+
+// ToolNames returns the names of the tools in a tools/list result.
+func ToolNames(result []byte) []string {
+	var names []string
+	tools := rpc.Field(result, "tools")
+	rpc.EachElement(tools, func(from, to int) {
+		if n, _ := toolName(tools[from:to]); n != "" {
+			names = append(names, n)
+		}
+	})
+	return names
+}
+
 // Unmatched returns the patterns, each with the list it is in, that match
 // none of the given tool names: usually a typo.
 func (p *Policy) Unmatched(names []string) []string {
