@@ -27,8 +27,8 @@ var (
 	errBadRange       = errors.New("a range whose start is after its end")
 )
 
-// checkPattern reports why pat is not a valid pattern, or nil.
-func checkPattern(pat string) error {
+// CheckPattern reports why pat is not a valid pattern, or nil.
+func CheckPattern(pat string) error {
 	for i := 0; i < len(pat); {
 		switch pat[i] {
 		case '*', '?':
@@ -53,10 +53,10 @@ func checkPattern(pat string) error {
 	return nil
 }
 
-// match reports whether name matches pat, a pattern checkPattern accepts.
+// Match reports whether name matches pat, a pattern CheckPattern accepts.
 // It backtracks only to the last star, so it takes at most
 // len(pat)*len(name) steps.
-func match(pat, name string) bool {
+func Match(pat, name string) bool {
 	p, n := 0, 0
 	starP, starN := -1, 0 // just after the last *, and where its run ends now
 	for n < len(name) || p < len(pat) {

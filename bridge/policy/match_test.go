@@ -49,12 +49,12 @@ func TestPatternsOnToolNames(t *testing.T) {
 		{"save_*", "xsave_a", false},
 	}
 	for _, c := range cases {
-		if err := checkPattern(c.pat); err != nil {
-			t.Errorf("checkPattern(%q) = %v", c.pat, err)
+		if err := CheckPattern(c.pat); err != nil {
+			t.Errorf("CheckPattern(%q) = %v", c.pat, err)
 			continue
 		}
-		if got := match(c.pat, c.name); got != c.want {
-			t.Errorf("match(%q, %q) = %v; want %v", c.pat, c.name, got, c.want)
+		if got := Match(c.pat, c.name); got != c.want {
+			t.Errorf("Match(%q, %q) = %v; want %v", c.pat, c.name, got, c.want)
 		}
 	}
 }
@@ -69,8 +69,8 @@ func TestMalformedPatterns(t *testing.T) {
 		"[z-a]*":  errBadRange,
 		"a[b-a]c": errBadRange,
 	} {
-		if err := checkPattern(pat); !errors.Is(err, want) {
-			t.Errorf("checkPattern(%q) = %v; want %v", pat, err, want)
+		if err := CheckPattern(pat); !errors.Is(err, want) {
+			t.Errorf("CheckPattern(%q) = %v; want %v", pat, err, want)
 		}
 		if _, err := Build("p.json", nil, Options{Deny: []string{pat}}); err == nil || !strings.Contains(err.Error(), "malformed") {
 			t.Errorf("--deny-tools %q: %v", pat, err)

@@ -120,7 +120,7 @@ func patterns(v []byte, at errAt) ([]string, error) {
 			bad = at(from, "empty pattern")
 			return
 		}
-		if err := checkPattern(s); err != nil {
+		if err := CheckPattern(s); err != nil {
 			bad = at(from, "pattern %q is malformed: %v (%s)", s, err, PatternSyntax)
 			return
 		}
@@ -141,7 +141,7 @@ func (p *Policy) parseAnnotations(v []byte, at errAt) error {
 			bad = at(from, "annotations: empty pattern")
 			return false
 		}
-		if err := checkPattern(pat); err != nil {
+		if err := CheckPattern(pat); err != nil {
 			bad = at(from, "annotations: pattern %q is malformed: %v (%s)", pat, err, PatternSyntax)
 			return false
 		}

@@ -75,7 +75,7 @@ func Build(file string, data []byte, opt Options) (*Policy, error) {
 			if pat == "" {
 				continue
 			}
-			if err := checkPattern(pat); err != nil {
+			if err := CheckPattern(pat); err != nil {
 				return nil, fmt.Errorf("%s: pattern %q is malformed: %v (%s)", list.flag, pat, err, PatternSyntax)
 			}
 			*list.dst = append(*list.dst, pat)
@@ -102,7 +102,7 @@ func (p *Policy) empty() bool {
 // matchAny returns the first pattern in pats that matches name.
 func matchAny(pats []string, name string) (string, bool) {
 	for _, p := range pats {
-		if match(p, name) {
+		if Match(p, name) {
 			return p, true
 		}
 	}
@@ -161,7 +161,7 @@ func (p *Policy) NeedsConfirm(name string) (string, bool) {
 func (p *Policy) annotationsFor(name string) Annotations {
 	var a Annotations
 	for _, r := range p.annotations {
-		if !match(r.pattern, name) {
+		if !Match(r.pattern, name) {
 			continue
 		}
 		set(&a.Title, r.ann.Title)
@@ -300,7 +300,7 @@ func (p *Policy) Unmatched(names []string) []string {
 	var out []string
 	check := func(list string, pats []string) {
 		for _, pat := range pats {
-			if !slices.ContainsFunc(names, func(n string) bool { return match(pat, n) }) {
+			if !slices.ContainsFunc(names, func(n string) bool { return Match(pat, n) }) {
 				out = append(out, fmt.Sprintf("%s %q", list, pat))
 			}
 		}
