@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
 // The tool-list cache is read only when it is a regular file of at most
@@ -96,7 +98,7 @@ func TestUntrustworthyCacheWarnsOnce(t *testing.T) {
 	if err := planted(0o666, -1)(newToolCache(dir, addr, 4096).path); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs verify.LockedBuffer
 	h := newHarness(t, nil, func(c *Config) { atAddr(addr, dir)(c); c.Log = zerolog.New(&logs) })
 	for _, id := range []string{"1", "2"} {
 		h.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`)

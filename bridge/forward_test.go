@@ -54,6 +54,23 @@ func (r *recorder) all() []string {
 	return append([]string(nil), r.frames...)
 }
 
+// acceptState is the extra params of a 2026-07-28 call re-sent with the
+// user's yes and the requestState (%q).
+const acceptState = `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`
+
+// newJournal opens a journal in a fresh folder; it is closed when the
+// test ends.
+func newJournal(t *testing.T) (string, *journal.Writer) {
+	t.Helper()
+	jpath := filepath.Join(tempDir(t), "journal.jsonl")
+	jw, err := journal.Open(jpath, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jw.Close() })
+	return jpath, jw
+}
+
 // drawingName asks the base (through the bridge) what the open drawing is
 // called: the simulated base's new_drawing changes it.
 func drawingName(t *testing.T, h *harness, id string) string {
@@ -156,7 +173,6 @@ func TestBaseFrameHoldsOnlyWhatWasRead(t *testing.T) {
 func TestConfirmModernRunsWhatWasConfirmed(t *testing.T) {
 	h := newHarness(t, nil, withPolicy(t, `{"confirm":["*"]}`, policy.Options{}))
 	caps := `{"elicitation":{}}`
-	accept := `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`
 	for i, extra := range []string{
 		// other arguments beside the confirmed ones
 		`,"Arguments":{"name":"pwned"}`,
@@ -172,7 +188,7 @@ func TestConfirmModernRunsWhatWasConfirmed(t *testing.T) {
 		h.send(modernCall(ask, tool, args, caps, ""))
 		h.skipCount(ask)
 		state, _ := field(t, h.recv(), "result.requestState").(string)
-		h.send(modernCall(resend, tool, args, caps, fmt.Sprintf(accept, state)+extra))
+		h.send(modernCall(resend, tool, args, caps, fmt.Sprintf(acceptState, state)+extra))
 		h.skipCount(resend)
 		if line := h.recv(); field(t, line, "error.code") != float64(-32602) {
 			t.Errorf("re-sent with %s: got %s, want -32602", extra, line)
@@ -217,12 +233,7 @@ func TestConfirmLegacyAsksAboutWhatRuns(t *testing.T) {
 
 // The journal records the tool and arguments of the frame the base got.
 func TestJournalRecordsTheFrameSent(t *testing.T) {
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jw.Close()
+	jpath, jw := newJournal(t)
 	h2, rec := recordedHarness(t, func(c *Config) { c.Journal = jw; c.JournalArgs = true })
 	h2.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":"n1"},"name":"new_drawing","unknown":{"name":"x"}}}`)
 	h2.recv()

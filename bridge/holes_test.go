@@ -25,7 +25,6 @@ func TestRequestStateSignatureComparedWhole(t *testing.T) {
 	h := newHarness(t, nil, withPolicy(t, `{"confirm":["delete_*"]}`, policy.Options{}))
 	caps := `{"elicitation":{}}`
 	args := `{"handles":["1"]}`
-	accept := `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`
 	h.send(modernCall("0", "delete_entities", args, caps, ""))
 	h.skipCount("0")
 	real := inputRequired(t, h.recv())
@@ -36,7 +35,7 @@ func TestRequestStateSignatureComparedWhole(t *testing.T) {
 		base64.RawURLEncoding.EncodeToString(sum[:]), time.Now().Add(time.Hour).UnixMilli()))
 	for i, state := range []string{forged + ".", payload + ".", payload + "." + sig[:len(sig)/2], payload + "." + sig + "A"} {
 		id := fmt.Sprint(i + 1)
-		h.send(modernCall(id, "delete_entities", args, caps, fmt.Sprintf(accept, state)))
+		h.send(modernCall(id, "delete_entities", args, caps, fmt.Sprintf(acceptState, state)))
 		h.skipCount(id)
 		if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "not issued by this mcp-bridge") {
 			t.Errorf("requestState %q: %s", state, line)

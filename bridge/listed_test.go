@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
 // namedBase lists the given tools and runs any tools/call it gets, as a
@@ -109,7 +109,7 @@ func TestNoPolicyForwardsAnyName(t *testing.T) {
 
 // At start, each pattern that matches no tool of the base is logged once.
 func TestUnmatchedPatternsLoggedOnceAtStart(t *testing.T) {
-	var logs syncBuffer
+	var logs verify.LockedBuffer
 	nb := newNamedBase("save_drawing", "get_info")
 	h := newHarness(t, nil, both(withPolicy(t, `{"deny":["sav_*"],"confirm":["save_*"]}`, policy.Options{Allow: []string{"get_*", "Get_*"}}),
 		func(c *Config) { c.Base = nb; c.Log = zerolog.New(&logs) }))
@@ -129,21 +129,4 @@ func TestUnmatchedPatternsLoggedOnceAtStart(t *testing.T) {
 	if nb.lists != 3 {
 		t.Errorf("the base was asked for its tools %d times; want 3 (once at start, twice by the client)", nb.lists)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
