@@ -1,5 +1,10 @@
 //go:build !windows
 
+// Unix only: these files are made with symlinks to system files, FIFOs,
+// mode bits and chown, which Windows does not have (there the cache's owner
+// SID is checked, and the cache tests that run everywhere show that the
+// user's own file is served).
+
 package bridge
 
 import (
