@@ -72,7 +72,7 @@ func FuzzToolCallParams(f *testing.F) {
 			}
 			return []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}`), nil
 		})
-		jpath := filepath.Join(t.TempDir(), "journal.jsonl")
+		jpath := filepath.Join(tempDir(t), "journal.jsonl")
 		jw, err := journal.Open(jpath, 0, 0)
 		if err != nil {
 			t.Fatal(err)
