@@ -106,6 +106,8 @@ func TestBaseRunsWhatWasChecked(t *testing.T) {
 				`{"NAME":"new_drawing","name":"get_drawing_info","arguments":{"name":"pwned"}}`,
 				`{"name":"get_drawing_info","name":"new_drawing","arguments":{"name":"pwned"}}`,
 				`{"name":"new_drawing","name":"get_drawing_info","arguments":{"name":"pwned"}}`,
+				// 2026-07-28
+				`{"name":"get_drawing_info","NAME":"new_drawing","arguments":{"name":"pwned"},` + fmt.Sprintf(wireMeta, `{}`) + `}`,
 			} {
 				id := fmt.Sprint(i + 1)
 				h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`, id, params))
