@@ -19,7 +19,8 @@ import (
 // bridges sharing the directory never see half a file.
 //
 // The file is not trusted: load uses it only when it is a regular file (not
-// a link, a FIFO or a device) of at most max bytes holding one tools/list
+// a link, a FIFO or a device) owned by the user and writable by nobody else
+// (ownedByMe, per system), of at most max bytes holding one tools/list
 // result, and hands it back on one line.
 type toolCache struct {
 	path string // "" when caching is off
@@ -61,8 +62,12 @@ func (c toolCache) load() ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi2, err := f.Stat(); err != nil || !os.SameFile(fi, fi2) {
+	fi2, err := f.Stat()
+	if err != nil || !os.SameFile(fi, fi2) {
 		return nil, errors.New("the file changed while being opened")
+	}
+	if err := ownedByMe(f, fi2); err != nil {
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(c.max)+1))
 	switch {

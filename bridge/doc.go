@@ -17,6 +17,10 @@
 //   - batch.go: the one-line answer to a batch, within --max-message.
 //   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
 //     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - forward.go: the forwarding rule: tool params read once, by exact
+//     keys; the base's frame is built from what was read, nothing else.
+//   - listed.go: under a policy, only names the base lists run; the base's
+//     tool list is read at start.
 //   - rules.go: the user's rules on tool requests: the policy (sub-package
 //     policy), confirmation (sub-package confirm: elicitation/create in the
 //     handshake era, input_required with a signed requestState in

@@ -121,7 +121,6 @@ func (s *toolState) fallback(log zerolog.Logger) []byte {
 // which changes nothing in CAD.
 func (b *bridge) probe(ctx context.Context) {
 	const maxWait = time.Minute
-	frame := []byte(`{"jsonrpc":"2.0","id":"mcp-bridge-probe","method":"tools/list"}`)
 	for {
 		select {
 		case <-ctx.Done():
@@ -141,16 +140,14 @@ func (b *bridge) probe(ctx context.Context) {
 				break // a request found it first
 			}
 			callCtx, cancel := context.WithTimeout(ctx, b.cfg.ListTimeout)
-			ans, err := b.cfg.Base.Call(callCtx, frame)
+			ans, err := b.cfg.Base.Call(callCtx, listFrame)
 			cancel()
 			if err == nil {
 				d := rpc.DecodeValidMessage(ans)
 				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == rpc.KindObject {
 					if b.tools.cameBack() {
 						b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back (noticed by the probe); telling the client to list tools again")
-						if _, err := b.tools.record(r.Result); err != nil {
-							b.log.Warn().Err(err).Msg("could not write the tool list cache")
-						}
+						b.recordList(r.Result)
 						b.sendListChanged(true)
 					}
 					break

@@ -177,11 +177,12 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
 		}
 		b.listen(c, req, r)
 	case "tools/list", "tools/call":
-		if werr := checkToolParams(req); werr != nil {
+		tp, werr := readToolParams(req)
+		if werr != nil {
 			r.fail(werr)
 			return
 		}
-		j := &job{req: req, era: era, frame: baseFrame(req), reply: r, start: time.Now()}
+		j := &job{req: req, era: era, params: tp, frame: baseFrame(req.ID, req.Method, tp), reply: r, start: time.Now()}
 		if req.Method == "tools/call" && !b.admitCall(c, j) {
 			return
 		}
@@ -189,34 +190,6 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
 	default:
 		notFound()
 	}
-}
-
-// checkToolParams rejects what the base should never see.
-func checkToolParams(r *rpc.Request) *rpc.WireError {
-	p := r.Params
-	if p != nil && rpc.Kind(p) != rpc.KindObject {
-		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params must be an object", r.Method)
-	}
-	if r.Method != "tools/call" {
-		return nil
-	}
-	if rpc.Kind(rpc.Field(p, "name")) != rpc.KindString {
-		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
-	}
-	if a := rpc.Field(p, "arguments"); a != nil && rpc.Kind(a) != rpc.KindObject && rpc.Kind(a) != rpc.KindNull {
-		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" must be an object`)
-	}
-	return nil
-}
-
-// baseFrame is the request as the base gets it: the client's id, method
-// and params, without params._meta, which is for the bridge.
-func baseFrame(r *rpc.Request) []byte {
-	var params []byte
-	if r.Params != nil {
-		params = rpc.WithoutMember(r.Params, "_meta")
-	}
-	return rpc.AppendRequest(make([]byte, 0, 64+len(params)), r.ID, r.Method, params)
 }
 
 // enqueue hands a job to the worker, or answers at once when the queue is

@@ -28,6 +28,9 @@ type rules struct {
 	journal    *journal.Writer
 	args       bool // journal arguments too
 	confirmTTL time.Duration
+	// unmatchedOnce: the policy's patterns that match no tool are logged
+	// once, with the first tool list (listed.go).
+	unmatchedOnce sync.Once
 }
 
 // testHookNow, when set by a test, is the requestState signer's clock.
@@ -99,8 +102,11 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
 		return false
 	}
-	name, _ := callArgs(req.Params)
-	_, ok := b.rules.policy.NeedsConfirm(name)
+	tp, werr := readToolParams(req)
+	if werr != nil {
+		return false // the reader refuses it
+	}
+	_, ok := b.rules.policy.NeedsConfirm(tp.name)
 	return ok
 }
 
@@ -113,20 +119,13 @@ func (b *bridge) transport(c *client) string {
 	return b.cfg.Transport
 }
 
-// callArgs returns a tools/call's name and arguments.
-func callArgs(params []byte) (string, []byte) {
-	var name string
-	_ = json.Unmarshal(rpc.Field(params, "name"), &name)
-	return name, rpc.Field(params, "arguments")
-}
-
 // admitCall applies the policy and confirmation to a tools/call the reader
 // has checked. It returns false when it answered the call itself (denied,
 // refused, or a modern client asked to confirm); true when the job goes to
 // the worker, possibly marked to ask the user first.
 func (b *bridge) admitCall(c *client, j *job) bool {
 	g := b.rules
-	name, args := callArgs(j.req.Params)
+	name, args := j.params.name, j.params.args
 	j.tool = name
 	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
 		b.log.Warn().Str("tool", name).Str("id", j.req.ID.String()).Msg("call refused by the policy; not sent to CAD")
@@ -182,8 +181,6 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 	switch a := confirm.Read(rpc.Field(rpc.Field(params, "inputResponses"), confirm.InputKey)); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
-		p := rpc.WithoutMember(rpc.WithoutMember(params, "requestState"), "inputResponses")
-		j.frame = baseFrame(&rpc.Request{ID: j.req.ID, Method: j.req.Method, Params: p})
 		return true
 	case confirm.Invalid:
 		b.refuse(j, "refused", "no answer to the confirmation came back with it")
@@ -224,7 +221,7 @@ func (b *bridge) settle(j *job, o outcome) {
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	g, c := b.rules, j.reply.client
 	a := &c.asker
-	name, args := callArgs(j.req.Params)
+	name, args := j.params.name, j.params.args
 	params := confirm.LegacyParams(name, args)
 	if a.formMode.Load() {
 		params = confirm.Params(name, args)
@@ -301,7 +298,7 @@ func (b *bridge) record(j *job, o outcome) {
 		e.Client = ci
 	}
 	if g.args && j.req.Method == "tools/call" {
-		_, e.Args = callArgs(j.req.Params)
+		e.Args = j.params.args
 	}
 	switch {
 	case o.err != nil:

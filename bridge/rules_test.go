@@ -3,7 +3,6 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -184,12 +183,7 @@ func question(t *testing.T, h *harness) (id string, message string) {
 }
 
 func TestConfirmLegacy(t *testing.T) {
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jw.Close()
+	jpath, jw := newJournal(t)
 	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.Journal = jw }))
 	h.send(initElicit)
 	h.recv()

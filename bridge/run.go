@@ -18,11 +18,12 @@ import (
 // job is one request for the base, from the moment the reader accepts it
 // until its reply has ended.
 type job struct {
-	req   *rpc.Request
-	era   lifecycle.Era
-	frame []byte // the request as the base gets it
-	reply *reply
-	start time.Time // when the reader accepted it, for the journal
+	req    *rpc.Request
+	era    lifecycle.Era
+	params toolParams // what the bridge read of the params (forward.go)
+	frame  []byte     // the request as the base gets it, encoded from params
+	reply  *reply
+	start  time.Time // when the reader accepted it, for the journal
 
 	tool    string // tools/call: the tool's name
 	denied  bool   // refused by the policy

@@ -18,6 +18,7 @@ import (
 // block for as long as the base takes (bounded by the call timeouts), until
 // the queue is closed and drained.
 func (b *bridge) work(hardCtx context.Context) {
+	b.learnTools(hardCtx)
 	for {
 		j, ok := b.queue.pop()
 		if !ok {
@@ -56,6 +57,10 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}()
 
+	if o := b.unlisted(hardCtx, j); o != nil {
+		b.settle(j, *o)
+		return
+	}
 	if j.ask {
 		askCtx, stopAsk := context.WithCancel(hardCtx)
 		if !r.client.start(r, func() { stopAsk(); cancel() }) {
@@ -168,12 +173,8 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		return outcome{answer: rpc.EncodeResult(id, result), result: result}
 	}
 	changed := false
-	if rpc.Field(j.req.Params, "cursor") == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
-		var err error
-		if changed, err = b.tools.record(resp.Result); err != nil {
-			b.log.Warn().Err(err).Msg("could not write the tool list cache")
-		}
-		if changed {
+	if j.params.cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
+		if changed = b.recordList(resp.Result); changed {
 			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
 		}
 	}

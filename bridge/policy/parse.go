@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
+	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -29,6 +29,9 @@ func (e *Error) Error() string {
 // wrong type, a malformed glob) is an *Error with its line and column.
 func Parse(file string, data []byte) (*Policy, error) {
 	clean := stripComments(data)
+	if bytes.HasPrefix(clean, utf8BOM) {
+		copy(clean, "   ") // Windows Notepad starts its UTF-8 files with one
+	}
 	at := func(off int, format string, args ...any) error {
 		line, col := position(data, off)
 		return &Error{File: file, Line: line, Col: col, Reason: fmt.Sprintf(format, args...)}
@@ -92,6 +95,8 @@ func Parse(file string, data []byte) (*Policy, error) {
 	return p, nil
 }
 
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 type errAt func(off int, format string, args ...any) error
 
 // patterns reads an array of glob strings.
@@ -110,12 +115,13 @@ func patterns(v []byte, at errAt) ([]string, error) {
 			bad = at(from, "want a string pattern, got %s", v[from:to])
 			return
 		}
+		s = strings.TrimSpace(s) // as the flags are: " save_*" means save_*
 		if s == "" {
 			bad = at(from, "empty pattern")
 			return
 		}
-		if _, err := path.Match(s, ""); err != nil {
-			bad = at(from, "pattern %q is malformed (shell-style globs: * ? [a-z])", s)
+		if err := CheckPattern(s); err != nil {
+			bad = at(from, "pattern %q is malformed: %v (%s)", s, err, PatternSyntax)
 			return
 		}
 		out = append(out, s)
@@ -130,8 +136,13 @@ func (p *Policy) parseAnnotations(v []byte, at errAt) error {
 	}
 	var bad error
 	_ = rpc.ScanObject(v, func(pat string, from, to int) bool {
-		if _, err := path.Match(pat, ""); err != nil || pat == "" {
-			bad = at(from, "annotations: pattern %q is malformed (shell-style globs: * ? [a-z])", pat)
+		pat = strings.TrimSpace(pat)
+		if pat == "" {
+			bad = at(from, "annotations: empty pattern")
+			return false
+		}
+		if err := CheckPattern(pat); err != nil {
+			bad = at(from, "annotations: pattern %q is malformed: %v (%s)", pat, err, PatternSyntax)
 			return false
 		}
 		obj := v[from:to]

@@ -8,7 +8,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -76,8 +75,8 @@ func Build(file string, data []byte, opt Options) (*Policy, error) {
 			if pat == "" {
 				continue
 			}
-			if _, err := path.Match(pat, ""); err != nil {
-				return nil, fmt.Errorf("%s: pattern %q is malformed (shell-style globs: * ? [a-z])", list.flag, pat)
+			if err := CheckPattern(pat); err != nil {
+				return nil, fmt.Errorf("%s: pattern %q is malformed: %v (%s)", list.flag, pat, err, PatternSyntax)
 			}
 			*list.dst = append(*list.dst, pat)
 		}
@@ -103,7 +102,7 @@ func (p *Policy) empty() bool {
 // matchAny returns the first pattern in pats that matches name.
 func matchAny(pats []string, name string) (string, bool) {
 	for _, p := range pats {
-		if ok, _ := path.Match(p, name); ok {
+		if Match(p, name) {
 			return p, true
 		}
 	}
@@ -162,7 +161,7 @@ func (p *Policy) NeedsConfirm(name string) (string, bool) {
 func (p *Policy) annotationsFor(name string) Annotations {
 	var a Annotations
 	for _, r := range p.annotations {
-		if ok, _ := path.Match(r.pattern, name); !ok {
+		if !Match(r.pattern, name) {
 			continue
 		}
 		set(&a.Title, r.ann.Title)
@@ -276,6 +275,22 @@ func ToolAnnotations(result []byte, name string) []byte {
 	return ann
 }
 
+// Lists reports whether a tools/list result lists a tool called exactly
+// name: same characters, same case.
+func Lists(result []byte, name string) bool { return ToolAnnotations(result, name) != nil }
+
+// ToolNames returns the names of the tools in a tools/list result.
+func ToolNames(result []byte) []string {
+	var names []string
+	tools := rpc.Field(result, "tools")
+	rpc.EachElement(tools, func(from, to int) {
+		if n, _ := toolName(tools[from:to]); n != "" {
+			names = append(names, n)
+		}
+	})
+	return names
+}
+
 // Unmatched returns the patterns, each with the list it is in, that match
 // none of the given tool names: usually a typo.
 func (p *Policy) Unmatched(names []string) []string {
@@ -285,7 +300,7 @@ func (p *Policy) Unmatched(names []string) []string {
 	var out []string
 	check := func(list string, pats []string) {
 		for _, pat := range pats {
-			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(pat, n); return ok }) {
+			if !slices.ContainsFunc(names, func(n string) bool { return Match(pat, n) }) {
 				out = append(out, fmt.Sprintf("%s %q", list, pat))
 			}
 		}

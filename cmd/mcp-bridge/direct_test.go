@@ -42,7 +42,7 @@ func TestToolsCallRequest(t *testing.T) {
 		out, err string
 	}{
 		{[]string{"tools"}, 0, "draw_circle           center* layer radius*", ""},
-		{[]string{"tools"}, 0, "39 tools at 127.0.0.1:" + port, ""},
+		{[]string{"tools"}, 0, "40 tools at 127.0.0.1:" + port, ""},
 		{[]string{"call", "draw_line", "--args", `{"start":{"x":0,"y":0},"end":{"x":0,"y":7}}`}, 0, "Line 101 drawn from (0, 0) to (0, 7), length 7.\n", ""},
 		{[]string{"call", "get_drawing_info", "--json"}, 0, `"isError": false`, ""},
 		{[]string{"call", "draw_circle", "--args", `{"radius":1}`}, 1, "Invalid arguments for draw_circle: missing required argument 'center'", "the tool reported an error"},
@@ -106,7 +106,7 @@ func TestDoctor(t *testing.T) {
 	out, errs, code := runCLI(t, env, "", "doctor")
 	for _, want := range []string{
 		"ok    CAD base at 127.0.0.1:" + port + " answers tools/list in",
-		"ok    39 tools: get_drawing_info,",
+		"ok    40 tools: get_drawing_info,",
 		"FAIL  tool fault_bool_subschema: a bare true where a schema is expected (inputSchema/properties/anything)",
 		`warn  tool fault_untyped_schema: the root lacks "type": "object"`,
 		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor/mcp.json"),

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -161,8 +160,8 @@ func runJournal(e *env, args []string) error {
 		}
 	}
 	if *tool != "" {
-		if _, err := path.Match(*tool, ""); err != nil {
-			return usageError{fmt.Errorf("--tool %q: malformed pattern", *tool)}
+		if err := policy.CheckPattern(*tool); err != nil {
+			return usageError{fmt.Errorf("--tool %q: malformed pattern: %v (%s)", *tool, err, policy.PatternSyntax)}
 		}
 	}
 	var tw *tabwriter.Writer
@@ -181,7 +180,7 @@ func runJournal(e *env, args []string) error {
 			return true
 		}
 		if *tool != "" {
-			if ok, _ := path.Match(*tool, en.Tool); !ok {
+			if !policy.Match(*tool, en.Tool) {
 				return true
 			}
 		}

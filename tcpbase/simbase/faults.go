@@ -82,6 +82,19 @@ func faultTools() []tool {
 			conn: func(s *Server, c net.Conn, id rpc.ID, _ args) {
 				s.answerError(c, id, rpc.Errorf(-32001, "CAD is busy with a modal dialog").WithData(map[string]any{"dialog": "Plot", "retry": true}))
 			}},
+		{Name: "fault_foreign_id", Description: `Test only: answer with an id other than the request's: kind "swap" (a number for a string id, a string for a number), "other" (another number), "null"; with a JSON-RPC error instead of a result when error is true.`,
+			Schema: object(map[string]schema{
+				"kind":  {"type": "string", "description": "Which foreign id", "enum": []string{"swap", "other", "null"}},
+				"error": boolean("Answer with an error"),
+			}, "kind"),
+			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
+				foreign := foreignID(id, a.str("kind", "null"))
+				if a.boolean("error") {
+					s.sendRaw(c, foreign, "error", []byte(`{"code":-32001,"message":"an error with a foreign id"}`))
+					return
+				}
+				s.sendRaw(c, foreign, "result", toolResult("a result with a foreign id", false))
+			}},
 		{Name: "fault_untyped_schema", Description: "Test only: a tool whose inputSchema lacks \"type\": \"object\".",
 			rawSchema: map[string]any{"properties": map[string]any{"note": map[string]any{"type": "string"}}},
 			conn: func(s *Server, c net.Conn, id rpc.ID, a args) {
@@ -98,4 +111,46 @@ func faultTools() []tool {
 				s.answer(c, id, toolResult(fmt.Sprintf(`{"calls":%d,"ids":%d,"repeated":%d,"max_concurrent":%d}`, s.Calls(), distinct, repeated, s.MaxConcurrent()), false))
 			}},
 	}
+}
+
+// foreignID is an id that is not id: kind "swap" gives a number for a
+// string and a string for a number, "other" another number, anything else
+// null.
+func foreignID(id rpc.ID, kind string) []byte {
+	switch kind {
+	case "swap":
+		if rpc.Kind(id.Raw()) == rpc.KindString {
+			return []byte("7")
+		}
+		return []byte(`"7"`)
+	case "other":
+		if string(id.Raw()) == "424242" {
+			return []byte("424243")
+		}
+		return []byte("424242")
+	}
+	return []byte("null")
+}
+
+// sendRaw answers with a raw id and a result or error member as given.
+func (s *Server) sendRaw(c net.Conn, id []byte, member string, value []byte) {
+	s.send(c, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,%q:%s}`, id, member, value))
+}
+
+// listAnswer answers tools/list, with the foreign id or the error the
+// options ask for.
+func (s *Server) listAnswer(c net.Conn, id rpc.ID) {
+	if s.opts.ListID == nil && !s.opts.ListError {
+		s.answer(c, id, s.list)
+		return
+	}
+	raw := id.Raw()
+	if s.opts.ListID != nil {
+		raw = s.opts.ListID
+	}
+	if s.opts.ListError {
+		s.sendRaw(c, raw, "error", []byte(`{"code":-32603,"message":"the tool list is not available"}`))
+		return
+	}
+	s.sendRaw(c, raw, "result", s.list)
 }

@@ -22,6 +22,12 @@ type Options struct {
 	// Newline ends each answer with "\n"; by default an answer ends when
 	// the server closes the connection, as the real base does.
 	Newline bool
+	// ListID, when set, is the id (raw JSON, null included) of every
+	// tools/list answer instead of the request's: a base that mixes up its
+	// ids. ListError makes tools/list answer with a JSON-RPC error. For
+	// tests only.
+	ListID    json.RawMessage
+	ListError bool
 }
 
 // Server is a simulated CAD base. Create it with New, then Listen and Serve
@@ -225,7 +231,7 @@ func (s *Server) serveConn(c net.Conn) {
 	}
 	switch req.Method {
 	case "tools/list":
-		s.answer(c, req.ID, s.list)
+		s.listAnswer(c, req.ID)
 	case "tools/call":
 		s.call(c, req)
 	default:

@@ -1,0 +1,97 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// While a policy is in force, a call runs only for a tool the base lists
+// under exactly the name the policy checked. The patterns were matched
+// against that name; a base that folds case ("LAYER/delete") or is lenient
+// with look-alike characters ("layer∕delete", U+2215) must not run a tool
+// the patterns never saw. The worker reads the base's tool list first when
+// it knows none.
+
+// listFrame asks the base for its tool list on the bridge's own account
+// (the prober, the policy's check); its id is never a client's.
+var listFrame = []byte(`{"jsonrpc":"2.0","id":"mcp-bridge-probe","method":"tools/list"}`)
+
+// learnTools runs first in the worker when a policy is in force: the base's
+// tool list is read at start, so that patterns that match none of its
+// tools are logged at once and calls are checked against it.
+func (b *bridge) learnTools(hardCtx context.Context) {
+	if b.rules.policy == nil {
+		return
+	}
+	if _, err := b.knownList(hardCtx); err != nil {
+		b.log.Debug().Err(err).Msg("the base's tool list could not be read at start; the policy's patterns are checked when it can")
+	}
+}
+
+// unlisted refuses (-32602, naming the policy) a tools/call for a tool the
+// base does not list under exactly that name, while a policy is in force;
+// nil when the call may go on.
+func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
+	p := b.rules.policy
+	if p == nil || j.req.Method != "tools/call" {
+		return nil
+	}
+	list, err := b.knownList(hardCtx)
+	if err != nil {
+		failure := baseFailure(err, b.cfg.BaseAddr, "tools/list", &b.cfg)
+		werr := rpc.Errorf(rpc.CodeInternalError, "%s was not sent to CAD: the mcp-bridge policy (%s) runs only tools the base lists, and its tool list could not be read. %s",
+			j.tool, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
+		return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
+	}
+	if policy.Lists(list, j.tool) {
+		return nil
+	}
+	werr := rpc.Errorf(rpc.CodeInvalidParams, "tool %q is not in the CAD base's tool list (names must match exactly), and the mcp-bridge policy (%s) runs only listed tools; nothing was sent to CAD", j.tool, p.Source).
+		WithData(map[string]string{"kind": "unlisted", "tool": j.tool, "policy": p.Source})
+	b.log.Warn().Str("tool", j.tool).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
+	j.denied = true
+	return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
+}
+
+// knownList is the base's last tool list, read from the base now if this
+// process has none yet.
+func (b *bridge) knownList(hardCtx context.Context) ([]byte, error) {
+	if list := b.tools.lastList(); list != nil {
+		return list, nil
+	}
+	ctx, cancel := context.WithTimeout(hardCtx, b.cfg.ListTimeout)
+	defer cancel()
+	ans, err := b.cfg.Base.Call(ctx, listFrame)
+	b.sendListChanged(b.baseResult(err))
+	if err != nil {
+		return nil, err
+	}
+	r, ok := rpc.DecodeValidMessage(ans).Msg.(*rpc.Response)
+	if !ok || r.Error != nil || rpc.Kind(r.Result) != rpc.KindObject || rpc.Kind(rpc.Field(r.Result, "tools")) != rpc.KindArray {
+		return nil, errors.New("its answer to tools/list is not a tool list")
+	}
+	b.recordList(r.Result)
+	return r.Result, nil
+}
+
+// recordList keeps a complete tool list from the base (toolState.record)
+// and reports whether it changed. The first one this process sees is when
+// the policy's patterns that match no tool are logged, once.
+func (b *bridge) recordList(result []byte) bool {
+	changed, err := b.tools.record(result)
+	if err != nil {
+		b.log.Warn().Err(err).Msg("could not write the tool list cache")
+	}
+	b.rules.unmatchedOnce.Do(func() {
+		if u := b.rules.policy.Unmatched(policy.ToolNames(result)); len(u) > 0 {
+			b.log.Warn().Str("policy", b.rules.policy.Source).Str("patterns", strings.Join(u, ", ")).
+				Msg("policy patterns that match none of the base's tools (a typo?)")
+		}
+	})
+	return changed
+}
