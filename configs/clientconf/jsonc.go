@@ -334,6 +334,9 @@ func (d *jsoncDoc) remove(path []string) (out []byte, ok bool) {
 	start := m.keyStart
 	if d.aloneOnLine(m.keyStart) {
 		start = lineStart(d.src, m.keyStart) - 1 // the newline before
+		if start > 0 && d.src[start-1] == '\r' {
+			start-- // and its CR
+		}
 		if start < parent.start+1 {
 			start = parent.start + 1
 		}
