@@ -400,7 +400,7 @@ func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := tomlServers(out)
-	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad") != 1 {
+	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad]") != 1 {
 		t.Errorf("got:\n%s", out)
 	}
 }
