@@ -216,3 +216,27 @@ func TestParallelInstallsKeepEveryEntry(t *testing.T) {
 		t.Errorf("%d entries after %d parallel installs (%v):\n%s", len(doc.MCPServers), n, err, b)
 	}
 }
+
+// TestInstallReadOnlyNeedsForce: a read-only client file is refused, named,
+// and left as it is; --force writes it.
+func TestInstallReadOnlyNeedsForce(t *testing.T) {
+	root := tempDir(t)
+	home := filepath.Join(root, "home")
+	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o755)
+	orig := "{\"mcpServers\": {}}\n"
+	os.WriteFile(cursor, []byte(orig), 0o600)
+	if err := os.Chmod(cursor, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cursor, 0o600) })
+	_, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor")
+	if b, _ := os.ReadFile(cursor); code != 1 || string(b) != orig || !strings.Contains(errs, cursor) || !strings.Contains(errs, "--force") {
+		t.Errorf("read-only file: exit %d, %s\n%s", code, errs, b)
+	}
+	out, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor", "--force")
+	if b, _ := os.ReadFile(cursor); code != 0 || !strings.Contains(string(b), "cad-autocad") {
+		t.Errorf("--force: exit %d, %s %s\n%s", code, out, errs, b)
+	}
+}

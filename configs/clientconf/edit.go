@@ -37,7 +37,7 @@ type Options struct {
 // Install adds or updates the entry name in f, keeping every other entry,
 // field and comment. A second run with the same server changes nothing.
 func Install(f File, name string, s Server, opt Options) (Result, error) {
-	return change(f, opt, func(before []byte) ([]byte, string, error) {
+	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
 		var after []byte
 		var err error
 		existed := false
@@ -69,7 +69,7 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 
 // Uninstall removes the entry name from f and nothing else.
 func Uninstall(f File, name string, opt Options) (Result, error) {
-	return change(f, opt, func(before []byte) ([]byte, string, error) {
+	return change(f, opt, false, func(before []byte) ([]byte, string, error) {
 		if before == nil {
 			return nil, "absent", nil
 		}
@@ -99,11 +99,16 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 // file. A symbolic link (dotfiles) is followed: the file it points to is
 // the one read, locked and written. A file that is not a regular file (a
 // FIFO, a device) is refused at once, and a read-only one unless Force.
-func change(f File, opt Options, edit func(before []byte) (after []byte, action string, err error)) (Result, error) {
+// Without create (uninstall), a file that does not exist is left so.
+func change(f File, opt Options, create bool, edit func(before []byte) (after []byte, action string, err error)) (Result, error) {
 	r := Result{Client: f.Client, File: f.Path, DryRun: opt.DryRun}
 	path, err := resolve(f.Path)
 	if err != nil {
 		return r, err
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) && !create {
+		r.Action = "absent" // nothing to take out: no folder or lock file made
+		return r, nil
 	}
 	if !opt.DryRun {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -154,3 +154,18 @@ func TestNotRegularConfigRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestUninstallCreatesNothing: uninstall from a client whose file does not
+// exist makes no folder and no lock file (a folder would make the client
+// look installed).
+func TestUninstallCreatesNothing(t *testing.T) {
+	f := cursorFile(t)
+	f.Path = filepath.Join(filepath.Dir(f.Path), ".cursor", "mcp.json")
+	r, err := Uninstall(f, "cad", Options{})
+	if err != nil || r.Action != "absent" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := os.Lstat(filepath.Dir(f.Path)); err == nil {
+		t.Errorf("uninstall made %s", filepath.Dir(f.Path))
+	}
+}
