@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 func TestOpenRegularAndRefuseFolder(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	p := filepath.Join(dir, "f")
 	f, err := Open(p, os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -30,7 +32,7 @@ func TestOpenRegularAndRefuseFolder(t *testing.T) {
 }
 
 func TestOpenRefusesLink(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("x"), 0o600)
 	link := filepath.Join(dir, "link")

@@ -230,7 +230,7 @@ func TestInstallReadOnlyNeedsForce(t *testing.T) {
 	if err := os.Chmod(cursor, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(cursor, 0o600) })
+	t.Cleanup(func() { os.Chmod(cursor, 0o600); os.Chmod(cursor+".mcp-bridge-backup", 0o600) }) // Windows removes no read-only file
 	_, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor")
 	if b, _ := os.ReadFile(cursor); code != 1 || string(b) != orig || !strings.Contains(errs, cursor) || !strings.Contains(errs, "--force") {
 		t.Errorf("read-only file: exit %d, %s\n%s", code, errs, b)

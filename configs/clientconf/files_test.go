@@ -91,7 +91,7 @@ func TestReadOnlyConfig(t *testing.T) {
 	if err := os.Chmod(f.Path, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(f.Path, 0o600) })
+	t.Cleanup(func() { os.Chmod(f.Path, 0o600); os.Chmod(f.Path+".mcp-bridge-backup", 0o600) }) // Windows removes no read-only file
 	_, err := Install(f, "cad", bridge, Options{})
 	if err == nil || !strings.Contains(err.Error(), f.Path) || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("install into a read-only file: %v", err)
