@@ -202,6 +202,9 @@ func FuzzTOMLInstall(f *testing.F) {
 		"[a]\nlist = [\n 1,\n]\ns = \"\"\"\n[x]\n\"\"\"\n", "mcp_servers.cad.command = \"x\"\n", "[[mcp_servers.cad]]\n",
 		"[mcp_servers.cad]\nenabled = false\nenv = { KEEP = \"1\", CAD_MCP_PORT = \"2\" }\n# end\n",
 		"\xef\xbb\xbf[mcp_servers.cad]\r\ncommand = 'c:\\x'\r\n", "d = 1979-05-27 07:32:00Z\n[mcp_servers.cad]\nargs = [\n  \"a\", # c\n]\n",
+		"[ mcp_servers . \"cad\" ]\ncommand = \"x\" # c\n[mcp_servers.cad.tools.t]\nenabled = true", "[mcp_servers.cad]",
+		"[mcp_servers.cad.env]\nA = \"1\"\n", "[mcp_servers.other]\ncommand = \"\"\"\nmulti\\\n  line\"\"\"\n[mcp_servers.cad]\nenv = {}\n",
+		"[mcp_servers.cad]\nenv = { 'CAD_MCP_PORT' = '1', \"x.y\" = \"2\" }\nargs = ['a']",
 	} {
 		f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080")
 	}
