@@ -3,10 +3,12 @@ module github.com/mcp-bridge/mcp-bridge
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rs/zerolog v1.35.1
 	github.com/spf13/pflag v1.1.0
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	golang.org/x/sys v0.41.0
 )
 

@@ -55,6 +55,9 @@ type Config struct {
 	// the call arguments to it.
 	Journal     *journal.Writer
 	JournalArgs bool
+	// JournalRequired: while the journal cannot be written, tools/call is
+	// refused and nothing is sent to CAD.
+	JournalRequired bool
 	// Transport names the front end in the journal: "stdio" by default.
 	Transport string
 

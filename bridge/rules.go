@@ -332,9 +332,7 @@ func (b *bridge) record(j *job, o outcome) {
 	if j.denied {
 		e.Outcome = journal.Denied
 	}
-	if err := g.journal.Write(e); err != nil {
-		b.log.Warn().Err(err).Msg("could not write the journal")
-	}
+	_ = g.journal.Write(e) // it logs an outage once, and the end of it
 }
 
 var pid = os.Getpid()

@@ -80,6 +80,10 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 			return // cancelled while the question was out
 		}
 	}
+	if werr := b.journalGate(j); werr != nil {
+		b.settle(j, outcome{answer: rpc.EncodeError(r.id, werr), err: werr})
+		return
+	}
 	start := time.Now()
 	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
 	defer stopBeat() // also on a panic, before the recover above answers

@@ -4,15 +4,29 @@
 // spans processes, the file is rotated when it reaches its size cap (under
 // the same lock, so no line is lost or split), and it is created readable
 // by its owner only.
+//
+// The journal is the user's record, so a file planted at its path cannot
+// take it over: it is opened without following a link and only as a
+// regular file, never waiting on a FIFO. A line that could not be written
+// whole is cut back off, so the next one starts on a line of its own. Every
+// entry is bounded (MaxEntry), so rotation always keeps the last entries.
 package journal
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/userfile"
 )
 
 // ClientInfo is the client's clientInfo, where known.
@@ -56,6 +70,10 @@ type Entry struct {
 	// accepted, declined, cancelled, timed out, unsupported, refused.
 	Confirm string          `json:"confirm,omitempty"`
 	Args    json.RawMessage `json:"args,omitempty"` // only with --journal-args
+	// ArgsBytes and ArgsSHA256 stand for arguments longer than MaxArgs,
+	// which are not written: their size and SHA-256 (hex) identify them.
+	ArgsBytes  int    `json:"argsBytes,omitempty"`
+	ArgsSHA256 string `json:"argsSha256,omitempty"`
 }
 
 // Failed reports whether the entry is a request that did not succeed.
@@ -67,6 +85,20 @@ const (
 	DefaultKeep     = 5
 )
 
+// Bounds on one entry, so that a few huge calls cannot rotate the whole
+// history out: arguments longer than MaxArgs bytes are replaced by their
+// size and SHA-256, and each text field is cut (on a character boundary,
+// ending in "…") at maxText bytes, or maxShort for names and ids. No line
+// is longer than MaxEntry. With rotation at M bytes and K rotated files,
+// the journal thus keeps at least the last K × max(1, M/MaxEntry − 1)
+// entries: 2555 with the defaults.
+const (
+	MaxArgs  = 16 << 10
+	MaxEntry = 20 << 10
+	maxText  = 1 << 10
+	maxShort = 256
+)
+
 // Writer appends entries to a journal file. It is safe for concurrent use
 // and for several processes sharing the file. The journal is opened for
 // each line and closed after it, under the lock, so that whichever bridge
@@ -76,14 +108,22 @@ type Writer struct {
 	path string
 	max  int64 // rotate before a line would take the file past this
 	keep int   // rotated files kept: path.1 (newest) … path.keep
+	// Log gets one warning when the journal stops taking entries and one
+	// when it takes them again (set it before the first Write).
+	Log zerolog.Logger
 
-	mu   sync.Mutex
-	lock *os.File // path + ".lock", locked around every append; nil once closed
+	mu     sync.Mutex
+	lock   *os.File // path + ".lock", locked around every append; nil once closed
+	outage error    // why the last write failed; nil while the journal works
+	lost   int      // entries not written during the outage
+	// write appends b to f; tests replace it to fail part way.
+	write func(f *os.File, b []byte) (int, error)
 }
 
 // Open prepares the journal at path, creating it (0600) if needed, so that
-// a path that cannot be written is reported at start. maxBytes ≤ 0 and
-// keep ≤ 0 take the defaults.
+// a path that cannot be written, or that is a link, a FIFO or anything but
+// a regular file, is reported at start. maxBytes ≤ 0 and keep ≤ 0 take the
+// defaults.
 func Open(path string, maxBytes int64, keep int) (*Writer, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
@@ -91,7 +131,7 @@ func Open(path string, maxBytes int64, keep int) (*Writer, error) {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := userfile.Open(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -101,12 +141,14 @@ func Open(path string, maxBytes int64, keep int) (*Writer, error) {
 		return nil, err
 	}
 	f.Close()
-	return &Writer{path: path, max: maxBytes, keep: keep, lock: lock}, nil
+	return &Writer{path: path, max: maxBytes, keep: keep, lock: lock, Log: zerolog.Nop(),
+		write: func(f *os.File, b []byte) (int, error) { return f.Write(b) }}, nil
 }
 
-// open opens the journal for appending, user-only.
+// open opens the journal for appending, user-only, refusing a link or a
+// non-regular file (see package userfile).
 func open(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := userfile.Open(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -116,46 +158,168 @@ func open(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Write appends one entry as one line.
+// Path is the journal's file.
+func (w *Writer) Path() string { return w.path }
+
+// Write appends one entry, bounded (see MaxEntry), as one line of valid
+// UTF-8 JSON.
 func (w *Writer) Write(e *Entry) error {
-	line, err := json.Marshal(e)
+	line, err := json.Marshal(bound(*e))
 	if err != nil {
-		return fmt.Errorf("journal: %w", err)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.failed(fmt.Errorf("journal: %w", err))
 	}
 	return w.WriteLine(append(line, '\n'))
 }
 
+// bound cuts what could make an entry long; it works on a copy.
+func bound(e Entry) Entry {
+	if len(e.Args) > MaxArgs {
+		sum := sha256.Sum256(e.Args)
+		e.ArgsBytes, e.ArgsSHA256, e.Args = len(e.Args), hex.EncodeToString(sum[:]), nil
+	} else if !utf8.Valid(e.Args) {
+		// Arguments are valid JSON, so bytes that are not UTF-8 can only be
+		// inside its strings: each becomes U+FFFD there.
+		e.Args = bytes.ToValidUTF8(e.Args, []byte("\uFFFD"))
+	}
+	if e.Client != nil {
+		e.Client = &ClientInfo{Name: cut(e.Client.Name, maxShort), Version: cut(e.Client.Version, maxShort)}
+	}
+	e.Tool, e.ID, e.Kind = cut(e.Tool, maxShort), cut(e.ID, maxShort), cut(e.Kind, maxShort)
+	e.Message, e.Confirm = cut(e.Message, maxText), cut(e.Confirm, maxShort)
+	e.Transport, e.Era, e.Method = cut(e.Transport, maxShort), cut(e.Era, maxShort), cut(e.Method, maxShort)
+	return e
+}
+
+// cut shortens s to at most n bytes of valid UTF-8 (json.Marshal would turn
+// each invalid byte into six), ending in "…" when it was cut.
+func cut(s string, n int) string {
+	s = string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // WriteLine appends one line (which must end in a newline and hold no
 // other) under the cross-process lock, in one write, rotating first when
-// the line would take the file past its cap.
+// the line would take the file past its cap. A write that fails part way
+// is cut back off, so the file still ends with a whole line.
 func (w *Writer) WriteLine(line []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed(w.writeLine(line))
+}
+
+func (w *Writer) writeLine(line []byte) error {
+	if w.lock == nil {
+		return errors.New("journal: closed")
+	}
+	if err := userfile.Lock(w.lock); err != nil {
+		return fmt.Errorf("journal: lock: %w", err)
+	}
+	defer userfile.Unlock(w.lock)
+	f, err := open(w.path)
+	if err != nil {
+		return err
+	}
+	size, err := sizeOf(f)
+	if err == nil && size > 0 && size+int64(len(line)) > w.max {
+		f.Close()
+		if err := w.rotate(); err != nil {
+			return err
+		}
+		if f, err = open(w.path); err != nil {
+			return err
+		}
+		size, err = sizeOf(f)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	n, err := w.write(f, line)
+	if err == nil && n < len(line) {
+		err = errors.New("short write")
+	}
+	if err != nil && n > 0 {
+		if terr := truncate(f, w.path, size); terr != nil {
+			err = fmt.Errorf("%w; and cutting the partial line off failed: %v", err, terr)
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", w.path, err)
+	}
+	return nil
+}
+
+func sizeOf(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+// truncate cuts the journal back to size. Windows cannot truncate through
+// an append-only handle: then the file is opened again to write.
+func truncate(f *os.File, path string, size int64) error {
+	if f.Truncate(size) == nil {
+		return nil
+	}
+	g, err := userfile.Open(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = g.Truncate(size)
+	if cerr := g.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// failed keeps track of outages: the first failure of one is logged, and
+// so is the first success after it, with the count of entries lost.
+// Called with w.mu held.
+func (w *Writer) failed(err error) error {
+	switch {
+	case err != nil && w.outage == nil:
+		w.outage, w.lost = err, 1
+		w.Log.Warn().Err(err).Str("journal", w.path).Msg("the journal cannot be written: entries are lost until it can (logged once until then)")
+	case err != nil:
+		w.outage = err
+		w.lost++
+	case w.outage != nil:
+		w.Log.Warn().Str("journal", w.path).Int("lost", w.lost).Msg("the journal can be written again")
+		w.outage, w.lost = nil, 0
+	}
+	return err
+}
+
+// Ready reports why the journal cannot take an entry now: the last write
+// failed, or the file cannot be opened for appending. nil when it can.
+func (w *Writer) Ready() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.lock == nil {
 		return errors.New("journal: closed")
 	}
-	if err := lockFile(w.lock); err != nil {
-		return fmt.Errorf("journal: lock: %w", err)
-	}
-	defer unlockFile(w.lock)
-
-	if fi, err := os.Stat(w.path); err == nil && fi.Size() > 0 && fi.Size()+int64(len(line)) > w.max {
-		if err := w.rotate(); err != nil {
-			return err
-		}
+	if w.outage != nil {
+		return w.outage
 	}
 	f, err := open(w.path)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	return nil
+	return f.Close()
 }
 
 // rotate shifts path.(keep-1) … path.1 up by one (the oldest is removed)

@@ -3,12 +3,16 @@ package journal
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/userfile"
 )
 
 // Files returns the journal's files, oldest first: the rotated ones
@@ -52,15 +56,28 @@ type Line struct {
 	N     int // 1-based line number in File
 }
 
+// testHookListed, when a test sets it, runs between listing the files and
+// reading them: where a bridge may rotate the journal.
+var testHookListed func()
+
 // Each calls fn for every line of the journal's files, oldest first, until
-// fn returns false.
+// fn returns false. A bridge may rotate the journal meanwhile: a file that
+// is gone by the time it is opened (path.keep is removed) is skipped.
+// Rotation only renames a file to an older name, one this reader has
+// already passed, so no file, and no entry, is read twice.
 func Each(path string, fn func(Line) bool) error {
 	files := Files(path)
 	if len(files) == 0 {
 		return fmt.Errorf("journal %s: no such file", path)
 	}
+	if testHookListed != nil {
+		testHookListed()
+	}
 	for _, name := range files {
 		more, err := eachLine(name, fn)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil || !more {
 			return err
 		}
@@ -72,7 +89,7 @@ func Each(path string, fn func(Line) bool) error {
 // asked to stop. The file is closed however fn ends (a test's Fatalf
 // included: an open file cannot be removed on Windows).
 func eachLine(name string, fn func(Line) bool) (more bool, err error) {
-	f, err := os.Open(name)
+	f, err := userfile.Open(name, os.O_RDONLY, 0)
 	if err != nil {
 		return false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/jsonc"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -194,55 +195,17 @@ func (p *Policy) parseAnnotations(v []byte, at errAt) error {
 	return bad
 }
 
-// stripComments blanks out // and /* */ comments and trailing commas
-// outside strings. Every byte keeps its offset (comments become spaces,
-// newlines stay), so positions in the result are positions in the file.
+// stripComments blanks out comments, trailing commas and a byte order
+// mark with package jsonc, the project's one JSONC reader (client
+// configuration files are read the same way). Every byte keeps its offset,
+// so positions in the result are positions in the file. An unclosed /*
+// comment is left for json.Valid to report where it starts.
 func stripComments(data []byte) []byte {
-	out := bytes.Clone(data)
-	blank := func(from, to int) {
-		for i := from; i < to && i < len(out); i++ {
-			if out[i] != '\n' && out[i] != '\r' {
-				out[i] = ' '
-			}
-		}
+	std, _, err := jsonc.Standardize(data)
+	if err != nil {
+		return data
 	}
-	lastComma := -1 // a comma seen outside strings, not yet followed by a value
-	for i := 0; i < len(out); i++ {
-		switch c := out[i]; {
-		case c == '"':
-			lastComma = -1
-			for i++; i < len(out) && out[i] != '"'; i++ {
-				if out[i] == '\\' {
-					i++
-				}
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			end := bytes.IndexByte(out[i:], '\n')
-			if end < 0 {
-				end = len(out) - i
-			}
-			blank(i, i+end)
-			i += end - 1
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			end := bytes.Index(out[i+2:], []byte("*/"))
-			if end < 0 {
-				return out // unterminated: json.Valid reports it
-			}
-			blank(i, i+2+end+2)
-			i += 2 + end + 1
-		case c == ',':
-			lastComma = i
-		case c == '}' || c == ']':
-			if lastComma >= 0 {
-				out[lastComma] = ' '
-			}
-			lastComma = -1
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			lastComma = -1
-		}
-	}
-	return out
+	return std
 }
 
 // position turns a byte offset into a 1-based line and column.

@@ -170,6 +170,10 @@ func TestParseErrorsNameLineAndReason(t *testing.T) {
 		{"not an object", "\n\n[1]", 3, "must be a JSON object"},
 		{"unterminated comment", "{ /* \"deny\": [] }", 1, "not valid JSON"},
 		{"twice", "{\"deny\":[],\n\"deny\":[]}", 2, "given twice"},
+		// The project's one JSONC dialect (package jsonc): a comma only after a value.
+		{"empty array comma", "{\n  \"deny\": [,]\n}", 2, "not valid JSON"},
+		{"empty object comma", "{\"annotations\": {\n,}}", 2, "not valid JSON"},
+		{"double comma", "{\"deny\": [\"a\",\n,]}", 2, "not valid JSON"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,7 +20,9 @@ the absolute path of this executable, host and port, and any other bridge
 flag you give (--port 9000, --call-timeout 5m, …). Only its own entry is
 added or updated: other servers, unknown fields and comments stay as they
 are; the previous file is kept as <file>.mcp-bridge-backup. Running it twice
-changes nothing. uninstall removes the entry and nothing else.
+changes nothing. uninstall removes the entry and nothing else. A read-only
+file is left alone unless --force; a file with comments or trailing commas
+is refused for a client that reads strict JSON (see configs/README.md).
 
 Clients: %s, or all (every client found on this machine).
 Scopes: user (default); project (the current folder's file, shared with
@@ -33,6 +35,7 @@ func runInstall(e *env, cmd string, args []string) error {
 	f := newBridgeFlags(e.stderr)
 	scope := f.fs.String("scope", "user", "user, project or local (Claude Code)")
 	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
+	force := f.fs.Bool("force", false, "write the client's file even when it is read-only")
 	var copyExe *bool
 	if cmd == "install" {
 		copyExe = f.fs.Bool("copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
@@ -111,13 +114,13 @@ func runInstall(e *env, cmd string, args []string) error {
 				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
 			} else {
 				var r clientconf.Result
-				r, err = clientconf.Install(target, f.name, server, *dryRun)
+				r, err = clientconf.Install(target, f.name, server, clientconf.Options{DryRun: *dryRun, Force: *force})
 				results = append(results, r)
 			}
 		} else {
 			// Every file the client may read for this scope.
 			for _, file := range ce.Candidates(c, *scope) {
-				r, rerr := clientconf.Uninstall(file, f.name, *dryRun)
+				r, rerr := clientconf.Uninstall(file, f.name, clientconf.Options{DryRun: *dryRun, Force: *force})
 				if rerr != nil {
 					err = rerr
 					break

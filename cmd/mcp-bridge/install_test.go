@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -134,7 +136,7 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}
 	cursor := filepath.Join(home, ".cursor", "mcp.json")
 	os.MkdirAll(filepath.Dir(cursor), 0o755)
-	orig := "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"command\": \"npx\"}\n  }\n}\n"
+	orig := "{\n  \"mine\": 1,\n  \"mcpServers\": {\n    \"other\": {\"command\": \"npx\"}\n  }\n}\n"
 	os.WriteFile(cursor, []byte(orig), 0o600)
 
 	// --client all finds Cursor (the only client here) and registers the
@@ -144,7 +146,7 @@ func TestInstallThroughTheCLI(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	b, _ := os.ReadFile(cursor)
-	if !strings.Contains(string(b), "// mine") || !strings.Contains(string(b), `"CAD_MCP_PORT": "9000"`) || !strings.Contains(string(b), `"5m0s"`) {
+	if !strings.Contains(string(b), `"mine": 1`) || !strings.Contains(string(b), `"CAD_MCP_PORT": "9000"`) || !strings.Contains(string(b), `"5m0s"`) {
 		t.Errorf("cursor file:\n%s", b)
 	}
 	out, _, _ = runCLI(t, vars, "", "install", "--client", "cursor", "--port", "9000", "--call-timeout", "5m")
@@ -184,5 +186,57 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	out, _, code = runCLI(t, vars, "", "uninstall", "--client", "cursor")
 	if b, _ := os.ReadFile(cursor); code != 0 || string(b) != orig {
 		t.Errorf("uninstall: %s\n%s", out, b)
+	}
+}
+
+// TestParallelInstallsKeepEveryEntry: twelve installs at once into one
+// file, each with its own --name, leave twelve entries (the file is locked
+// around each read-modify-write, and read again under the lock).
+func TestParallelInstallsKeepEveryEntry(t *testing.T) {
+	root := tempDir(t)
+	home := filepath.Join(root, "home")
+	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o755)
+	const n = 12
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			if _, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor", "--name", fmt.Sprintf("srv%d", i)); code != 0 {
+				t.Errorf("install srv%d: exit %d %s", i, code, errs)
+			}
+		})
+	}
+	wg.Wait()
+	b, _ := os.ReadFile(cursor)
+	var doc struct {
+		MCPServers map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.MCPServers) != n {
+		t.Errorf("%d entries after %d parallel installs (%v):\n%s", len(doc.MCPServers), n, err, b)
+	}
+}
+
+// TestInstallReadOnlyNeedsForce: a read-only client file is refused, named,
+// and left as it is; --force writes it.
+func TestInstallReadOnlyNeedsForce(t *testing.T) {
+	root := tempDir(t)
+	home := filepath.Join(root, "home")
+	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cursor), 0o755)
+	orig := "{\"mcpServers\": {}}\n"
+	os.WriteFile(cursor, []byte(orig), 0o600)
+	if err := os.Chmod(cursor, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cursor, 0o600); os.Chmod(cursor+".mcp-bridge-backup", 0o600) }) // Windows removes no read-only file
+	_, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor")
+	if b, _ := os.ReadFile(cursor); code != 1 || string(b) != orig || !strings.Contains(errs, cursor) || !strings.Contains(errs, "--force") {
+		t.Errorf("read-only file: exit %d, %s\n%s", code, errs, b)
+	}
+	out, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor", "--force")
+	if b, _ := os.ReadFile(cursor); code != 0 || !strings.Contains(string(b), "cad-autocad") {
+		t.Errorf("--force: exit %d, %s %s\n%s", code, out, errs, b)
 	}
 }

@@ -28,6 +28,7 @@ type ruleFlags struct {
 	journal        string
 	journalArgs    bool
 	journalMax     int64
+	journalReq     bool
 }
 
 func (r *ruleFlags) add(fs *pflag.FlagSet) {
@@ -35,6 +36,7 @@ func (r *ruleFlags) add(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a confirmation question waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
 	fs.StringVar(&r.journal, "journal", "", "append one JSON line per tool request to this file (env CAD_MCP_JOURNAL)")
 	fs.BoolVar(&r.journalArgs, "journal-args", false, "also record call arguments in the journal (env CAD_MCP_JOURNAL_ARGS)")
+	fs.BoolVar(&r.journalReq, "journal-required", false, "refuse tool calls, sending nothing to CAD, while the journal cannot be written (env CAD_MCP_JOURNAL_REQUIRED)")
 	fs.Int64Var(&r.journalMax, "journal-max", journal.DefaultMaxBytes, "journal size in bytes before it is rotated to FILE.1 … FILE.5 (env CAD_MCP_JOURNAL_MAX)")
 }
 
@@ -63,6 +65,9 @@ func (r *ruleFlags) check() error {
 	}
 	if r.confirmTimeout <= 0 {
 		return fmt.Errorf("--confirm-timeout %s: must be positive", r.confirmTimeout)
+	}
+	if r.journalReq && r.journal == "" {
+		return fmt.Errorf("--journal-required needs --journal FILE")
 	}
 	if r.journalMax < 4096 {
 		return fmt.Errorf("--journal-max %d: must be at least 4096", r.journalMax)
@@ -111,7 +116,8 @@ func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger) (func(), error
 	if err != nil {
 		return nil, fmt.Errorf("--journal: %w", err)
 	}
-	cfg.Journal, cfg.JournalArgs = w, r.journalArgs
+	w.Log = log
+	cfg.Journal, cfg.JournalArgs, cfg.JournalRequired = w, r.journalArgs, r.journalReq
 	return func() { w.Close() }, nil
 }
 

@@ -234,3 +234,10 @@ func TestPrintConfigPinsRulePaths(t *testing.T) {
 		t.Errorf("args %q; want %q", got, want)
 	}
 }
+
+func TestJournalRequiredNeedsJournal(t *testing.T) {
+	_, errs, code := runCLI(t, nil, "", "--journal-required", "--log-level", "error")
+	if code != 2 || !strings.Contains(errs, "--journal-required needs --journal") {
+		t.Errorf("--journal-required alone: exit %d, %s", code, errs)
+	}
+}

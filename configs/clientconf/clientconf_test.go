@@ -82,6 +82,25 @@ model = "o4-mini"
 	if key == "" {
 		key = "mcpServers"
 	}
+	if !c.JSONC {
+		return `{
+    "theme": "dark",
+    "` + key + `": {
+        "other": {
+            "command": "npx",
+            "args": ["-y", "other-server"],
+            "unknownField": {"x": [1, 2]}
+        }
+    },
+    "zzz": true
+}
+`
+	}
+	return withComments(key)
+}
+
+// withComments is a user's JSONC file.
+func withComments(key string) string {
 	return `{
     // my settings
     "theme": "dark", /* block comment */
@@ -134,7 +153,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				}
 
 				// A new file.
-				r, err := Install(f, "cad-autocad", bridge, false)
+				r, err := Install(f, "cad-autocad", bridge, Options{})
 				if err != nil || r.Action != "added" || r.Backup != "" {
 					t.Fatalf("new file: %+v, %v", r, err)
 				}
@@ -146,11 +165,11 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
 					}
 				}
-				r, _ = Install(f, "cad-autocad", bridge, false)
+				r, _ = Install(f, "cad-autocad", bridge, Options{})
 				if r.Action != "unchanged" {
 					t.Fatalf("second install into the new file: %s", r.Action)
 				}
-				r, _ = Uninstall(f, "cad-autocad", false)
+				r, _ = Uninstall(f, "cad-autocad", Options{})
 				if _, ok := entryOf(t, f, "cad-autocad"); ok || r.Action != "removed" {
 					t.Fatalf("uninstall from the new file: %s, still there: %v", r.Action, ok)
 				}
@@ -160,7 +179,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				if err := os.WriteFile(f.Path, []byte(orig), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				r, err = Install(f, "cad-autocad", bridge, false)
+				r, err = Install(f, "cad-autocad", bridge, Options{})
 				if err != nil || r.Action != "added" {
 					t.Fatalf("install into an existing file: %+v %v", r, err)
 				}
@@ -182,7 +201,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 
 				// The second run changes nothing.
 				st1, _ := os.Stat(f.Path)
-				r, _ = Install(f, "cad-autocad", bridge, false)
+				r, _ = Install(f, "cad-autocad", bridge, Options{})
 				if again, _ := os.ReadFile(f.Path); r.Action != "unchanged" || !bytes.Equal(again, after) {
 					t.Fatalf("second run: %s\n%s", r.Action, again)
 				}
@@ -193,7 +212,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				// An update: a new port, the rest as it was.
 				moved := bridge
 				moved.Env = map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "9000"}
-				r, err = Install(f, "cad-autocad", moved, false)
+				r, err = Install(f, "cad-autocad", moved, Options{})
 				if err != nil || r.Action != "updated" {
 					t.Fatalf("update: %+v %v", r, err)
 				}
@@ -202,34 +221,39 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				}
 
 				// Uninstall gives back the user's file byte for byte.
-				r, err = Uninstall(f, "cad-autocad", false)
+				r, err = Uninstall(f, "cad-autocad", Options{})
 				if err != nil || r.Action != "removed" {
 					t.Fatalf("uninstall: %+v %v", r, err)
 				}
 				if back, _ := os.ReadFile(f.Path); string(back) != orig {
 					t.Errorf("uninstall did not restore the file (-want +got):\n%s", cmp.Diff(orig, string(back)))
 				}
-				r, _ = Uninstall(f, "cad-autocad", false)
+				r, _ = Uninstall(f, "cad-autocad", Options{})
 				if r.Action != "absent" {
 					t.Errorf("second uninstall: %s", r.Action)
 				}
 
-				// A file that cannot be parsed is left exactly as it is.
-				broken := "{ \"mcpServers\": { oops\n"
+				// A file that cannot be parsed is left exactly as it is; so
+				// is a file with comments for a client that reads strict JSON.
+				broken := []string{"{ \"mcpServers\": { oops\n"}
 				if c.TOML {
-					broken = "[mcp_servers.x\ncommand = \"a\"\n"
+					broken = []string{"[mcp_servers.x\ncommand = \"a\"\n"}
+				} else if !c.JSONC {
+					broken = append(broken, withComments("mcpServers"))
 				}
-				os.WriteFile(f.Path, []byte(broken), 0o600)
-				os.Remove(f.Path + ".mcp-bridge-backup")
-				_, err = Install(f, "cad-autocad", bridge, false)
-				if !errors.Is(err, ErrUnparseable) || !strings.Contains(err.Error(), f.Path) {
-					t.Errorf("broken file: error %v", err)
-				}
-				if b, _ := os.ReadFile(f.Path); string(b) != broken {
-					t.Errorf("broken file changed:\n%s", b)
-				}
-				if _, err := os.Stat(f.Path + ".mcp-bridge-backup"); err == nil {
-					t.Errorf("a backup was written for a file left untouched")
+				for _, broken := range broken {
+					os.WriteFile(f.Path, []byte(broken), 0o600)
+					os.Remove(f.Path + ".mcp-bridge-backup")
+					_, err = Install(f, "cad-autocad", bridge, Options{})
+					if !errors.Is(err, ErrUnparseable) || !strings.Contains(err.Error(), f.Path) {
+						t.Errorf("broken file: error %v", err)
+					}
+					if b, _ := os.ReadFile(f.Path); string(b) != broken {
+						t.Errorf("broken file changed:\n%s", b)
+					}
+					if _, err := os.Stat(f.Path + ".mcp-bridge-backup"); err == nil {
+						t.Errorf("a backup was written for a file left untouched")
+					}
 				}
 			})
 		}
@@ -249,7 +273,7 @@ func TestClaudeDesktopMSIXWins(t *testing.T) {
 	if got := fx.rel(f.Path); got != want {
 		t.Fatalf("target %s, want %s", got, want)
 	}
-	if _, err := Install(f, "cad-autocad", bridge, false); err != nil {
+	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].File != f.Path || regs[0].Note == "" {
@@ -288,7 +312,7 @@ func TestScopes(t *testing.T) {
 	f, _ := fx.env.Target(cc, "local")
 	os.MkdirAll(filepath.Dir(f.Path), 0o755)
 	os.WriteFile(f.Path, []byte(`{"numStartups": 3, "projects": {"/other": {"allowedTools": []}}}`), 0o600)
-	if _, err := Install(f, "cad-autocad", bridge, false); err != nil {
+	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -376,7 +400,7 @@ func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := tomlServers(out)
-	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad") != 1 {
+	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad]") != 1 {
 		t.Errorf("got:\n%s", out)
 	}
 }

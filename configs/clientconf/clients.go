@@ -23,10 +23,13 @@ type Server struct {
 
 // Client is one MCP client's configuration convention.
 type Client struct {
-	ID      string // the --client value
-	Name    string // for people
-	Type    bool   // entries carry "type": "stdio"
-	TOML    bool   // Codex: [mcp_servers.NAME] in config.toml
+	ID   string // the --client value
+	Name string // for people
+	Type bool   // entries carry "type": "stdio"
+	TOML bool   // Codex: [mcp_servers.NAME] in config.toml
+	// JSONC: the client reads comments and trailing commas in its file;
+	// the others read strict JSON, and install refuses such a file.
+	JSONC   bool
 	Restart string // what to do after the file changed
 	// Scopes this client has besides "user".
 	Project bool
@@ -40,13 +43,13 @@ var Clients = []*Client{
 	{ID: "claude-code", Name: "Claude Code", Type: true, Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
 	{ID: "codebuddy", Name: "CodeBuddy", Type: true, Project: true, Restart: "restart CodeBuddy"},
 	{ID: "cursor", Name: "Cursor", Type: true, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Name: "VS Code", Type: true, Project: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Name: "VS Code Insiders", Type: true, Project: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode", Name: "VS Code", Type: true, Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Name: "VS Code Insiders", Type: true, Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "windsurf", Name: "Windsurf", Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
-	{ID: "gemini", Name: "Gemini CLI", Project: true, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "gemini", Name: "Gemini CLI", Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
 	{ID: "codex", Name: "Codex CLI", TOML: true, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
-	{ID: "zed", Name: "Zed", Project: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+	{ID: "zed", Name: "Zed", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 }
 
 // Lookup finds a client by its --client id.

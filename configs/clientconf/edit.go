@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/userfile"
 )
 
 // Result says what Install or Uninstall did to one file.
@@ -25,75 +28,180 @@ type Result struct {
 // be read as its client's format.
 var ErrUnparseable = errors.New("left untouched: cannot parse it")
 
+// Options are install's and uninstall's choices.
+type Options struct {
+	DryRun bool // say what would change, change nothing
+	Force  bool // write a file that is read-only
+}
+
 // Install adds or updates the entry name in f, keeping every other entry,
 // field and comment. A second run with the same server changes nothing.
-func Install(f File, name string, s Server, dryRun bool) (Result, error) {
-	r := Result{Client: f.Client, File: f.Path, DryRun: dryRun}
-	before, err := readFile(f.Path)
-	if err != nil {
-		return r, err
-	}
-	r.Before = before
-	var after []byte
-	existed := false
-	if f.Client.TOML {
-		if servers, err := tomlServers(before); err == nil {
-			_, existed = servers[name]
+func Install(f File, name string, s Server, opt Options) (Result, error) {
+	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
+		var after []byte
+		var err error
+		existed := false
+		if f.Client.TOML {
+			if servers, err := tomlServers(before); err == nil {
+				_, existed = servers[name]
+			}
+			after, err = tomlSet(before, name, s)
+		} else {
+			var d *jsoncDoc
+			if d, err = parseJSONC(before); err == nil {
+				err = checkStrict(f.Client, d)
+			}
+			if err == nil {
+				after, existed, err = jsonSet(before, append(append([]string(nil), f.Key...), name), f.Client.Type, s)
+			}
 		}
-		after, err = tomlSet(before, name, s)
-	} else {
-		after, existed, err = jsonSet(before, append(append([]string(nil), f.Key...), name), f.Client.Type, s)
-	}
-	if err != nil {
-		return r, fmt.Errorf("%s: %w: %v", f.Path, ErrUnparseable, err)
-	}
-	r.After = after
-	switch {
-	case before != nil && bytes.Equal(before, after):
-		r.Action = "unchanged"
-		return r, nil
-	case existed:
-		r.Action = "updated"
-	default:
-		r.Action = "added"
-	}
-	if dryRun {
-		return r, nil
-	}
-	r.Backup, err = writeAtomic(f.Path, before, after)
-	return r, err
+		switch {
+		case err != nil:
+			return nil, "", err
+		case before != nil && bytes.Equal(before, after):
+			return after, "unchanged", nil
+		case existed:
+			return after, "updated", nil
+		}
+		return after, "added", nil
+	})
 }
 
 // Uninstall removes the entry name from f and nothing else.
-func Uninstall(f File, name string, dryRun bool) (Result, error) {
-	r := Result{Client: f.Client, File: f.Path, DryRun: dryRun, Action: "absent"}
-	before, err := readFile(f.Path)
-	if err != nil || before == nil {
+func Uninstall(f File, name string, opt Options) (Result, error) {
+	return change(f, opt, false, func(before []byte) ([]byte, string, error) {
+		if before == nil {
+			return nil, "absent", nil
+		}
+		var after []byte
+		var ok bool
+		var err error
+		if f.Client.TOML {
+			after, ok, err = tomlRemove(before, name)
+		} else {
+			var d *jsoncDoc
+			if d, err = parseJSONC(before); err == nil {
+				if err = checkStrict(f.Client, d); err == nil {
+					after, ok = d.remove(append(append([]string(nil), f.Key...), name))
+				}
+			}
+		}
+		if err != nil || !ok {
+			return nil, "absent", err
+		}
+		return after, "removed", nil
+	})
+}
+
+// change is one read-modify-write of a client's file: under a lock that
+// other installs (other processes too) take for the same file, the file is
+// read, edit computes the new content, and the new content replaces the
+// file. A symbolic link (dotfiles) is followed: the file it points to is
+// the one read, locked and written. A file that is not a regular file (a
+// FIFO, a device) is refused at once, and a read-only one unless Force.
+// Without create (uninstall), a file that does not exist is left so.
+func change(f File, opt Options, create bool, edit func(before []byte) (after []byte, action string, err error)) (Result, error) {
+	r := Result{Client: f.Client, File: f.Path, DryRun: opt.DryRun}
+	path, err := resolve(f.Path)
+	if err != nil {
+		return r, err
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) && !create {
+		r.Action = "absent" // nothing to take out: no folder or lock file made
+		return r, nil
+	}
+	if !opt.DryRun {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return r, err
+		}
+		unlock, err := userfile.LockPath(path + ".mcp-bridge-lock")
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		defer unlock()
+	}
+	before, mode, err := readUserFile(path)
+	if err != nil {
 		return r, err
 	}
 	r.Before = before
-	var after []byte
-	var ok bool
-	if f.Client.TOML {
-		after, ok, err = tomlRemove(before, name)
-	} else {
-		var d *jsoncDoc
-		if d, err = parseJSONC(before); err == nil {
-			after, ok = d.remove(append(append([]string(nil), f.Key...), name))
-		}
-	}
+	after, action, err := edit(before)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w: %v", f.Path, ErrUnparseable, err)
 	}
-	if !ok {
+	r.Action = action
+	if action == "unchanged" || action == "absent" {
 		return r, nil
 	}
-	r.Action, r.After = "removed", after
-	if dryRun {
+	r.After = keepLineEnds(before, after)
+	if before != nil && mode&0o200 == 0 && !opt.Force {
+		return r, fmt.Errorf("%s is read-only: left as it is (--force writes it anyway)", f.Path)
+	}
+	if opt.DryRun {
 		return r, nil
 	}
-	r.Backup, err = writeAtomic(f.Path, before, after)
+	r.Backup, err = writeAtomic(path, before, r.After, mode)
 	return r, err
+}
+
+// resolve follows a symbolic link at path to the file it names, which may
+// not exist yet; other paths are returned as they are.
+func resolve(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return path, nil
+	}
+	for range 40 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+		if fi, err = os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// keepLineEnds writes the file's own line ends: when every line of before
+// ends in CRLF, the lines the edit added do too.
+func keepLineEnds(before, after []byte) []byte {
+	crlf := bytes.Count(before, []byte("\r\n"))
+	if crlf == 0 || crlf != bytes.Count(before, []byte("\n")) {
+		return after
+	}
+	out := make([]byte, 0, len(after)+bytes.Count(after, []byte("\n")))
+	for i, c := range after {
+		if c == '\n' && (i == 0 || after[i-1] != '\r') {
+			out = append(out, '\r')
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// checkStrict refuses a file with comments or trailing commas for a client
+// that reads strict JSON: it cannot read that file either, and an entry
+// added to it would not make it readable.
+func checkStrict(c *Client, d *jsoncDoc) error {
+	if c.JSONC {
+		return nil
+	}
+	src := d.src
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		src = append([]byte("   "), src[3:]...)
+	}
+	for i := range src {
+		if src[i] != d.std[i] {
+			line := 1 + bytes.Count(src[:i], []byte("\n"))
+			return fmt.Errorf("%s reads strict JSON, and this file has a comment or a trailing comma (line %d), so %s cannot read it now; remove it, then run install again", c.Name, line, c.Name)
+		}
+	}
+	return nil
 }
 
 // jsonSet writes the server at path. An existing entry keeps the fields
@@ -226,82 +334,87 @@ func Document(c *Client, name string, s Server) (string, error) {
 // Marshal is JSON without HTML escaping (& < > stay as they are).
 func Marshal(v any, indent string) (string, error) { return marshal(v, "", indent) }
 
-// readFile returns nil for a file that does not exist.
+// readFile reads a client's file for doctor: nil when it does not exist;
+// a link is followed, and anything but a regular file at its end refused.
 func readFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	path, err := resolve(path)
+	if err != nil {
+		return nil, err
 	}
+	b, _, err := readUserFile(path)
 	return b, err
+}
+
+// readUserFile reads the regular file at path (a link is not followed: it
+// was resolved before) and its mode; nil when it does not exist.
+func readUserFile(path string) ([]byte, os.FileMode, error) {
+	fh, err := userfile.Open(path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := io.ReadAll(fh)
+	return b, st.Mode().Perm(), err
 }
 
 // writeAtomic replaces path with data: a temporary file in the same folder,
 // synced, then renamed over the old one, so a crash leaves the old file or
-// the new one, never half of one. The previous content, when there was
-// one, is kept beside it as <file>.mcp-bridge-backup. A symlinked file is
-// written where the link points.
-func writeAtomic(path string, before, data []byte) (backup string, err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	mode := os.FileMode(0o600)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
+// the new one, never half of one. The new file keeps the old one's mode.
+// The previous content, when there was one, is kept beside it as
+// <file>.mcp-bridge-backup, written the same way. No link is followed: the
+// temporary files are created new (O_EXCL), and a rename replaces a link
+// planted at the backup's name instead of writing through it.
+func writeAtomic(path string, before, data []byte, mode os.FileMode) (backup string, err error) {
 	if before != nil {
 		backup = path + ".mcp-bridge-backup"
-		if err := writeSynced(backup, before, mode); err != nil {
+		if err := replace(backup, before, mode); err != nil {
 			return "", fmt.Errorf("keeping a backup: %w", err)
 		}
 	}
+	return backup, replace(path, data, mode)
+}
+
+// replace puts data at path through a new temporary file and a rename.
+func replace(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return backup, err
+		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return backup, err
+	_, err = tmp.Write(data)
+	if err == nil {
+		if err = tmp.Chmod(mode); isWindowsChmod(err) {
+			err = nil
+		}
 	}
-	if err := tmp.Chmod(mode); err != nil && !isWindowsChmod(err) {
-		tmp.Close()
-		return backup, err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return backup, err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return backup, err
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 && filepath.Separator == '\\' {
+		_ = os.Chmod(path, 0o600) // Windows renames over no read-only file; --force asked for it
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return backup, err
+		return err
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // best effort: makes the rename durable on Unix
 		d.Close()
 	}
-	return backup, nil
-}
-
-func writeSynced(path string, data []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }
 
 // isWindowsChmod: Chmod on Windows only knows read-only; never fatal.

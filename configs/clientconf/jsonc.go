@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/jsonc"
 )
 
 // jsoncDoc is a JSON-with-comments file held as its original bytes plus a
 // standardized copy of the same length (comments and trailing commas
-// blanked out), so that plain JSON offsets found in the copy address the
+// blanked out by package jsonc, the project's one JSONC reader), so that plain JSON offsets found in the copy address the
 // original. Edits splice text into the original; nothing else changes.
 type jsoncDoc struct {
 	src      []byte
@@ -42,9 +44,12 @@ func parseJSONC(src []byte) (*jsoncDoc, error) {
 		src = []byte("{}\n")
 	}
 	d := &jsoncDoc{src: src, trailing: map[int]bool{}}
-	std, err := standardize(src, d.trailing)
+	std, trailing, err := jsonc.Standardize(src)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", errNotJSON, err)
+	}
+	for _, i := range trailing {
+		d.trailing[i] = true
 	}
 	d.std = std
 	if !json.Valid(std) {
@@ -59,67 +64,6 @@ func parseJSONC(src []byte) (*jsoncDoc, error) {
 		return nil, errors.New("the file's top level is not a JSON object")
 	}
 	return d, nil
-}
-
-// standardize blanks comments, a UTF-8 byte order mark and trailing commas
-// with spaces (newlines kept), so the result is plain JSON of equal length.
-func standardize(src []byte, trailing map[int]bool) ([]byte, error) {
-	b := append([]byte(nil), src...)
-	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
-		b[0], b[1], b[2] = ' ', ' ', ' '
-	}
-	for i := 0; i < len(b); i++ {
-		switch {
-		case b[i] == '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
-			for ; i < len(b) && b[i] != '\n'; i++ {
-				b[i] = ' '
-			}
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := bytes.Index(b[i+2:], []byte("*/"))
-			if end < 0 {
-				return nil, fmt.Errorf("%w: a /* comment is never closed", errNotJSON)
-			}
-			for j := i; j < i+2+end+2; j++ {
-				if b[j] != '\n' && b[j] != '\r' {
-					b[j] = ' '
-				}
-			}
-			i += 2 + end + 1
-		}
-	}
-	// Trailing commas: a comma whose next non-space byte closes the value.
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case ',':
-			j := i + 1
-			for j < len(b) && isSpace(b[j]) {
-				j++
-			}
-			k := i - 1
-			for k >= 0 && isSpace(b[k]) {
-				k--
-			}
-			// After a value only: "{,}" and "[1,,]" stay invalid.
-			afterValue := k >= 0 && b[k] != '{' && b[k] != '[' && b[k] != ','
-			if afterValue && j < len(b) && (b[j] == '}' || b[j] == ']') {
-				b[i] = ' '
-				trailing[i] = true
-			}
-		}
-	}
-	return b, nil
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -334,6 +278,9 @@ func (d *jsoncDoc) remove(path []string) (out []byte, ok bool) {
 	start := m.keyStart
 	if d.aloneOnLine(m.keyStart) {
 		start = lineStart(d.src, m.keyStart) - 1 // the newline before
+		if start > 0 && d.src[start-1] == '\r' {
+			start-- // and its CR
+		}
 		if start < parent.start+1 {
 			start = parent.start + 1
 		}

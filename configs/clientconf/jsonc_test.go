@@ -2,6 +2,7 @@ package clientconf
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,5 +70,21 @@ func TestJSONCRefusesWhatItCannotEdit(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: no error", src)
 		}
+	}
+}
+
+// TestJSONUpdateKeepsUserEnv: an update sets the bridge's variables and
+// keeps the user's own (a proxy) and the entry's other fields.
+func TestJSONUpdateKeepsUserEnv(t *testing.T) {
+	src := `{"mcpServers": {"cad": {"command": "/old", "disabled": true, "env": {"HTTPS_PROXY": "http://proxy:3128", "CAD_MCP_OLD": "1", "CAD_MCP_PORT": "1"}}}}`
+	out, _, err := jsonSet([]byte(src), []string{"mcpServers", "cad"}, false, bridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := parseJSONC(out)
+	got := jsonServers(d, d.lookup([]string{"mcpServers"}))["cad"]
+	want := map[string]string{"HTTPS_PROXY": "http://proxy:3128", "CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "8080"}
+	if !cmp.Equal(got.Env, want) || !strings.Contains(string(out), `"disabled": true`) {
+		t.Errorf("env %v (want %v) in\n%s", got.Env, want, out)
 	}
 }

@@ -2,12 +2,11 @@ package clientconf
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Codex keeps its servers in TOML, one table per server:
@@ -17,182 +16,467 @@ import (
 //	args = []
 //	env = { CAD_MCP_HOST = "127.0.0.1", CAD_MCP_PORT = "8080" }
 //
-// This is not a TOML library: it finds the [mcp_servers.NAME] table (and
-// its sub-tables) by their header lines, replaces or removes those lines,
-// and leaves every other line as it was. It reads the few value forms a
-// server entry uses (strings, arrays of strings, inline tables of strings).
+// This is not a TOML library. A scanner splits the file into statements
+// (blank and comment lines, table headers, key = value with its whole
+// value, strings and multi-line arrays included), and the editor splices
+// only what install owns: the values of command and args, and the CAD_MCP_*
+// variables of env. Every other byte stays. A file in a shape it cannot
+// edit safely (the servers written as an inline table or dotted keys, an
+// [[array of tables]], env as dotted keys) is refused, and left as it is.
+// Its tests check every edit against a real TOML parser.
 
-type tomlLine struct {
-	start, end int      // byte span, newline included
-	header     []string // the table path when the line is a [table] header
+// tomlStmt is one statement: a blank or comment line, a [table] header, or
+// key = value.
+type tomlStmt struct {
+	start, end int      // its bytes, from its first line's start to after its last newline
+	header     []string // a [table] or [[array]] header's path
 	array      bool     // [[array of tables]]
+	keys       []string // key = value: the dotted key
+	table      []string // key = value: the table it is in (nil: the root)
+	val        [2]int   // key = value: the value's bytes
+	value      any      // key = value: string, []any, map[string]any, or tomlScalar
+	line       int      // 1-based, for messages
 }
 
-var (
-	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([^\[\]]+?)\s*(\]\]?)\s*(#.*)?$`)
-	bareKey  = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-)
+// tomlScalar is a number, boolean or date, as written.
+type tomlScalar string
 
-func tomlLines(src []byte) ([]tomlLine, error) {
-	var out []tomlLine
-	inMulti := "" // inside a multi-line string: its delimiter
-	depth := 0    // inside a multi-line array or inline table
-	for off := 0; off < len(src); {
-		end := bytes.IndexByte(src[off:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += off + 1
-		}
-		line := string(bytes.TrimRight(src[off:end], "\r\n"))
-		l := tomlLine{start: off, end: end}
-		if inMulti != "" {
-			if strings.Count(line, inMulti)%2 == 1 {
-				inMulti = ""
-			}
-		} else if m := headerRE.FindStringSubmatch(line); m != nil && strings.HasPrefix(strings.TrimSpace(line), "[") {
-			if len(m[1]) != len(m[3]) {
-				return nil, fmt.Errorf("line %q: unbalanced brackets", line)
-			}
-			keys, err := splitKey(m[2])
-			if err != nil {
-				return nil, fmt.Errorf("line %q: %v", line, err)
-			}
-			l.header, l.array = keys, len(m[1]) == 2
-		} else if strings.HasPrefix(strings.TrimSpace(line), "[") && depth == 0 {
-			return nil, fmt.Errorf("line %q: not a table header", line)
-		} else {
-			t := strings.TrimSpace(line)
-			if depth == 0 && t != "" && t[0] != '#' && !strings.Contains(t, "=") {
-				return nil, fmt.Errorf("line %q: not key = value", line)
-			}
-			depth += bracketDepth(line)
-			for _, q := range []string{`"""`, `'''`} {
-				if strings.Count(line, q)%2 == 1 {
-					inMulti = q
-				}
-			}
-		}
-		out = append(out, l)
-		off = end
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+type tomlScanner struct {
+	src  []byte
+	i    int
+	line int
+}
+
+func (sc *tomlScanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("line %d: "+format, append([]any{sc.line}, args...)...)
+}
+
+func (sc *tomlScanner) eof() bool { return sc.i >= len(sc.src) }
+
+func (sc *tomlScanner) peek() byte {
+	if sc.eof() {
+		return 0
 	}
-	if inMulti != "" {
-		return nil, fmt.Errorf("a multi-line string is never closed")
+	return sc.src[sc.i]
+}
+
+func (sc *tomlScanner) has(s string) bool { return bytes.HasPrefix(sc.src[sc.i:], []byte(s)) }
+
+func (sc *tomlScanner) spaces() {
+	for !sc.eof() && (sc.src[sc.i] == ' ' || sc.src[sc.i] == '\t') {
+		sc.i++
+	}
+}
+
+// newline consumes a line end, if one is next.
+func (sc *tomlScanner) newline() bool {
+	switch {
+	case sc.has("\n"):
+		sc.i++
+	case sc.has("\r\n"):
+		sc.i += 2
+	default:
+		return false
+	}
+	sc.line++
+	return true
+}
+
+// blanks skips spaces, newlines and comments (inside arrays).
+func (sc *tomlScanner) blanks() {
+	for {
+		sc.spaces()
+		if sc.peek() == '#' {
+			sc.comment()
+		}
+		if !sc.newline() {
+			return
+		}
+	}
+}
+
+func (sc *tomlScanner) comment() {
+	for !sc.eof() && sc.src[sc.i] != '\n' && !sc.has("\r\n") {
+		sc.i++
+	}
+}
+
+// endLine reads what may follow a statement: spaces, a comment, the line end.
+func (sc *tomlScanner) endLine() error {
+	sc.spaces()
+	if sc.peek() == '#' {
+		sc.comment()
+	}
+	if sc.eof() || sc.newline() {
+		return nil
+	}
+	return sc.errorf("unexpected %q", sc.rest())
+}
+
+func (sc *tomlScanner) rest() string {
+	end := bytes.IndexByte(sc.src[sc.i:], '\n')
+	if end < 0 {
+		end = len(sc.src) - sc.i
+	}
+	return string(sc.src[sc.i : sc.i+end])
+}
+
+// parseTOML splits src into statements.
+func parseTOML(src []byte) ([]tomlStmt, error) {
+	sc := &tomlScanner{src: src, line: 1}
+	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		sc.i = 3 // the BOM goes with the first statement
+	}
+	if !utf8.Valid(src) {
+		return nil, fmt.Errorf("not UTF-8")
+	}
+	var out []tomlStmt
+	var table []string
+	start := 0
+	for !sc.eof() {
+		st := tomlStmt{start: start, line: sc.line}
+		sc.spaces()
+		switch c := sc.peek(); {
+		case c == '#' || c == '\n' || c == '\r' || c == 0:
+		case c == '[':
+			sc.i++
+			st.array = sc.peek() == '['
+			if st.array {
+				sc.i++
+			}
+			keys, err := sc.key(']')
+			if err != nil {
+				return nil, err
+			}
+			if st.array {
+				if sc.peek() != ']' {
+					return nil, sc.errorf("[[%s] is not closed with ]]", strings.Join(keys, "."))
+				}
+				sc.i++
+			}
+			st.header, table = keys, keys
+		default:
+			keys, err := sc.key('=')
+			if err != nil {
+				return nil, err
+			}
+			sc.spaces()
+			st.val[0] = sc.i
+			if st.value, err = sc.value(); err != nil {
+				return nil, err
+			}
+			st.val[1] = sc.i
+			st.keys, st.table = keys, table
+		}
+		if err := sc.endLine(); err != nil {
+			return nil, err
+		}
+		st.end, start = sc.i, sc.i
+		out = append(out, st)
 	}
 	return out, nil
 }
 
-// bracketDepth is how many [ and { the line leaves open (outside strings
-// and comments).
-func bracketDepth(line string) int {
-	n := 0
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '#':
-			return n
-		case '"', '\'':
-			q := line[i]
-			for i++; i < len(line) && line[i] != q; i++ {
-				if q == '"' && line[i] == '\\' {
-					i++
-				}
-			}
-		case '[', '{':
-			n++
-		case ']', '}':
-			n--
-		}
-	}
-	return n
-}
-
-// splitKey splits a dotted TOML key: a.b."c.d".'e'.
-func splitKey(s string) ([]string, error) {
+// key reads a dotted key up to and including stop ('=' or ']').
+func (sc *tomlScanner) key(stop byte) ([]string, error) {
 	var keys []string
-	s = strings.TrimSpace(s)
-	for s != "" {
+	for {
+		sc.spaces()
 		var k string
-		switch s[0] {
+		switch sc.peek() {
 		case '"':
-			end := basicStringEnd(s)
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated key")
+			if sc.has(`"""`) {
+				return nil, sc.errorf("a multi-line string cannot be a key")
 			}
-			u, err := strconv.Unquote(s[:end+1])
+			v, err := sc.value()
 			if err != nil {
 				return nil, err
 			}
-			k, s = u, s[end+1:]
+			k = v.(string)
 		case '\'':
-			end := strings.IndexByte(s[1:], '\'')
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated key")
+			if sc.has(`'''`) {
+				return nil, sc.errorf("a multi-line string cannot be a key")
 			}
-			k, s = s[1:end+1], s[end+2:]
+			v, err := sc.value()
+			if err != nil {
+				return nil, err
+			}
+			k = v.(string)
 		default:
-			end := strings.IndexByte(s, '.')
-			if end < 0 {
-				end = len(s)
+			from := sc.i
+			for !sc.eof() && bareKey.Match(sc.src[sc.i:sc.i+1]) {
+				sc.i++
 			}
-			k, s = strings.TrimSpace(s[:end]), s[end:]
-			if !bareKey.MatchString(k) {
-				return nil, fmt.Errorf("bad key %q", k)
+			if from == sc.i {
+				return nil, sc.errorf("expected a key, found %q", sc.rest())
 			}
+			k = string(sc.src[from:sc.i])
 		}
 		keys = append(keys, k)
-		s = strings.TrimSpace(s)
-		if s != "" {
-			if s[0] != '.' {
-				return nil, fmt.Errorf("bad dotted key")
-			}
-			s = strings.TrimSpace(s[1:])
+		sc.spaces()
+		switch sc.peek() {
+		case '.':
+			sc.i++
+		case stop:
+			sc.i++
+			return keys, nil
+		default:
+			return nil, sc.errorf("expected %q after the key %q, found %q", stop, k, sc.rest())
 		}
 	}
-	return keys, nil
 }
 
-// basicStringEnd returns the index of the '"' that closes the basic
-// string s starts with, or -1 when it is unterminated.
-func basicStringEnd(s string) int {
-	end := 1
-	for ; end < len(s) && s[end] != '"'; end++ {
-		if s[end] == '\\' {
-			end++
+// value reads one value.
+func (sc *tomlScanner) value() (any, error) {
+	switch c := sc.peek(); {
+	case sc.has(`"""`), sc.has(`'''`):
+		return sc.multiline()
+	case c == '"':
+		sc.i++
+		var b strings.Builder
+		for {
+			switch c := sc.peek(); {
+			case c == '"':
+				sc.i++
+				return b.String(), nil
+			case c == '\\':
+				if err := sc.escape(&b); err != nil {
+					return nil, err
+				}
+			case c == '\n' || c == 0 && sc.eof():
+				return nil, sc.errorf("a string is not closed on its line")
+			default:
+				b.WriteByte(c)
+				sc.i++
+			}
+		}
+	case c == '\'':
+		sc.i++
+		from := sc.i
+		for sc.peek() != '\'' {
+			if sc.eof() || sc.peek() == '\n' {
+				return nil, sc.errorf("a string is not closed on its line")
+			}
+			sc.i++
+		}
+		sc.i++
+		return string(sc.src[from : sc.i-1]), nil
+	case c == '[':
+		sc.i++
+		var out []any
+		for {
+			sc.blanks()
+			if sc.peek() == ']' {
+				sc.i++
+				return out, nil
+			}
+			v, err := sc.value()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			sc.blanks()
+			switch sc.peek() {
+			case ',':
+				sc.i++
+			case ']':
+			default:
+				return nil, sc.errorf("expected , or ] in an array, found %q", sc.rest())
+			}
+		}
+	case c == '{':
+		sc.i++
+		out := map[string]any{}
+		sc.blanks()
+		if sc.peek() == '}' {
+			sc.i++
+			return out, nil
+		}
+		for {
+			keys, err := sc.key('=')
+			if err != nil {
+				return nil, err
+			}
+			sc.spaces()
+			v, err := sc.value()
+			if err != nil {
+				return nil, err
+			}
+			out[strings.Join(keys, "\x00")] = v
+			sc.blanks()
+			switch sc.peek() {
+			case ',':
+				sc.i++
+				sc.blanks()
+			case '}':
+				sc.i++
+				return out, nil
+			default:
+				return nil, sc.errorf("expected , or } in an inline table, found %q", sc.rest())
+			}
 		}
 	}
-	if end >= len(s) {
-		return -1
+	// A number, boolean or date: up to a separator. A date and a time may
+	// be apart by one space.
+	from := sc.i
+	for !sc.eof() && !strings.ContainsRune(" \t\r\n,]}#", rune(sc.peek())) {
+		sc.i++
+		if sc.i-from == 10 && sc.has(" ") && sc.i+1 < len(sc.src) && sc.src[sc.i+1] >= '0' && sc.src[sc.i+1] <= '9' && sc.src[from+4] == '-' {
+			sc.i++
+		}
 	}
-	return end
+	if from == sc.i {
+		return nil, sc.errorf("expected a value, found %q", sc.rest())
+	}
+	return tomlScalar(sc.src[from:sc.i]), nil
+}
+
+// multiline reads a multi-line string: basic (three double quotes) or
+// literal (three single quotes).
+func (sc *tomlScanner) multiline() (any, error) {
+	q := sc.src[sc.i]
+	delim := strings.Repeat(string(q), 3)
+	sc.i += 3
+	sc.newline() // a newline right after the opening is not part of it
+	var b strings.Builder
+	for {
+		if sc.eof() {
+			return nil, sc.errorf("a multi-line string is never closed")
+		}
+		if sc.has(delim) {
+			n := 0
+			for sc.i+n < len(sc.src) && sc.src[sc.i+n] == q {
+				n++
+			}
+			if n > 5 {
+				return nil, sc.errorf("too many quotes closing a multi-line string")
+			}
+			b.WriteString(strings.Repeat(string(q), n-3))
+			sc.i += n
+			return b.String(), nil
+		}
+		c := sc.src[sc.i]
+		switch {
+		case q == '"' && c == '\\':
+			// A backslash at the end of a line trims the line end and
+			// the blanks after it.
+			j := sc.i + 1
+			for j < len(sc.src) && (sc.src[j] == ' ' || sc.src[j] == '\t') {
+				j++
+			}
+			if j < len(sc.src) && (sc.src[j] == '\n' || sc.src[j] == '\r') {
+				sc.i = j
+				for sc.newline() || sc.peek() == ' ' || sc.peek() == '\t' {
+					if sc.peek() == ' ' || sc.peek() == '\t' {
+						sc.i++
+					}
+				}
+				continue
+			}
+			if err := sc.escape(&b); err != nil {
+				return nil, err
+			}
+		case sc.newline():
+			b.WriteByte('\n')
+		default:
+			b.WriteByte(c)
+			sc.i++
+		}
+	}
+}
+
+// escape reads one backslash escape of a basic string.
+func (sc *tomlScanner) escape(b *strings.Builder) error {
+	if sc.i+1 >= len(sc.src) {
+		return sc.errorf("a string ends in a backslash")
+	}
+	c := sc.src[sc.i+1]
+	sc.i += 2
+	if r, ok := map[byte]string{'b': "\b", 't': "\t", 'n': "\n", 'f': "\f", 'r': "\r", '"': `"`, '\\': `\`, 'e': "\x1b"}[c]; ok {
+		b.WriteString(r)
+		return nil
+	}
+	n := map[byte]int{'u': 4, 'U': 8, 'x': 2}[c]
+	if n == 0 || sc.i+n > len(sc.src) {
+		return sc.errorf("bad escape \\%c", c)
+	}
+	v, err := strconv.ParseUint(string(sc.src[sc.i:sc.i+n]), 16, 32)
+	if err != nil || !utf8.ValidRune(rune(v)) {
+		return sc.errorf("bad escape \\%c%s", c, sc.src[sc.i:sc.i+n])
+	}
+	sc.i += n
+	b.WriteRune(rune(v))
+	return nil
 }
 
 func tomlKey(k string) string {
 	if bareKey.MatchString(k) {
 		return k
 	}
-	b, _ := json.Marshal(k)
-	return string(b)
+	return tomlString(k)
 }
 
-// tomlTables is the line ranges [first, last) of the table at path and of
-// its sub-tables. A table's range ends at the next header, less the
-// comments and blank lines just above that header (they belong to it).
-func tomlTables(lines []tomlLine, path []string) [][2]int {
-	var out [][2]int
-	for i, l := range lines {
-		if l.header == nil || !hasPrefix(l.header, path) {
-			continue
+// tomlString is a basic string. Every character TOML does not allow raw
+// (controls, DEL) and the quote and backslash are escaped.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r) // invalid UTF-8 is written as U+FFFD
 		}
-		j := i + 1
-		for j < len(lines) && lines[j].header == nil {
-			j++
-		}
-		out = append(out, [2]int{i, j})
 	}
-	return out
+	b.WriteByte('"')
+	return b.String()
 }
 
-func hasPrefix(p, prefix []string) bool {
+func tomlStrings(list []string) string {
+	q := make([]string, len(list))
+	for i, a := range list {
+		q[i] = tomlString(a)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// tomlInline is env's inline table: the kept members as written, then ours.
+func tomlInline(kept []string, env map[string]string) string {
+	for _, k := range sortedKeys(env) {
+		kept = append(kept, tomlKey(k)+" = "+tomlString(env[k]))
+	}
+	if len(kept) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(kept, ", ") + " }"
+}
+
+// tomlServer renders the server's table.
+func tomlServer(name string, s Server) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[mcp_servers.%s]\n", tomlKey(name))
+	fmt.Fprintf(&b, "command = %s\n", tomlString(s.Command))
+	fmt.Fprintf(&b, "args = %s\n", tomlStrings(s.Args))
+	if len(s.Env) > 0 {
+		fmt.Fprintf(&b, "env = %s\n", tomlInline(nil, s.Env))
+	}
+	return b.String()
+}
+
+func hasPrefix(p []string, prefix ...string) bool {
 	if len(p) < len(prefix) {
 		return false
 	}
@@ -204,281 +488,290 @@ func hasPrefix(p, prefix []string) bool {
 	return true
 }
 
-// tomlOtherForms reports whether the server is defined another way this
-// editor does not rewrite (dotted keys or an inline table).
-func tomlOtherForms(src []byte, lines []tomlLine, name string) bool {
-	var table []string
-	for _, l := range lines {
-		if l.header != nil {
-			table = l.header
-			continue
-		}
-		keys, _, ok := tomlKeyValue(src, l)
-		if !ok {
-			continue
-		}
-		full := append(append([]string(nil), table...), keys...)
-		if len(full) >= 2 && full[0] == "mcp_servers" && full[1] == name && len(table) < 2 {
-			return true
+func ours(k string) bool { return strings.HasPrefix(k, "CAD_MCP_") }
+
+// tomlCheck refuses the shapes the editor does not edit: servers written
+// other than as [mcp_servers.NAME] tables, and in the server's own table,
+// the keys install owns written as dotted keys or sub-tables.
+func tomlCheck(stmts []tomlStmt, name string) error {
+	for _, st := range stmts {
+		switch {
+		case st.header != nil && st.array && st.header[0] == "mcp_servers":
+			return fmt.Errorf("line %d: [[%s]] is an array of tables; install only edits [mcp_servers.NAME] tables: edit it by hand", st.line, strings.Join(st.header, "."))
+		case st.header != nil && hasPrefix(st.header, "mcp_servers", name) && len(st.header) > 2 && st.header[2] != "env":
+			if k := st.header[2]; k == "command" || k == "args" {
+				return fmt.Errorf("line %d: mcp_servers.%s.%s is a table; edit it by hand", st.line, tomlKey(name), k)
+			}
+		case st.header != nil && hasPrefix(st.header, "mcp_servers", name, "env") && len(st.header) > 3 && ours(st.header[3]):
+			return fmt.Errorf("line %d: mcp_servers.%s.env.%s is a table; edit it by hand", st.line, tomlKey(name), st.header[3])
+		case st.keys == nil:
+		case st.table == nil && st.keys[0] == "mcp_servers", hasPrefix(st.table, "mcp_servers") && len(st.table) == 1:
+			return fmt.Errorf("line %d: the MCP servers are written as an inline table or dotted keys (%s = …); install only edits [mcp_servers.NAME] tables: edit it by hand", st.line, strings.Join(append(st.table, st.keys...), "."))
+		case len(st.table) == 2 && hasPrefix(st.table, "mcp_servers", name) && len(st.keys) > 1 && (st.keys[0] == "env" || st.keys[0] == "command" || st.keys[0] == "args"):
+			return fmt.Errorf("line %d: %s is written as a dotted key; edit it by hand", st.line, strings.Join(st.keys, "."))
+		case len(st.table) == 2 && hasPrefix(st.table, "mcp_servers", name) && len(st.keys) == 1 && st.keys[0] == "env":
+			if _, ok := st.value.(map[string]any); !ok {
+				return fmt.Errorf("line %d: env is not an inline table; edit it by hand", st.line)
+			}
+		case len(st.table) == 3 && hasPrefix(st.table, "mcp_servers", name, "env") && len(st.keys) > 1 && ours(st.keys[0]):
+			return fmt.Errorf("line %d: %s is written as a dotted key; edit it by hand", st.line, strings.Join(st.keys, "."))
 		}
 	}
-	return false
+	return nil
 }
 
-// tomlServer renders the server's table.
-func tomlServer(name string, s Server) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[mcp_servers.%s]\n", tomlKey(name))
-	fmt.Fprintf(&b, "command = %s\n", tomlString(s.Command))
-	args := make([]string, len(s.Args))
-	for i, a := range s.Args {
-		args[i] = tomlString(a)
-	}
-	fmt.Fprintf(&b, "args = [%s]\n", strings.Join(args, ", "))
-	if len(s.Env) > 0 {
-		keys := make([]string, 0, len(s.Env))
-		for k := range s.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var kv []string
-		for _, k := range keys {
-			kv = append(kv, tomlKey(k)+" = "+tomlString(s.Env[k]))
-		}
-		fmt.Fprintf(&b, "env = { %s }\n", strings.Join(kv, ", "))
-	}
-	return b.String()
-}
-
-// tomlString is a basic string; JSON escapes are valid TOML escapes for
-// the characters JSON escapes, except that TOML has no \u2028 issue.
-func tomlString(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSpace(buf.String())
-}
-
-// tomlSet replaces (or appends) the server's table.
+// tomlSet writes the server: a new [mcp_servers.NAME] table at the end, or
+// in the existing one, new values for command and args and its own CAD_MCP_*
+// variables in env. Every other key (enabled, startup_timeout_sec, the
+// user's variables, …) stays as it is.
 func tomlSet(src []byte, name string, s Server) ([]byte, error) {
-	lines, err := tomlLines(src)
+	stmts, err := parseTOML(src)
 	if err != nil {
 		return nil, err
 	}
-	if tomlOtherForms(src, lines, name) {
-		return nil, fmt.Errorf("mcp_servers.%s is written as dotted keys or an inline table; edit it by hand or remove it first", tomlKey(name))
+	if err := tomlCheck(stmts, name); err != nil {
+		return nil, err
 	}
-	block := tomlServer(name, s)
-	ranges := tomlTables(lines, []string{"mcp_servers", name})
-	if len(ranges) == 0 {
+	main, envTable := -1, -1
+	sub, envSub := false, false
+	for i, st := range stmts {
+		switch {
+		case st.header == nil:
+		case len(st.header) == 2 && hasPrefix(st.header, "mcp_servers", name):
+			main = i
+		case len(st.header) == 3 && hasPrefix(st.header, "mcp_servers", name, "env"):
+			envTable = i
+		case hasPrefix(st.header, "mcp_servers", name):
+			sub = true
+			envSub = envSub || st.header[2] == "env"
+		}
+	}
+	nl := lineEnd(src)
+	if main < 0 {
+		if envTable >= 0 || sub {
+			return nil, fmt.Errorf("mcp_servers.%s has sub-tables but no [mcp_servers.%s] table; edit it by hand", tomlKey(name), tomlKey(name))
+		}
 		out := append([]byte(nil), src...)
 		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
+			out = append(out, nl...)
 		}
-		if len(bytes.TrimSpace(out)) > 0 {
-			out = append(out, '\n')
+		if len(bytes.TrimSpace(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")))) > 0 {
+			out = append(out, nl...)
 		}
-		return append(out, block...), nil
+		return append(out, strings.ReplaceAll(tomlServer(name, s), "\n", nl)...), nil
 	}
-	// Keep what followed the old table's last value (blank lines, comments
-	// of the next table): replace only header and key lines.
-	var out []byte
-	prev := 0
-	for i, r := range ranges {
-		first := lines[r[0]].start
-		last := tableLastValue(src, lines, r)
-		out = append(out, src[prev:first]...)
-		if i == 0 {
-			out = append(out, block...)
-		}
-		prev = lines[last].end
+	if envSub && envTable < 0 {
+		return nil, fmt.Errorf("mcp_servers.%s.env has sub-tables but no [mcp_servers.%s.env] table; edit it by hand", tomlKey(name), tomlKey(name))
 	}
-	return append(out, src[prev:]...), nil
+	var edits []edit
+	set := map[string]*tomlStmt{}
+	last := main // the table's last key = value
+	for i := main + 1; i < len(stmts) && stmts[i].header == nil; i++ {
+		if st := &stmts[i]; st.keys != nil {
+			set[st.keys[0]] = st
+			last = i
+		}
+	}
+	var add []string
+	put := func(key, text string) {
+		if st := set[key]; st != nil {
+			if string(src[st.val[0]:st.val[1]]) != text {
+				edits = append(edits, edit{st.val[0], st.val[1], text})
+			}
+			return
+		}
+		add = append(add, key+" = "+text)
+	}
+	put("command", tomlString(s.Command))
+	put("args", tomlStrings(s.Args))
+	switch {
+	case set["env"] != nil:
+		// Keep the user's members as written; ours replaced.
+		var kept []string
+		for _, m := range inlineMembers(src, set["env"]) {
+			if !ours(m.key) {
+				kept = append(kept, m.text)
+			}
+		}
+		put("env", tomlInline(kept, s.Env))
+	case envTable >= 0:
+		have := map[string]bool{}
+		lastEnv := envTable
+		for i := envTable + 1; i < len(stmts) && stmts[i].header == nil; i++ {
+			st := stmts[i]
+			if st.keys == nil {
+				continue
+			}
+			lastEnv = i
+			k := st.keys[0]
+			v, mine := s.Env[k]
+			switch {
+			case !ours(k):
+			case !mine:
+				edits = append(edits, edit{st.start, st.end, ""})
+			default:
+				have[k] = true
+				if text := tomlString(v); string(src[st.val[0]:st.val[1]]) != text {
+					edits = append(edits, edit{st.val[0], st.val[1], text})
+				}
+			}
+		}
+		var lines []string
+		for _, k := range sortedKeys(s.Env) {
+			if !have[k] {
+				lines = append(lines, tomlKey(k)+" = "+tomlString(s.Env[k]))
+			}
+		}
+		edits = append(edits, insertLines(src, stmts[lastEnv], lines, nl)...)
+	case len(s.Env) > 0:
+		put("env", tomlInline(nil, s.Env))
+	}
+	edits = append(edits, insertLines(src, stmts[last], add, nl)...)
+	return apply(src, edits), nil
+}
+
+// insertLines adds lines after statement st.
+func insertLines(src []byte, st tomlStmt, lines []string, nl string) []edit {
+	if len(lines) == 0 {
+		return nil
+	}
+	text := strings.Join(lines, nl) + nl
+	if st.end == len(src) && !bytes.HasSuffix(src, []byte("\n")) {
+		text = nl + strings.TrimSuffix(text, nl)
+	}
+	return []edit{{st.end, st.end, text}}
+}
+
+// lineEnd is the file's line end: CRLF when its first line ends so.
+func lineEnd(src []byte) string {
+	if i := bytes.IndexByte(src, '\n'); i > 0 && src[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+type inlineMember struct {
+	key  string // its first key
+	text string // key = value as written
+}
+
+// inlineMembers lists the members of the inline table st's value.
+func inlineMembers(src []byte, st *tomlStmt) []inlineMember {
+	sc := &tomlScanner{src: src[:st.val[1]], i: st.val[0] + 1}
+	var out []inlineMember
+	for {
+		sc.blanks()
+		if sc.peek() == '}' || sc.eof() {
+			return out
+		}
+		from := sc.i
+		keys, err := sc.key('=')
+		if err != nil {
+			return out
+		}
+		sc.spaces()
+		if _, err := sc.value(); err != nil {
+			return out
+		}
+		out = append(out, inlineMember{keys[0], string(src[from:sc.i])})
+		sc.blanks()
+		if sc.peek() == ',' {
+			sc.i++
+		}
+	}
 }
 
 // tomlRemove deletes the server's table and sub-tables, and the blank line
 // before them that tomlSet added.
 func tomlRemove(src []byte, name string) ([]byte, bool, error) {
-	lines, err := tomlLines(src)
+	stmts, err := parseTOML(src)
 	if err != nil {
 		return nil, false, err
 	}
-	ranges := tomlTables(lines, []string{"mcp_servers", name})
-	if len(ranges) == 0 {
-		if tomlOtherForms(src, lines, name) {
-			return nil, false, fmt.Errorf("mcp_servers.%s is written as dotted keys or an inline table; remove it by hand", tomlKey(name))
+	for _, st := range stmts {
+		full := append(append([]string(nil), st.table...), st.keys...)
+		if st.array && hasPrefix(st.header, "mcp_servers", name) || st.keys != nil && hasPrefix(full, "mcp_servers", name) && len(st.table) < 2 {
+			return nil, false, fmt.Errorf("line %d: mcp_servers.%s is not written as a [mcp_servers.%s] table; remove it by hand", st.line, tomlKey(name), tomlKey(name))
 		}
+	}
+	var edits []edit
+	for i, st := range stmts {
+		if st.header == nil || !hasPrefix(st.header, "mcp_servers", name) {
+			continue
+		}
+		// The table runs to its last key = value; the comments and blank
+		// lines after it belong to what follows.
+		last := i
+		for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
+			if stmts[j].keys != nil {
+				last = j
+			}
+		}
+		from := st.start
+		if i == 0 && bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+			from = 3
+		}
+		// A blank line before the table goes with it when the table ended
+		// the file or another blank line follows.
+		if i > 0 && blank(src, stmts[i-1]) && (last+1 >= len(stmts) || blank(src, stmts[last+1])) && (len(edits) == 0 || edits[len(edits)-1].end <= stmts[i-1].start) {
+			from = stmts[i-1].start
+		}
+		edits = append(edits, edit{from, stmts[last].end, ""})
+	}
+	if len(edits) == 0 {
 		return src, false, nil
 	}
-	var out []byte
-	prev := 0
-	for _, r := range ranges {
-		first := lines[r[0]].start
-		last := tableLastValue(src, lines, r)
-		end := lines[last].end
-		cut := first
-		// A blank line before the table goes with it when the table ended the file
-		// or another blank line follows.
-		if r[0] > 0 && isBlank(src, lines[r[0]-1]) && (last+1 >= len(lines) || isBlank(src, lines[last+1])) && lines[r[0]-1].start >= prev {
-			cut = lines[r[0]-1].start
-		}
-		out = append(out, src[prev:cut]...)
-		prev = end
-	}
-	return append(out, src[prev:]...), true, nil
+	return apply(src, edits), true, nil
 }
 
-func isBlank(src []byte, l tomlLine) bool {
-	return len(bytes.TrimSpace(src[l.start:l.end])) == 0
-}
-
-// tomlKeyValue splits a key = value line into its dotted key and the
-// value's text; ok is false for any other line (blank, comment, bad key).
-func tomlKeyValue(src []byte, l tomlLine) (keys []string, val string, ok bool) {
-	line := strings.TrimSpace(string(src[l.start:l.end]))
-	eq := strings.IndexByte(line, '=')
-	if eq < 0 || strings.HasPrefix(line, "#") {
-		return nil, "", false
-	}
-	keys, err := splitKey(line[:eq])
-	if err != nil {
-		return nil, "", false
-	}
-	return keys, strings.TrimSpace(line[eq+1:]), true
-}
-
-// tableLastValue is the index of the last line of table range r that is
-// neither blank nor a comment (those belong to what follows the table).
-func tableLastValue(src []byte, lines []tomlLine, r [2]int) int {
-	last := r[1] - 1
-	for last > r[0] && isBlankOrComment(src, lines[last]) {
-		last--
-	}
-	return last
-}
-
-func isBlankOrComment(src []byte, l tomlLine) bool {
-	t := bytes.TrimSpace(src[l.start:l.end])
-	return len(t) == 0 || t[0] == '#'
+func blank(src []byte, st tomlStmt) bool {
+	return st.header == nil && st.keys == nil && len(bytes.TrimSpace(src[st.start:st.end])) == 0
 }
 
 // tomlServers reads every [mcp_servers.X] table's command, args and env.
 func tomlServers(src []byte) (map[string]Server, error) {
-	lines, err := tomlLines(src)
+	stmts, err := parseTOML(src)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]Server{}
-	var table []string
-	for _, l := range lines {
-		if l.header != nil {
-			table = l.header
-			if len(table) == 2 && table[0] == "mcp_servers" {
-				if _, ok := out[table[1]]; !ok {
-					out[table[1]] = Server{Env: map[string]string{}}
-				}
+	for _, st := range stmts {
+		if len(st.header) == 2 && st.header[0] == "mcp_servers" {
+			if _, ok := out[st.header[1]]; !ok {
+				out[st.header[1]] = Server{Env: map[string]string{}}
 			}
+		}
+		if st.keys == nil || len(st.table) < 2 || st.table[0] != "mcp_servers" {
 			continue
 		}
-		if len(table) < 2 || table[0] != "mcp_servers" {
-			continue
-		}
-		keys, val, ok := tomlKeyValue(src, l)
-		if !ok {
-			continue
-		}
-		full := append(append([]string(nil), table[1:]...), keys...)
+		full := append(append([]string(nil), st.table[1:]...), st.keys...)
 		s := out[full[0]]
 		if s.Env == nil {
 			s.Env = map[string]string{}
 		}
 		switch {
 		case len(full) == 2 && full[1] == "command":
-			s.Command, _ = tomlParseString(val)
+			s.Command, _ = st.value.(string)
 		case len(full) == 2 && full[1] == "args":
-			s.Args = tomlParseStrings(val)
+			list, _ := st.value.([]any)
+			for _, a := range list {
+				if a, ok := a.(string); ok {
+					s.Args = append(s.Args, a)
+				}
+			}
 		case len(full) == 2 && full[1] == "env":
-			for k, v := range tomlParseInline(val) {
-				s.Env[k] = v
+			m, _ := st.value.(map[string]any)
+			for k, v := range m {
+				if v, ok := v.(string); ok {
+					s.Env[k] = v
+				}
 			}
 		case len(full) == 3 && full[1] == "env":
-			s.Env[full[2]], _ = tomlParseString(val)
+			if v, ok := st.value.(string); ok {
+				s.Env[full[2]] = v
+			}
 		}
 		out[full[0]] = s
 	}
 	return out, nil
-}
-
-// tomlParseString reads a basic or literal string at the start of s and
-// returns it and the rest.
-func tomlParseString(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", ""
-	}
-	switch s[0] {
-	case '"':
-		end := basicStringEnd(s)
-		if end < 0 {
-			return "", ""
-		}
-		var v string
-		_ = json.Unmarshal([]byte(s[:end+1]), &v)
-		return v, s[end+1:]
-	case '\'':
-		end := strings.IndexByte(s[1:], '\'')
-		if end < 0 {
-			return "", ""
-		}
-		return s[1 : end+1], s[end+2:]
-	}
-	return "", s
-}
-
-func tomlParseStrings(s string) []string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "[") {
-		return nil
-	}
-	s = s[1:]
-	var out []string
-	for {
-		s = strings.TrimLeft(s, " \t,")
-		if s == "" || s[0] == ']' || s[0] == '#' {
-			return out
-		}
-		v, rest := tomlParseString(s)
-		if rest == s {
-			return out
-		}
-		out = append(out, v)
-		s = rest
-	}
-}
-
-func tomlParseInline(s string) map[string]string {
-	out := map[string]string{}
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") {
-		return out
-	}
-	s = s[1:]
-	for {
-		s = strings.TrimLeft(s, " \t,")
-		if s == "" || s[0] == '}' {
-			return out
-		}
-		eq := strings.IndexByte(s, '=')
-		if eq < 0 {
-			return out
-		}
-		keys, err := splitKey(s[:eq])
-		if err != nil || len(keys) != 1 {
-			return out
-		}
-		v, rest := tomlParseString(s[eq+1:])
-		out[keys[0]] = v
-		s = rest
-	}
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package journal
+package userfile
 
 import (
 	"os"
@@ -8,14 +8,14 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockFile takes an exclusive lock on the first byte of f, shared by every
+// Lock takes an exclusive lock on the first byte of f, shared by every
 // process (LockFileEx), waiting for it.
-func lockFile(f *os.File) error {
+func Lock(f *os.File) error {
 	var ol windows.Overlapped
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol)
 }
 
-func unlockFile(f *os.File) {
+func Unlock(f *os.File) {
 	var ol windows.Overlapped
 	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
 }

@@ -1,15 +1,15 @@
 //go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly
 
-package journal
+package userfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive lock on f shared by every process (flock),
+// Lock takes an exclusive lock on f shared by every process (flock),
 // waiting for it.
-func lockFile(f *os.File) error {
+func Lock(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
 		if err != syscall.EINTR {
@@ -18,4 +18,4 @@ func lockFile(f *os.File) error {
 	}
 }
 
-func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+func Unlock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -1,0 +1,21 @@
+package bridge
+
+import "github.com/mcp-bridge/mcp-bridge/rpc"
+
+// journalGate is --journal-required: a tools/call is refused, before
+// anything reaches CAD, while the journal cannot be written (its last
+// write failed, or it cannot be opened now). The refusal is journalled
+// like any answer, and the first write that works ends the outage.
+func (b *bridge) journalGate(j *job) *rpc.WireError {
+	w := b.rules.journal
+	if !b.cfg.JournalRequired || w == nil || j.req.Method != "tools/call" {
+		return nil
+	}
+	err := w.Ready()
+	if err == nil {
+		return nil
+	}
+	b.log.Warn().Err(err).Str("tool", j.tool).Msg("journal cannot be written: call refused (--journal-required); not sent to CAD")
+	return rpc.Errorf(rpc.CodeInternalError, "the journal %s cannot be written (%v); with --journal-required nothing is sent to CAD until it can", w.Path(), err).
+		WithData(map[string]string{"kind": "journal", "journal": w.Path(), "tool": j.tool})
+}

@@ -1,0 +1,219 @@
+package clientconf
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// oracle reads TOML with a real parser.
+func oracle(src []byte) (map[string]any, error) {
+	var m map[string]any
+	_, err := toml.Decode(string(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))), &m)
+	return m, err
+}
+
+// deepCopy copies decoded TOML (maps and slices; the rest are values).
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x)
+		}
+		return out
+	case []map[string]any:
+		out := make([]map[string]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopy(x).(map[string]any)
+		}
+		return out
+	}
+	return v
+}
+
+// wantAfterInstall is before with the server's entry as install owns it:
+// command, args and the CAD_MCP_* variables of env are ours, every other
+// key of the file and of the entry is as it was.
+func wantAfterInstall(before map[string]any, name string, s Server) map[string]any {
+	want := deepCopy(before).(map[string]any)
+	if want == nil {
+		want = map[string]any{}
+	}
+	servers, _ := want["mcp_servers"].(map[string]any)
+	if servers == nil {
+		servers = map[string]any{}
+		want["mcp_servers"] = servers
+	}
+	entry, _ := servers[name].(map[string]any)
+	if entry == nil {
+		entry = map[string]any{}
+		servers[name] = entry
+	}
+	entry["command"] = s.Command
+	args := []any{}
+	for _, a := range s.Args {
+		args = append(args, a)
+	}
+	entry["args"] = args
+	env, had := entry["env"].(map[string]any)
+	if had || len(s.Env) > 0 {
+		if env == nil {
+			env = map[string]any{}
+		}
+		for k := range env {
+			if ours(k) {
+				delete(env, k)
+			}
+		}
+		for k, v := range s.Env {
+			env[k] = v
+		}
+		entry["env"] = env
+	}
+	return want
+}
+
+// checkTOMLInstall is the oracle invariant: when src is TOML, install
+// either refuses it or writes TOML in which every other key keeps its
+// value and the entry has exactly what install wrote; uninstall then gives
+// back what was there. It returns install's error.
+func checkTOMLInstall(t *testing.T, src []byte, name string, s Server) ([]byte, error) {
+	t.Helper()
+	out, err := tomlSet(src, name, s)
+	before, perr := oracle(src)
+	if err != nil || perr != nil {
+		return out, err
+	}
+	after, aerr := oracle(out)
+	if aerr != nil {
+		t.Fatalf("install wrote invalid TOML: %v\n--- from\n%s\n--- to\n%s", aerr, src, out)
+	}
+	if d := cmp.Diff(wantAfterInstall(before, name, s), after, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("install changed more or less than its entry (-want +got):\n%s\n--- from\n%s\n--- to\n%s", d, src, out)
+	}
+	servers, err := tomlServers(out)
+	if err != nil {
+		t.Fatalf("install wrote a file it cannot read: %v\n%s", err, out)
+	}
+	if got := servers[name]; got.Command != s.Command || !cmp.Equal(got.Args, s.Args, cmpopts.EquateEmpty()) {
+		t.Fatalf("reading back the entry: %+v\n%s", got, out)
+	}
+	back, ok, err := tomlRemove(out, name)
+	if err != nil || !ok {
+		t.Fatalf("uninstall: %v %v\n%s", ok, err, out)
+	}
+	after, aerr = oracle(back)
+	if aerr != nil {
+		t.Fatalf("uninstall wrote invalid TOML: %v\n%s", aerr, back)
+	}
+	if m, _ := before["mcp_servers"].(map[string]any); m[name] == nil {
+		if d := cmp.Diff(before, after, cmpopts.EquateNaNs(), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("install then uninstall changed the file (-want +got):\n%s\n--- from\n%s\n--- to\n%s", d, src, back)
+		}
+	}
+	return out, nil
+}
+
+var codexServer = Server{Command: `C:\Users\Me\AppData\Local\Programs\mcp-bridge\mcp-bridge.exe`, Args: []string{`--log-file`, `C:\logs\"b".log`}, Env: map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "9000"}}
+
+// TestCodexReinstallKeepsUserKeys: a second install updates command, args
+// and the CAD_MCP_* variables, and keeps what the user set in the entry.
+func TestCodexReinstallKeepsUserKeys(t *testing.T) {
+	for _, src := range []string{
+		`[mcp_servers.cad-autocad]
+command = "/old/mcp-bridge"
+args = []
+enabled = false
+startup_timeout_sec = 30
+enabled_tools = ["get_drawing_info"] # mine
+
+[mcp_servers.cad-autocad.env]
+CAD_MCP_PORT = "8080"
+CAD_MCP_OLD = "x"
+HTTPS_PROXY = "http://proxy:3128"
+`,
+		"[mcp_servers.cad-autocad]\nenabled = false\ncommand = \"/old\"\nenv = { HTTPS_PROXY = \"http://proxy:3128\", CAD_MCP_PORT = \"8080\" }\nstartup_timeout_sec = 30\n",
+		"[mcp_servers.cad-autocad]\nenabled = false\n",
+	} {
+		out, err := checkTOMLInstall(t, []byte(src), "cad-autocad", codexServer)
+		if err != nil {
+			t.Fatalf("refused: %v\n%s", err, src)
+		}
+		for _, keep := range []string{"enabled = false", "startup_timeout_sec = 30", `enabled_tools = ["get_drawing_info"] # mine`, `HTTPS_PROXY = "http://proxy:3128"`} {
+			if strings.Contains(src, keep) && !strings.Contains(string(out), keep) {
+				t.Errorf("lost %q:\n%s", keep, out)
+			}
+		}
+		if strings.Contains(string(out), "CAD_MCP_OLD") {
+			t.Errorf("a CAD_MCP_ variable install no longer sets is still there:\n%s", out)
+		}
+	}
+}
+
+// TestCodexShapes: the shapes that made install append a second table
+// are edited in place (the oracle checks it), or refused, untouched.
+func TestCodexShapes(t *testing.T) {
+	existing := "[mcp_servers.cad-autocad]\ncommand = \"/old\"\nargs = []\n"
+	for _, src := range []string{
+		"# a \"\"\" in a comment\n" + existing,
+		"title = 'a \"\"\" in a literal'\n" + existing,
+		"path = 'C:\\new [x]'\n" + existing,
+		"list = [\n  [\"a\"],\n  [\"b\"]\n]\n" + existing,
+		existing + "list = [\n[\"mcp_servers\"]\n]\n",
+		"s = \"\"\"\n[mcp_servers.cad-autocad]\n\"\"\"\n" + existing,
+		"s = '''\n[x]'''\n" + existing,
+	} {
+		// A second [mcp_servers.cad-autocad] would be invalid TOML: the
+		// oracle in checkTOMLInstall sees it.
+		if _, err := checkTOMLInstall(t, []byte(src), "cad-autocad", codexServer); err != nil {
+			t.Errorf("refused: %v\n%s", err, src)
+		}
+	}
+	for _, src := range []string{
+		"mcp_servers = { cad-autocad = { command = \"x\" } }\n",
+		"mcp_servers = { other = { command = \"x\" } }\n",
+		"[mcp_servers]\nother = { command = \"x\" }\n",
+		"mcp_servers.other.command = \"x\"\n",
+		"[[mcp_servers]]\nname = \"x\"\n",
+		"[mcp_servers.cad-autocad]\nenv.CAD_MCP_PORT = \"1\"\n",
+	} {
+		if _, err := tomlSet([]byte(src), "cad-autocad", codexServer); err == nil {
+			t.Errorf("not refused:\n%s", src)
+		}
+	}
+}
+
+// FuzzTOMLInstall: the oracle invariant over any file (checkTOMLInstall),
+// with any command and variable value.
+func FuzzTOMLInstall(f *testing.F) {
+	for _, s := range []string{
+		"", "model = \"o3\"\n", "[mcp_servers.cad]\ncommand = \"x\"\n[mcp_servers.cad.env]\nA = \"1\"\nCAD_MCP_X = \"2\"\n",
+		"[a]\nlist = [\n 1,\n]\ns = \"\"\"\n[x]\n\"\"\"\n", "mcp_servers.cad.command = \"x\"\n", "[[mcp_servers.cad]]\n",
+		"[mcp_servers.cad]\nenabled = false\nenv = { KEEP = \"1\", CAD_MCP_PORT = \"2\" }\n# end\n",
+		"\xef\xbb\xbf[mcp_servers.cad]\r\ncommand = 'c:\\x'\r\n", "d = 1979-05-27 07:32:00Z\n[mcp_servers.cad]\nargs = [\n  \"a\", # c\n]\n",
+		"[ mcp_servers . \"cad\" ]\ncommand = \"x\" # c\n[mcp_servers.cad.tools.t]\nenabled = true", "[mcp_servers.cad]",
+		"[mcp_servers.cad.env]\nA = \"1\"\n", "[mcp_servers.other]\ncommand = \"\"\"\nmulti\\\n  line\"\"\"\n[mcp_servers.cad]\nenv = {}\n",
+		"[mcp_servers.cad]\nenv = { 'CAD_MCP_PORT' = '1', \"x.y\" = \"2\" }\nargs = ['a']",
+	} {
+		f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080")
+	}
+	f.Add("", "/opt/a\x7fb\x01c\td\n", "\u2028\"'")
+	f.Fuzz(func(t *testing.T, src, command, value string) {
+		s := Server{Command: command, Args: []string{"--port", value}, Env: map[string]string{"CAD_MCP_PORT": value}}
+		// Invalid UTF-8 cannot be written as TOML; the bridge's own values
+		// are paths and flags, UTF-8 on every system it runs on.
+		s.Command, s.Args[1], s.Env["CAD_MCP_PORT"] = strings.ToValidUTF8(command, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD")
+		checkTOMLInstall(t, []byte(src), "cad", s)
+	})
+}

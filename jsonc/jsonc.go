@@ -1,0 +1,90 @@
+// Package jsonc is the project's one reader of JSON with comments: policy
+// files and the client configuration files install edits. The dialect is
+// VS Code's (and tailscale/hujson's): // and /* */ comments wherever
+// whitespace may be, a trailing comma after an object's last member or an
+// array's last element, and a UTF-8 byte order mark at the start. "{,}",
+// "[,]" and "[1,,]" are not JSON with comments: they are refused.
+package jsonc
+
+import (
+	"bytes"
+	"errors"
+)
+
+// ErrUnclosedComment is a /* comment with no */.
+var ErrUnclosedComment = errors.New("a /* comment is never closed")
+
+// Standardize returns src as plain JSON of the same length: the byte order
+// mark, comments and trailing commas become spaces (line ends are kept),
+// so that every offset in the result, of a value or of a syntax error, is
+// the same offset in src. trailing lists the offsets of the trailing
+// commas. Whether the result is valid JSON is for json.Valid to say.
+func Standardize(src []byte) (std []byte, trailing []int, err error) {
+	b := bytes.Clone(src)
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		b[0], b[1], b[2] = ' ', ' ', ' '
+	}
+	blank := func(from, to int) {
+		for j := from; j < to; j++ {
+			if b[j] != '\n' && b[j] != '\r' {
+				b[j] = ' '
+			}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '"':
+			i = stringEnd(b, i)
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			end := bytes.IndexByte(b[i:], '\n')
+			if end < 0 {
+				end = len(b) - i
+			}
+			blank(i, i+end)
+			i += end - 1
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil, nil, ErrUnclosedComment
+			}
+			blank(i, i+2+end+2)
+			i += 2 + end + 1
+		}
+	}
+	// A trailing comma follows a value and precedes the closing bracket
+	// (comments are spaces by now).
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i)
+		case ',':
+			j := i + 1
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+			k := i - 1
+			for k >= 0 && isSpace(b[k]) {
+				k--
+			}
+			afterValue := k >= 0 && b[k] != '{' && b[k] != '[' && b[k] != ','
+			if afterValue && j < len(b) && (b[j] == '}' || b[j] == ']') {
+				b[i] = ' '
+				trailing = append(trailing, i)
+			}
+		}
+	}
+	return b, trailing, nil
+}
+
+// stringEnd is the offset of the quote closing the string that starts at
+// i (or the end of b).
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b) && b[i] != '"'; i++ {
+		if b[i] == '\\' {
+			i++
+		}
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
