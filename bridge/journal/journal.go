@@ -26,7 +26,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/userfile"
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
 // ClientInfo is the client's clientInfo, where known.

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/userfile"
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
 // Files returns the journal's files, oldest first: the rotated ones

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/jsonc"
+	"github.com/mcp-bridge/mcp-bridge/configs/jsonc"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 

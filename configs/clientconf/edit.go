@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/userfile"
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
 // Result says what Install or Uninstall did to one file.

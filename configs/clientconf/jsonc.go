@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/jsonc"
+	"github.com/mcp-bridge/mcp-bridge/configs/jsonc"
 )
 
 // jsoncDoc is a JSON-with-comments file held as its original bytes plus a
