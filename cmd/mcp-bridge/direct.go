@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -64,6 +66,11 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
 	}
+	if cmd == "call" {
+		if err := jsonObject("--args", *callArgs); err != nil {
+			return usageError{err}
+		}
+	}
 	pol, err := rules.load()
 	if err != nil {
 		return usageError{err}
@@ -112,6 +119,11 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	}
 	if direct.IsFailure(err) {
 		return exitError{code: 1, msg: cmd + " failed"}
+	}
+	if tcpbase.KindOf(err) != nil {
+		// The words the bridge's clients read, hint included.
+		method := map[string]string{"tools": "tools/list", "call": "tools/call", "request": "the request"}[cmd]
+		return errors.New(bridge.FailureMessage(err, client.Addr, method, *timeout))
 	}
 	return err
 }

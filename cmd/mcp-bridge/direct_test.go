@@ -47,7 +47,10 @@ func TestToolsCallRequest(t *testing.T) {
 		{[]string{"call", "get_drawing_info", "--json"}, 0, `"isError": false`, ""},
 		{[]string{"call", "draw_circle", "--args", `{"radius":1}`}, 1, "Invalid arguments for draw_circle: missing required argument 'center'", "the tool reported an error"},
 		{[]string{"call", "nope"}, 1, "", "error -32602: Unknown tool: nope"},
-		{[]string{"call", "draw_line", "--args", `[1]`}, 1, "", "--args must be a JSON object"},
+		{[]string{"call", "draw_line", "--args", `[1]`}, 2, "", "--args must be a JSON object"},
+		// Not JSON at all: say where it stops, not "not an object".
+		{[]string{"call", "draw_circle", "--args", `{center:1}`}, 2, "", "--args is not valid JSON: invalid character 'c' looking for beginning of object key string, at character 2:\n  {center:1}\n   ^"},
+		{[]string{"call", "draw_circle", "--args", `{"center":{"x":0}`}, 2, "", "it ends before the JSON is complete, at character 18"},
 		{[]string{"request", `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":1,"y":0}}}}`}, 0,
 			`{"jsonrpc":"2.0","id":"r","result":{"content":[{"type":"text","text":"Distance 1, angle 0°, dx 1, dy 0."}],"isError":false}}` + "\n", ""},
 		{[]string{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, 1, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`, ""},
@@ -61,12 +64,15 @@ func TestToolsCallRequest(t *testing.T) {
 			t.Errorf("%v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", tt.args, code, tt.code, out, tt.out, errs, tt.err)
 		}
 	}
-	// Against a closed port every one of them fails, saying so.
-	dead := map[string]string{"CAD_MCP_PORT": closedPort(t)}
+	// Against a closed port every one of them fails, with the bridge's hint
+	// rather than a raw "dial tcp … connection refused".
+	closed := closedPort(t)
+	dead := map[string]string{"CAD_MCP_PORT": closed}
 	for _, args := range [][]string{{"tools"}, {"call", "get_drawing_info"}, {"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}} {
 		_, errs, code := runCLI(t, dead, "", args...)
-		if code != 1 || !strings.Contains(errs, "unreachable") {
-			t.Errorf("%v against a closed port: exit %d, %q", args, code, errs)
+		want := "mcp-bridge: CAD base at 127.0.0.1:" + closed + " refused the connection: is the CAD program running with its MCP base enabled?\n"
+		if code != 1 || errs != want {
+			t.Errorf("%v against a closed port: exit %d, %q; want %q", args, code, errs, want)
 		}
 	}
 }
