@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -105,7 +107,8 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
-		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol})
+		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
+			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
@@ -126,4 +129,40 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		return errors.New(bridge.FailureMessage(err, client.Addr, method, *timeout))
 	}
 	return err
+}
+
+// registrationReach reads a registration's args and env as the bridge it
+// starts will (flag, then CAD_MCP_<NAME> from the entry's env, then the
+// default), and says which base that bridge talks to, with which list
+// timeout and policy, and whether it would serve HTTP instead of stdio.
+func registrationReach(s clientconf.Server) (doctor.Reach, error) {
+	f := newBridgeFlags(io.Discard)
+	getenv := func(k string) string { return s.Env[k] }
+	if err := f.parse(s.Args, getenv); err != nil {
+		return doctor.Reach{}, err
+	}
+	pol, err := f.rules.load()
+	if err != nil {
+		return doctor.Reach{}, err
+	}
+	from := func(flag string) string {
+		switch v := getenv(envName(flag)); {
+		case f.fs.Changed(flag):
+			return "--" + flag + " in its args"
+		case v != "" && !clientconf.Unsubstituted(v):
+			return envName(flag) + " in its env"
+		}
+		return "the default " + flag
+	}
+	where := from("port")
+	if f.host != "127.0.0.1" {
+		where = from("host") + ", " + where
+	}
+	return doctor.Reach{
+		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
+		From:        where,
+		ListTimeout: f.listTimeout,
+		Policy:      pol,
+		Listen:      f.listen,
+	}, nil
 }

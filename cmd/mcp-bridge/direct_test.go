@@ -89,16 +89,15 @@ func TestDoctor(t *testing.T) {
 		}
 	}
 	good, _ := json.Marshal(exe)
-	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
 	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad-autocad":{"type":"stdio","command":"C:\\gone\\mcp-bridge.exe"}}}`)
 	write(".config/Code/User/mcp.json", `{"servers": {`) // broken
 	// Claude Code's default (local) scope, under projects: this test binary
 	// acts as mcp-bridge there (TestMain), and refuses the port it is given.
 	write(".claude.json", `{"projects": {"/src/a": {"mcpServers": {"cad": {"command": `+string(good)+`, "env": {"MCP_BRIDGE_TEST_AS_MAIN": "1", "CAD_MCP_PORT": "eighty"}}}}}}`)
 	// VS Code Insiders, with comments: read, and the bridge answers.
-	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \"9\"},},},\n}")
+	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \""+port+"\"},},},\n}")
 	// A name Cursor rejects with the longest tool.
-	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}}}}`)
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"`+port+`"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"`+port+`"}}}}`)
 	// One layout for every OS: APPDATA (Windows) and XDG_CONFIG_HOME
 	// (Linux) both point at home/.config.
 	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "USERPROFILE": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
@@ -119,7 +118,7 @@ func TestDoctor(t *testing.T) {
 		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
 		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
 		`FAIL  Claude Code registers "cad" in ` + filepath.Join(home, ".claude.json") + ` (projects → /src/a → mcpServers): ` + exe + `: the settings it is given are refused: environment CAD_MCP_PORT="eighty"`,
-		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev`,
+		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev; CAD base at 127.0.0.1:` + port + ` (CAD_MCP_PORT in its env) answers: 39 tools, `,
 		`FAIL  Cursor registers "` + strings.Repeat("n", 40) + `"`,
 		"Cursor rejects more than 60",
 		"5 problems",
@@ -149,7 +148,7 @@ func TestDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
-	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 4 || code != 1 {
+	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 5 || code != 1 {
 		t.Errorf("closed port: %+v exit %d", rep, code)
 	}
 }
