@@ -36,12 +36,23 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	fs.SortFlags = false
 	host := fs.String("host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
 	port := fs.Int("port", 8080, "CAD base port (env CAD_MCP_PORT)")
-	timeout := fs.Duration("timeout", 30*time.Second, "time for the base to answer (doctor: and to read each client configuration)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	// Each command shows only the flags it uses.
+	timeoutHelp := "time for the base to answer"
+	if cmd == "doctor" {
+		timeoutHelp = "time for each base to answer, and to read each client configuration"
+	}
+	timeout := fs.Duration("timeout", 30*time.Second, timeoutHelp)
+	asJSON := new(bool)
+	if cmd != "request" { // request prints the raw answer
+		fs.BoolVar(asJSON, "json", false, "print JSON")
+	}
 	var callArgs *string
-	name := fs.String("name", "cad-autocad", "the server name clients use (doctor: for the name-length rule)")
-	if cmd == "call" {
+	name := new(string)
+	switch cmd {
+	case "call":
 		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
+	case "doctor":
+		fs.StringVar(name, "name", "cad-autocad", "the server name clients use, for the name-length rule")
 	}
 	var rules ruleFlags
 	if cmd == "tools" || cmd == "doctor" {
@@ -92,6 +103,9 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		err = direct.PrintTools(ctx, e.stdout, client, *asJSON, view)
 	case "call":
 		err = direct.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
+		if direct.IsFailure(err) {
+			suggestTool(ctx, e, client, fs.Arg(0))
+		}
 	case "request":
 		var ans []byte
 		ans, err = direct.BaseRequest(ctx, client, []byte(fs.Arg(0)))
@@ -165,4 +179,25 @@ func registrationReach(s clientconf.Server) (doctor.Reach, error) {
 		Policy:      pol,
 		Listen:      f.listen,
 	}, nil
+}
+
+// suggestTool, after a failed call, says when the base has no tool by that
+// name, and which of its tools is nearest.
+func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name string) {
+	res, err := direct.ToolList(ctx, client)
+	if err != nil {
+		return
+	}
+	var list struct{ Tools []struct{ Name string } }
+	if json.Unmarshal(res, &list) != nil {
+		return
+	}
+	var names []string
+	for _, t := range list.Tools {
+		if t.Name == name {
+			return
+		}
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, didYouMean(name, names))
 }

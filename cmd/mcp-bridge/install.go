@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -81,7 +82,7 @@ func runInstall(e *env, cmd string, args []string) error {
 	default:
 		c := clientconf.Lookup(f.client)
 		if c == nil {
-			return usageError{fmt.Errorf("--client %q: want %s, or all", f.client, strings.Join(clientconf.IDs(), ", "))}
+			return usageError{fmt.Errorf("--client %q%s: want %s, or all", f.client, didYouMean(f.client, append(clientconf.IDs(), "all")), strings.Join(clientconf.IDs(), ", "))}
 		}
 		if len(ce.Candidates(c, *scope)) == 0 {
 			return usageError{fmt.Errorf("%s has no %s scope", c.Name, *scope)}
@@ -93,6 +94,9 @@ func runInstall(e *env, cmd string, args []string) error {
 		var err error
 		if server, err = bridgeServer(e, f); err != nil {
 			return err
+		}
+		if !*copyExe {
+			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))
 		}
 		if *copyExe {
 			dest := ce.CopyTarget()
@@ -237,4 +241,13 @@ func shellQuoteIfNeeded(s string) string {
 		return s
 	}
 	return shellQuote(s)
+}
+
+// warnTransient warns, on stderr, when the binary being registered lives
+// in a folder that will not last, and shows the command that registers a
+// copy that stays instead.
+func warnTransient(e *env, ce clientconf.Env, exe, instead string) {
+	if why := ce.Transient(exe); why != "" {
+		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), instead)
+	}
 }
