@@ -66,9 +66,9 @@ func TestTransientOnWindows(t *testing.T) {
 	for path, want := range map[string]string{
 		`C:\Users\ana\AppData\Local\Temp\Temp1_mcp-bridge.zip\mcp-bridge.exe`: "a folder Windows Explorer made",
 		`c:\users\ana\appdata\local\temp\x\mcp-bridge.exe`:                    "the temporary folder",
-		`C:\Users\ana\Downloads\mcp-bridge_1.0\mcp-bridge.exe`:                 "the Downloads folder",
-		`C:\Users\ana\AppData\Local\Programs\mcp-bridge\mcp-bridge.exe`:        "",
-		`C:\Users\ana\Downloads2\mcp-bridge.exe`:                               "",
+		`C:\Users\ana\Downloads\mcp-bridge_1.0\mcp-bridge.exe`:                "the Downloads folder",
+		`C:\Users\ana\AppData\Local\Programs\mcp-bridge\mcp-bridge.exe`:       "",
+		`C:\Users\ana\Downloads2\mcp-bridge.exe`:                              "",
 	} {
 		if got := ce.Transient(path); !strings.HasPrefix(got, want) || want == "" && got != "" {
 			t.Errorf("%s: %q, want %q…", path, got, want)
