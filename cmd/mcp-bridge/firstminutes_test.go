@@ -112,6 +112,7 @@ func TestConsoleGuide(t *testing.T) {
 	}
 	guide := errb.String()
 	in.line <- "\n"
+	close(in.line) // then EOF, should it read on
 	if code := <-done; code != 0 || out.Len() != 0 {
 		t.Errorf("exit %d, stdout %q", code, out.String())
 	}
