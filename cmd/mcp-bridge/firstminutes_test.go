@@ -104,7 +104,11 @@ func TestConsoleGuide(t *testing.T) {
 	e := &env{args: nil, console: true, getenv: func(string) string { return "" }, stdin: in, stdout: &out, stderr: &errb}
 	done := make(chan int)
 	go func() { done <- exitCode(run(context.Background(), e), &errb) }()
-	<-in.reached
+	select {
+	case <-in.reached:
+	case code := <-done:
+		t.Fatalf("it ended (exit %d) without waiting for Enter:\n%s", code, errb.String())
+	}
 	select {
 	case <-done:
 		t.Fatal("the guide ended before Enter was pressed")
