@@ -32,7 +32,8 @@ func runAs(t *testing.T, e *env, vars map[string]string) (string, string, int) {
 func TestInstallWarnsAboutATransientBinary(t *testing.T) {
 	home := tempDir(t)
 	tmp := filepath.Join(home, "tmp")
-	vars := map[string]string{"HOME": home, "USERPROFILE": home, "TMPDIR": tmp, "TEMP": tmp, "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
+	vars := map[string]string{"HOME": home, "USERPROFILE": home, "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"APPDATA": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "AppData", "Local")}
 	place := func(rel string) string {
 		p := filepath.Join(home, filepath.FromSlash(rel))
 		os.MkdirAll(filepath.Dir(p), 0o700)
