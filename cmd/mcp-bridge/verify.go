@@ -64,10 +64,6 @@ Flags:
 		}
 		bin = exe
 	}
-	if *url != "" {
-		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only}, nil)
-		return reportVerify(e, rep, *asJSON)
-	}
 	if fs.Changed("args") && *tool == "" {
 		return usageError{fmt.Errorf("--args goes with --tool NAME")}
 	}
@@ -75,6 +71,10 @@ Flags:
 		if err := jsonObject("--args", *toolArgs); err != nil {
 			return usageError{err}
 		}
+	}
+	if *url != "" {
+		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only, Tool: *tool, Args: *toolArgs}, nil)
+		return reportVerify(e, rep, *asJSON)
 	}
 	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch, Tool: *tool, Args: *toolArgs}
 	if fs.Changed("port") || fs.Changed("host") {

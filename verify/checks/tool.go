@@ -45,20 +45,30 @@ func (v *verifier) chooseTool(t *T) (callTool, error) {
 
 func (v *verifier) pickTool(t *T) (callTool, error) {
 	if v.opts.Tool != "" {
-		args := v.opts.Args
-		if args == "" {
-			args = "{}"
-		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, []byte(args)) != nil || rpc.Kind(compact.Bytes()) != rpc.KindObject {
-			return callTool{}, fmt.Errorf("--args %s: not a JSON object", args)
-		}
-		return callTool{v.opts.Tool, compact.String(), "--tool"}, nil
+		return namedTool(v.opts.Tool, v.opts.Args)
 	}
 	res, err := direct.ToolList(t.ctx, v.direct)
 	if err != nil {
 		return callTool{}, fmt.Errorf("choosing a tool to call: %w", err)
 	}
+	return toolFrom(res, v.sim != nil || v.opts.Scratch)
+}
+
+// namedTool is the user's --tool with its --args.
+func namedTool(name, args string) (callTool, error) {
+	if args == "" {
+		args = "{}"
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, []byte(args)) != nil || rpc.Kind(compact.Bytes()) != rpc.KindObject {
+		return callTool{}, fmt.Errorf("--args %s: not a JSON object", args)
+	}
+	return callTool{name, compact.String(), "--tool"}, nil
+}
+
+// toolFrom chooses from a tools/list result (see chooseTool); mayChange
+// says the drawing may change.
+func toolFrom(res []byte, mayChange bool) (callTool, error) {
 	var list struct {
 		Tools []struct {
 			Name        string `json:"name"`
@@ -85,7 +95,7 @@ func (v *verifier) pickTool(t *T) (callTool, error) {
 			return callTool{tl.Name, "{}", "needs no arguments; its name says it reads"}, nil
 		}
 	}
-	if v.sim != nil || v.opts.Scratch {
+	if mayChange {
 		for _, tl := range list.Tools {
 			if len(tl.InputSchema.Required) == 0 && !is(tl.Annotations.Destructive, true) {
 				return callTool{tl.Name, "{}", "needs no arguments; the drawing may change (--scratch)"}, nil
