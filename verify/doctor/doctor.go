@@ -129,6 +129,9 @@ func checkBase(ctx context.Context, o Options, rep *Report, bases *baseCache) {
 		// Reachable but failing: it answered wrongly, or too late.
 		rep.Reachable = !errors.Is(r.err, tcpbase.ErrUnreachable)
 		rep.BaseError = r.err.Error()
+		if tcpbase.KindOf(r.err) != nil { // the words the bridge's clients read
+			rep.BaseError = bridge.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
+		}
 		rep.Problems++
 		return
 	}
@@ -405,8 +408,10 @@ func Print(w io.Writer, r *Report) {
 	case r.Base == "":
 		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
 	case !r.Reachable:
-		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
-		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
+		fmt.Fprintf(w, "      (mcp-bridge sim starts a simulated one)\n")
+	case strings.HasPrefix(r.BaseError, "CAD base at "):
+		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
 	case r.BaseError != "":
 		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
 	default:
