@@ -79,8 +79,13 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
 	}
-	if cmd == "call" {
+	switch cmd {
+	case "call":
 		if err := jsonObject("--args", *callArgs); err != nil {
+			return usageError{err}
+		}
+	case "request":
+		if _, err := jsonValue("the request", fs.Arg(0)); err != nil {
 			return usageError{err}
 		}
 	}

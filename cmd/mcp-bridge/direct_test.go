@@ -55,7 +55,7 @@ func TestToolsCallRequest(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"r","result":{"content":[{"type":"text","text":"Distance 1, angle 0°, dx 1, dy 0."}],"isError":false}}` + "\n", ""},
 		{[]string{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, 1, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`, ""},
 		{[]string{"request", `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, 0, "", "no answer (a notification gets none)"},
-		{[]string{"request", `{not json`}, 1, "", "not valid JSON"},
+		{[]string{"request", `{not json`}, 2, "", "the request is not valid JSON: invalid character 'n' looking for beginning of object key string, at character 2:"},
 		{[]string{"call"}, 2, "", "call takes 1 argument(s), got 0"},
 	}
 	for _, tt := range tests {

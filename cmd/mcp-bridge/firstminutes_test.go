@@ -200,3 +200,21 @@ func TestLogDurationsCarryTheirUnit(t *testing.T) {
 		t.Errorf("exit %d; the forwarded line has no took_ms=:\n%s", code, errs)
 	}
 }
+
+// TestVerifyToolFlags: --args goes with --tool, and must be a JSON object;
+// both are checked before anything starts.
+func TestVerifyToolFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", "--args", "{}"}, "--args goes with --tool NAME"},
+		{[]string{"verify", "--tool", "list_layers", "--args", "{layer:1}"}, "--args is not valid JSON: invalid character 'l' looking for beginning of object key string, at character 2:\n  {layer:1}\n   ^"},
+		{[]string{"verify", "--tool", "list_layers", "--args", "[]"}, "--args must be a JSON object"},
+	} {
+		_, errs, code := runCLI(t, nil, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errs, tt.want)
+		}
+	}
+}

@@ -15,6 +15,19 @@ import (
 // character), which is what a user typing JSON in a shell needs:
 // '{center:1}' lacks quotes, not objectness.
 func jsonObject(flag, s string) error {
+	v, err := jsonValue(flag, s)
+	if err != nil {
+		return err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("%s must be a JSON object ({\"name\": value, …}), got %s", flag, kindName(bytes.TrimSpace([]byte(s))))
+	}
+	return nil
+}
+
+// jsonValue parses s as one JSON value, saying where parsing stopped when
+// it is not one.
+func jsonValue(flag, s string) (any, error) {
 	var v any
 	d := json.NewDecoder(strings.NewReader(s))
 	err := d.Decode(&v)
@@ -39,12 +52,9 @@ func jsonObject(flag, s string) error {
 			msg = "it ends before the JSON is complete"
 		}
 		col := utf8.RuneCountInString(s[:at])
-		return fmt.Errorf("%s is not valid JSON: %s, at character %d:\n  %s\n  %s^", flag, msg, col+1, s, strings.Repeat(" ", col))
+		return nil, fmt.Errorf("%s is not valid JSON: %s, at character %d:\n  %s\n  %s^", flag, msg, col+1, s, strings.Repeat(" ", col))
 	}
-	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("%s must be a JSON object ({\"name\": value, …}), got %s", flag, kindName(bytes.TrimSpace([]byte(s))))
-	}
-	return nil
+	return v, nil
 }
 
 func kindName(b []byte) string {
