@@ -153,7 +153,7 @@ func (b *bridge) probe(ctx context.Context) {
 					break
 				}
 			}
-			b.log.Debug().Dur("next", wait).Msg("CAD base still down")
+			b.log.Debug().Dur("next_ms", wait).Msg("CAD base still down")
 			wait = min(2*wait, maxWait)
 		}
 	}

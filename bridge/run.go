@@ -203,7 +203,7 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 		case <-t.C:
 			if why == exitEOF {
 				n := b.dropQueued()
-				b.log.Warn().Int("dropped", n).Dur("after", allowance).Msg("shutdown timeout: abandoning the remaining requests")
+				b.log.Warn().Int("dropped", n).Dur("after_ms", allowance).Msg("shutdown timeout: abandoning the remaining requests")
 			}
 		}
 		t.Stop()

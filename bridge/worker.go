@@ -95,7 +95,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if o.err != nil {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
 	}
-	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took", time.Since(start)).Msg("forwarded")
+	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took_ms", time.Since(start)).Msg("forwarded")
 	b.settle(j, o)
 	if testHookAnswered != nil {
 		testHookAnswered(r.method)

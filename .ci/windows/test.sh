@@ -68,9 +68,10 @@ elif [ -f "$marker" ]; then
   log "the ProcessPrng shim is installed (built from this source)"
 fi
 
-log "building mcp-bridge.exe and naivebridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
+log "building mcp-bridge.exe, naivebridge.exe and tamperbridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/mcp-bridge.exe" ./cmd/mcp-bridge
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/naivebridge.exe" ./verify/checks/testdata/naivebridge
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/tamperbridge.exe" ./verify/checks/testdata/tamperbridge
 CGO_ENABLED=0 $GO build -o "$out/mcp-bridge-linux" ./cmd/mcp-bridge
 wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.exe does not start under Wine"; exit 1; }
 

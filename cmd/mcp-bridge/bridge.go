@@ -95,7 +95,10 @@ var actionFlags = map[string]bool{"print-config": true, "version": true, "client
 // parse reads args, then the environment for every setting not given.
 func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 	if err := f.fs.Parse(args); err != nil {
-		return err
+		if err == pflag.ErrHelp {
+			return err
+		}
+		return withFlagSuggestion(f.fs, err)
 	}
 	var bad error
 	f.fs.VisitAll(func(fl *pflag.Flag) {
@@ -140,14 +143,15 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 
 func (f *bridgeFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
 
+// bridgeUsage is the --help text; %s is the list of clients.
 const bridgeUsage = `Usage: mcp-bridge [flags]
        mcp-bridge <command> [flags]
 
-Serves a CAD program's raw-TCP MCP base to MCP clients (Claude Desktop,
-Claude Code, CodeBuddy, Cursor, VS Code, the MCP Inspector) over stdio,
-or over Streamable HTTP with --listen. Without a command it is the stdio
-server a client starts; stdout carries only protocol messages, logs go to
-stderr.
+Serves a CAD program's raw-TCP MCP base to MCP clients over stdio, or over
+Streamable HTTP with --listen. Without a command it is the stdio server a
+client starts; stdout carries only protocol messages, logs go to stderr.
+
+%s
 
 Commands:
   install  register this bridge with a client:  mcp-bridge install --client claude-desktop
@@ -161,6 +165,8 @@ Commands:
   journal  print the journal that --journal FILE writes
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
+  help     this text; help <command> for a command's flags
+  version  the version (also --version)
 
 Examples:
   mcp-bridge --print-config                    paste into your client's config
@@ -175,7 +181,7 @@ not given; the others only from the command line):
 
 func runBridge(ctx context.Context, e *env, args []string) error {
 	f := newBridgeFlags(e.stderr)
-	f.fs.Usage = func() { fmt.Fprint(e.stderr, bridgeUsage+f.fs.FlagUsages()) }
+	f.fs.Usage = func() { fmt.Fprintf(e.stderr, bridgeUsage+"%s", clientList(), f.fs.FlagUsages()) }
 	if err := f.parse(args, e.getenv); err != nil {
 		if err == pflag.ErrHelp {
 			return nil
@@ -183,7 +189,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 	if f.fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unknown command %q (see mcp-bridge --help)", f.fs.Arg(0))}
+		return usageError{fmt.Errorf("unknown command %q%s (see mcp-bridge help)", f.fs.Arg(0), didYouMean(f.fs.Arg(0), commands))}
 	}
 	if f.version {
 		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
@@ -358,3 +364,35 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// clientList names every client install knows, with its --client id,
+// wrapped for a terminal.
+func clientList() string {
+	words := strings.Fields("Clients install registers it with (--client):")
+	for i, c := range clientconf.Clients {
+		sep := ","
+		if i == len(clientconf.Clients)-1 {
+			sep = "."
+		}
+		words = append(words, strings.Fields(c.Name)...)
+		words = append(words, "("+c.ID+")"+sep)
+	}
+	words = append(words, strings.Fields("Any other MCP client, and the MCP Inspector, take the entry that --print-config prints.")...)
+	var b strings.Builder
+	line := 0
+	for _, w := range words {
+		if line > 0 && line+1+len(w) > 76 {
+			b.WriteString("\n")
+			line = 0
+		} else if line > 0 {
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
+// clientIDs are the --client values of install, comma-separated.
+func clientIDs() string { return strings.Join(clientconf.IDs(), ", ") }

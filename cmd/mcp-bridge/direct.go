@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -32,12 +36,23 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	fs.SortFlags = false
 	host := fs.String("host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
 	port := fs.Int("port", 8080, "CAD base port (env CAD_MCP_PORT)")
-	timeout := fs.Duration("timeout", 30*time.Second, "time for the base to answer (doctor: and to read each client configuration)")
-	asJSON := fs.Bool("json", false, "print JSON")
+	// Each command shows only the flags it uses.
+	timeoutHelp := "time for the base to answer"
+	if cmd == "doctor" {
+		timeoutHelp = "time for each base to answer, and to read each client configuration"
+	}
+	timeout := fs.Duration("timeout", 30*time.Second, timeoutHelp)
+	asJSON := new(bool)
+	if cmd != "request" { // request prints the raw answer
+		fs.BoolVar(asJSON, "json", false, "print JSON")
+	}
 	var callArgs *string
-	name := fs.String("name", "cad-autocad", "the server name clients use (doctor: for the name-length rule)")
-	if cmd == "call" {
+	name := new(string)
+	switch cmd {
+	case "call":
 		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
+	case "doctor":
+		fs.StringVar(name, "name", "cad-autocad", "the server name clients use, for the name-length rule")
 	}
 	var rules ruleFlags
 	if cmd == "tools" || cmd == "doctor" {
@@ -64,6 +79,16 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
 	}
+	switch cmd {
+	case "call":
+		if err := jsonObject("--args", *callArgs); err != nil {
+			return usageError{err}
+		}
+	case "request":
+		if _, err := jsonValue("the request", fs.Arg(0)); err != nil {
+			return usageError{err}
+		}
+	}
 	pol, err := rules.load()
 	if err != nil {
 		return usageError{err}
@@ -83,6 +108,9 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		err = direct.PrintTools(ctx, e.stdout, client, *asJSON, view)
 	case "call":
 		err = direct.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
+		if direct.IsFailure(err) {
+			suggestTool(ctx, e, client, fs.Arg(0))
+		}
 	case "request":
 		var ans []byte
 		ans, err = direct.BaseRequest(ctx, client, []byte(fs.Arg(0)))
@@ -98,7 +126,8 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
-		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol})
+		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
+			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
@@ -113,5 +142,67 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	if direct.IsFailure(err) {
 		return exitError{code: 1, msg: cmd + " failed"}
 	}
+	if tcpbase.KindOf(err) != nil {
+		// The words the bridge's clients read, hint included.
+		method := map[string]string{"tools": "tools/list", "call": "tools/call", "request": "the request"}[cmd]
+		return errors.New(bridge.FailureMessage(err, client.Addr, method, *timeout))
+	}
 	return err
+}
+
+// registrationReach reads a registration's args and env as the bridge it
+// starts will (flag, then CAD_MCP_<NAME> from the entry's env, then the
+// default), and says which base that bridge talks to, with which list
+// timeout and policy, and whether it would serve HTTP instead of stdio.
+func registrationReach(s clientconf.Server) (doctor.Reach, error) {
+	f := newBridgeFlags(io.Discard)
+	getenv := func(k string) string { return s.Env[k] }
+	if err := f.parse(s.Args, getenv); err != nil {
+		return doctor.Reach{}, err
+	}
+	pol, err := f.rules.load()
+	if err != nil {
+		return doctor.Reach{}, err
+	}
+	from := func(flag string) string {
+		switch v := getenv(envName(flag)); {
+		case f.fs.Changed(flag):
+			return "--" + flag + " in its args"
+		case v != "" && !clientconf.Unsubstituted(v):
+			return envName(flag) + " in its env"
+		}
+		return "the default " + flag
+	}
+	where := from("port")
+	if f.host != "127.0.0.1" {
+		where = from("host") + ", " + where
+	}
+	return doctor.Reach{
+		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
+		From:        where,
+		ListTimeout: f.listTimeout,
+		Policy:      pol,
+		Listen:      f.listen,
+	}, nil
+}
+
+// suggestTool, after a failed call, says when the base has no tool by that
+// name, and which of its tools is nearest.
+func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name string) {
+	res, err := direct.ToolList(ctx, client)
+	if err != nil {
+		return
+	}
+	var list struct{ Tools []struct{ Name string } }
+	if json.Unmarshal(res, &list) != nil {
+		return
+	}
+	var names []string
+	for _, t := range list.Tools {
+		if t.Name == name {
+			return
+		}
+		names = append(names, t.Name)
+	}
+	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, didYouMean(name, names))
 }

@@ -47,12 +47,15 @@ func TestToolsCallRequest(t *testing.T) {
 		{[]string{"call", "get_drawing_info", "--json"}, 0, `"isError": false`, ""},
 		{[]string{"call", "draw_circle", "--args", `{"radius":1}`}, 1, "Invalid arguments for draw_circle: missing required argument 'center'", "the tool reported an error"},
 		{[]string{"call", "nope"}, 1, "", "error -32602: Unknown tool: nope"},
-		{[]string{"call", "draw_line", "--args", `[1]`}, 1, "", "--args must be a JSON object"},
+		{[]string{"call", "draw_line", "--args", `[1]`}, 2, "", "--args must be a JSON object"},
+		// Not JSON at all: say where it stops, not "not an object".
+		{[]string{"call", "draw_circle", "--args", `{center:1}`}, 2, "", "--args is not valid JSON: invalid character 'c' looking for beginning of object key string, at character 2:\n  {center:1}\n   ^"},
+		{[]string{"call", "draw_circle", "--args", `{"center":{"x":0}`}, 2, "", "it ends before the JSON is complete, at character 18"},
 		{[]string{"request", `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"measure_distance","arguments":{"from":{"x":0,"y":0},"to":{"x":1,"y":0}}}}`}, 0,
 			`{"jsonrpc":"2.0","id":"r","result":{"content":[{"type":"text","text":"Distance 1, angle 0°, dx 1, dy 0."}],"isError":false}}` + "\n", ""},
 		{[]string{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, 1, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: ping"}}`, ""},
 		{[]string{"request", `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, 0, "", "no answer (a notification gets none)"},
-		{[]string{"request", `{not json`}, 1, "", "not valid JSON"},
+		{[]string{"request", `{not json`}, 2, "", "the request is not valid JSON: invalid character 'n' looking for beginning of object key string, at character 2:"},
 		{[]string{"call"}, 2, "", "call takes 1 argument(s), got 0"},
 	}
 	for _, tt := range tests {
@@ -61,12 +64,15 @@ func TestToolsCallRequest(t *testing.T) {
 			t.Errorf("%v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", tt.args, code, tt.code, out, tt.out, errs, tt.err)
 		}
 	}
-	// Against a closed port every one of them fails, saying so.
-	dead := map[string]string{"CAD_MCP_PORT": closedPort(t)}
+	// Against a closed port every one of them fails, with the bridge's hint
+	// rather than a raw "dial tcp … connection refused".
+	closed := closedPort(t)
+	dead := map[string]string{"CAD_MCP_PORT": closed}
 	for _, args := range [][]string{{"tools"}, {"call", "get_drawing_info"}, {"request", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}} {
 		_, errs, code := runCLI(t, dead, "", args...)
-		if code != 1 || !strings.Contains(errs, "unreachable") {
-			t.Errorf("%v against a closed port: exit %d, %q", args, code, errs)
+		want := "mcp-bridge: CAD base at 127.0.0.1:" + closed + " refused the connection: is the CAD program running with its MCP base enabled?\n"
+		if code != 1 || errs != want {
+			t.Errorf("%v against a closed port: exit %d, %q; want %q", args, code, errs, want)
 		}
 	}
 }
@@ -83,16 +89,15 @@ func TestDoctor(t *testing.T) {
 		}
 	}
 	good, _ := json.Marshal(exe)
-	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"}}}`)
 	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad-autocad":{"type":"stdio","command":"C:\\gone\\mcp-bridge.exe"}}}`)
 	write(".config/Code/User/mcp.json", `{"servers": {`) // broken
 	// Claude Code's default (local) scope, under projects: this test binary
 	// acts as mcp-bridge there (TestMain), and refuses the port it is given.
 	write(".claude.json", `{"projects": {"/src/a": {"mcpServers": {"cad": {"command": `+string(good)+`, "env": {"MCP_BRIDGE_TEST_AS_MAIN": "1", "CAD_MCP_PORT": "eighty"}}}}}}`)
 	// VS Code Insiders, with comments: read, and the bridge answers.
-	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \"9\"},},},\n}")
+	write(".config/Code - Insiders/User/mcp.json", "{\n  // mine\n  \"servers\": {\"cad\": {\"command\": "+string(good)+", \"env\": {\"MCP_BRIDGE_TEST_AS_MAIN\": \"1\", \"CAD_MCP_PORT\": \""+port+"\"},},},\n}")
 	// A name Cursor rejects with the longest tool.
-	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"8080"}}}}`)
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"`+port+`"}},"other":{"command":"node"},"`+strings.Repeat("n", 40)+`":{"command":`+string(good)+`,"env":{"CAD_MCP_PORT":"`+port+`"}}}}`)
 	// One layout for every OS: APPDATA (Windows) and XDG_CONFIG_HOME
 	// (Linux) both point at home/.config.
 	env := map[string]string{"CAD_MCP_PORT": port, "HOME": home, "USERPROFILE": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
@@ -113,7 +118,7 @@ func TestDoctor(t *testing.T) {
 		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
 		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
 		`FAIL  Claude Code registers "cad" in ` + filepath.Join(home, ".claude.json") + ` (projects → /src/a → mcpServers): ` + exe + `: the settings it is given are refused: environment CAD_MCP_PORT="eighty"`,
-		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev`,
+		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev; CAD base at 127.0.0.1:` + port + ` (CAD_MCP_PORT in its env) answers: 39 tools, `,
 		`FAIL  Cursor registers "` + strings.Repeat("n", 40) + `"`,
 		"Cursor rejects more than 60",
 		"5 problems",
@@ -143,7 +148,7 @@ func TestDoctor(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, out)
 	}
-	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 4 || code != 1 {
+	if rep.Reachable || !strings.Contains(rep.BaseError, "refused") || rep.Problems != 5 || code != 1 {
 		t.Errorf("closed port: %+v exit %d", rep, code)
 	}
 }

@@ -113,7 +113,7 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	case "claude-desktop":
 		return usageError{fmt.Errorf("Claude Desktop's configuration file takes stdio servers only: print the stdio form (without --listen), or add the URL under Settings > Connectors")}
 	default:
-		return usageError{fmt.Errorf("--client %q: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client)}
+		return usageError{fmt.Errorf("--client %q%s: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client, didYouMean(f.client, []string{"generic", "claude-desktop", "claude-code", "codebuddy", "cursor", "vscode", "inspector"}))}
 	}
 	out, _ := json.MarshalIndent(doc, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -56,6 +58,9 @@ func runInstall(e *env, cmd string, args []string) error {
 	if f.fs.NArg() > 0 {
 		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd, f.fs.Arg(0))}
 	}
+	if cmd == "install" && f.listen != "" {
+		return usageError{listenRefusal(f, args)}
+	}
 	if err := clientconf.CheckName(f.name); err != nil {
 		return usageError{err}
 	}
@@ -80,7 +85,7 @@ func runInstall(e *env, cmd string, args []string) error {
 	default:
 		c := clientconf.Lookup(f.client)
 		if c == nil {
-			return usageError{fmt.Errorf("--client %q: want %s, or all", f.client, strings.Join(clientconf.IDs(), ", "))}
+			return usageError{fmt.Errorf("--client %q%s: want %s, or all", f.client, didYouMean(f.client, append(clientconf.IDs(), "all")), strings.Join(clientconf.IDs(), ", "))}
 		}
 		if len(ce.Candidates(c, *scope)) == 0 {
 			return usageError{fmt.Errorf("%s has no %s scope", c.Name, *scope)}
@@ -92,6 +97,9 @@ func runInstall(e *env, cmd string, args []string) error {
 		var err error
 		if server, err = bridgeServer(e, f); err != nil {
 			return err
+		}
+		if !*copyExe {
+			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))
 		}
 		if *copyExe {
 			dest := ce.CopyTarget()
@@ -184,4 +192,65 @@ func indentText(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// urlClients are the clients --print-config --listen writes the URL entry
+// for ("type": "http", the URL, the token header).
+var urlClients = map[string]bool{"generic": true, "codebuddy": true, "cursor": true, "inspector": true, "claude-code": true, "vscode": true}
+
+// listenRefusal explains why install does not take --listen, and shows
+// the commands that do what the user wants: an entry the client starts
+// has to serve stdio; a bridge serving HTTP is started by the user, and the
+// client is given its URL.
+func listenRefusal(f *bridgeFlags, args []string) error {
+	var rest []string
+	fromEnv := true
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--listen" && i+1 < len(args):
+			i++
+			fromEnv = false
+		case strings.HasPrefix(a, "--listen="):
+			fromEnv = false
+		default:
+			rest = append(rest, shellQuoteIfNeeded(a))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "install does not take --listen: the entry it writes is started by the client, which talks to it over stdio, and with --listen the bridge would serve HTTP instead: the client would get no answer.\n")
+	if fromEnv {
+		fmt.Fprintf(&b, "(--listen comes from CAD_MCP_LISTEN in your environment: unset it first.)\n")
+	}
+	fmt.Fprintf(&b, "To let the client start the bridge (the usual way):\n  mcp-bridge install %s\n", strings.Join(rest, " "))
+	fmt.Fprintf(&b, "To use HTTP, start the bridge yourself and give the client its URL:\n  mcp-bridge --listen %s\n", f.listen)
+	host, port, _ := net.SplitHostPort(f.listen)
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/mcp"
+	switch {
+	case f.client == "claude-code":
+		fmt.Fprintf(&b, "  claude mcp add --transport http %s %s   (add --header \"Authorization: Bearer …\" with a token)", f.name, url)
+	case urlClients[f.client]:
+		fmt.Fprintf(&b, "  mcp-bridge --print-config --client %s --listen %s   (prints the entry to paste: \"type\": \"http\", the URL and the token header)", f.client, f.listen)
+	default:
+		fmt.Fprintf(&b, "  then add %s to the client as a Streamable HTTP server (mcp-bridge --print-config --client generic --listen %s prints the usual entry)", url, f.listen)
+	}
+	return errors.New(b.String())
+}
+
+func shellQuoteIfNeeded(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'$`\\|&;<>()*?[]{}~") {
+		return s
+	}
+	return shellQuote(s)
+}
+
+// warnTransient warns, on stderr, when the binary being registered lives
+// in a folder that will not last, and shows the command that registers a
+// copy that stays instead.
+func warnTransient(e *env, ce clientconf.Env, exe, instead string) {
+	if why := ce.Transient(exe); why != "" {
+		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), instead)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -27,7 +28,8 @@ func main() {
 	ignoreSIGPIPE()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := &env{argv0: os.Args[0], args: os.Args[1:], getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stopSignals: stop}
+	env := &env{argv0: os.Args[0], args: os.Args[1:], getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stopSignals: stop,
+		console: isConsole(os.Stdin)}
 	os.Exit(exitCode(run(ctx, env), env.stderr))
 }
 
@@ -43,6 +45,9 @@ type env struct {
 	// stopSignals restores default signal handling, so that a second
 	// Ctrl-C or SIGTERM during shutdown kills the process at once.
 	stopSignals func()
+	// console: stdin is a person's console or terminal, not a client's
+	// pipe (a double-clicked mcp-bridge.exe).
+	console bool
 }
 
 // usageError marks a command-line mistake: exit code 2.
@@ -73,8 +78,18 @@ type exitError struct {
 func (e exitError) Error() string { return e.msg }
 
 func run(ctx context.Context, e *env) error {
+	if len(e.args) == 0 && e.console && e.getenv("CAD_MCP_LISTEN") == "" {
+		return consoleGuide(e)
+	}
 	if len(e.args) > 0 {
 		switch e.args[0] {
+		case "help":
+			if len(e.args) > 1 && e.args[1] != "help" && e.args[1] != "version" {
+				return run(ctx, &env{argv0: e.argv0, args: []string{e.args[1], "--help"}, getenv: e.getenv, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
+			}
+			return runBridge(ctx, e, []string{"--help"})
+		case "version":
+			return runBridge(ctx, e, []string{"--version"})
 		case "sim":
 			return runSim(ctx, e, e.args[1:])
 		case "demo":
@@ -90,6 +105,11 @@ func run(ctx context.Context, e *env) error {
 		case "tools", "call", "request", "doctor":
 			return runDirect(ctx, e, e.args[0], e.args[1:])
 		}
+		// The bridge itself takes no arguments: a first word that is not a
+		// flag was meant as a command.
+		if a := e.args[0]; a != "" && !strings.HasPrefix(a, "-") {
+			return usageError{fmt.Errorf("unknown command %q%s; the commands are %s (mcp-bridge help)", a, didYouMean(a, commands), strings.Join(commands, ", "))}
+		}
 	}
 	return runBridge(ctx, e, e.args)
 }
@@ -101,7 +121,7 @@ func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
 		if err == pflag.ErrHelp {
 			return true, nil
 		}
-		return true, usageError{err}
+		return true, usageError{withFlagSuggestion(fs, err)}
 	}
 	return false, nil
 }

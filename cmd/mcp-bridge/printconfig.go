@@ -82,12 +82,18 @@ func printConfig(e *env, f *bridgeFlags) error {
 		c = nil
 	}
 	if c == nil {
-		return usageError{fmt.Errorf("--client %q: want generic, inspector, %s", f.client, strings.Join(clientconf.IDs(), ", "))}
+		return usageError{fmt.Errorf("--client %q%s: want generic, inspector, %s", f.client, didYouMean(f.client, append([]string{"generic", "inspector"}, clientconf.IDs()...)), strings.Join(clientconf.IDs(), ", "))}
 	}
 	s, err := bridgeServer(e, f)
 	if err != nil {
 		return err
 	}
+	dir, _ := os.Getwd()
+	installed := c.ID
+	if clientconf.Lookup(c.ID) == nil {
+		installed = "…"
+	}
+	warnTransient(e, clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, s.Command, "mcp-bridge install --copy --client "+installed)
 	doc, err := clientconf.Document(c, f.name, s)
 	if err != nil {
 		return err

@@ -23,6 +23,8 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	only := fs.String("only", "", "run only the checks whose names contain this text")
 	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from CAD_MCP_TOKEN")
 	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
+	tool := fs.String("tool", "", "the tool the round-trip checks call (default: one the base marks read-only, or a reading one that needs no arguments)")
+	toolArgs := fs.String("args", "{}", "with --tool: its arguments, a JSON object")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
 
@@ -31,15 +33,20 @@ everything a client relies on: version negotiation, ping, tools/list and
 tools/call against the base, error codes, ids, batches, base failures,
 cancellation, both protocol eras, and that stdout carries nothing else.
 
-Against your own CAD base (--port) it only reads: it calls get_drawing_info
-and unknown tools, never a tool that changes the drawing, and skips the
-checks that need the simulator's fault tools. With --scratch it also runs
-the checks that draw (and undo): for a scratch document, e.g. a test base.
+Against your own CAD base (--port) it only reads: it calls unknown tools
+and one tool that needs no arguments and that the base annotates
+readOnlyHint (else one whose name starts with get, list, describe, info,
+query, read, show, status, count, find, search, inspect or measure); the
+report says which. When no tool fits, those checks are skipped: name one
+with --tool NAME --args JSON. It skips the checks that need the
+simulator's fault tools. With --scratch it also runs the checks that draw
+(and undo): for a scratch document, e.g. a test base.
 
 Examples:
   mcp-bridge verify                  against a simulated base (all checks)
   mcp-bridge verify --port 8080      against the CAD program on this machine
   mcp-bridge verify --port 8080 --scratch
+  mcp-bridge verify --port 8080 --tool list_layers --args '{}'
   mcp-bridge verify --json
   mcp-bridge verify --url http://127.0.0.1:8931/mcp   a bridge running with --listen
 
@@ -57,11 +64,19 @@ Flags:
 		}
 		bin = exe
 	}
+	if fs.Changed("args") && *tool == "" {
+		return usageError{fmt.Errorf("--args goes with --tool NAME")}
+	}
+	if fs.Changed("args") {
+		if err := jsonObject("--args", *toolArgs); err != nil {
+			return usageError{err}
+		}
+	}
 	if *url != "" {
-		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only}, nil)
+		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only, Tool: *tool, Args: *toolArgs}, nil)
 		return reportVerify(e, rep, *asJSON)
 	}
-	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch}
+	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch, Tool: *tool, Args: *toolArgs}
 	if fs.Changed("port") || fs.Changed("host") {
 		if *port < 1 || *port > 65535 {
 			return usageError{fmt.Errorf("--port %d: must be 1-65535", *port)}

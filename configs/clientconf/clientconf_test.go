@@ -276,8 +276,15 @@ func TestClaudeDesktopMSIXWins(t *testing.T) {
 	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].File != f.Path || regs[0].Note == "" {
+	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].File != f.Path || regs[0].Note == "" || regs[0].ShadowedBy != "" {
 		t.Errorf("doctor sees %+v", regs)
+	}
+	// An entry in the classic file is never read while the Store build is
+	// installed: doctor must say so.
+	os.WriteFile(classic, []byte(`{"mcpServers":{"old":{"command":"C:/x/mcp-bridge.exe"}}}`), 0o600)
+	regs, probs := fx.env.Registrations()
+	if len(regs) != 2 || regs[1].File != classic || regs[1].ShadowedBy != f.Path {
+		t.Errorf("the classic file's entry: %+v %+v", regs, probs)
 	}
 }
 
@@ -339,9 +346,10 @@ func TestRegistrationsEverywhere(t *testing.T) {
 	put("xdg/Code/User/mcp.json", "{\n // comment\n \"servers\": {\"cad\": {\"command\": \"mcp-bridge\",},},\n}")
 	put("xdg/Code/User/profiles/1a2b/mcp.json", `{"servers": {"cad2": {"command": "C:\\b\\mcp-bridge.exe"}}}`)
 	put("xdg/Code - Insiders/User/mcp.json", `{"servers": {"cad3": {"command": "x", "env": {"CAD_MCP_PORT": "1"}}}}`)
-	// CodeBuddy: the deprecated file shadows the legacy one.
+	// CodeBuddy: the file in its folder shadows ~/.codebuddy.json's
+	// servers, not its projects' (the local scope).
 	put("home/.codebuddy/mcp.json", `{"mcpServers": {"cad": {"command": "mcp-bridge"}}}`)
-	put("home/.codebuddy.json", `{"mcpServers": {"old": {"command": "mcp-bridge"}}}`)
+	put("home/.codebuddy.json", `{"mcpServers": {"old": {"command": "mcp-bridge"}}, "projects": {"/src/b": {"mcpServers": {"loc": {"command": "mcp-bridge"}}}}}`)
 	// Codex and Zed.
 	put("home/.codex/config.toml", "[mcp_servers.cad]\ncommand = '/x/mcp-bridge'\n[mcp_servers.cad.env]\nCAD_MCP_PORT = \"1\"\n")
 	put("xdg/zed/settings.json", `{"context_servers": {"cad": {"command": "/x/mcp-bridge", "args": []}}}`)
@@ -350,12 +358,17 @@ func TestRegistrationsEverywhere(t *testing.T) {
 	regs, probs := fx.env.Registrations()
 	var got []string
 	for _, r := range regs {
-		got = append(got, r.Client+" "+fx.rel(r.File)+" "+r.Where+" "+r.Name+" "+r.Note)
+		line := r.Client + " " + fx.rel(r.File) + " " + r.Where + " " + r.Name + " " + r.Note
+		if r.ShadowedBy != "" {
+			line += "shadowed by " + fx.rel(r.ShadowedBy)
+		}
+		got = append(got, line)
 	}
 	want := []string{
 		"Claude Code home/.claude.json projects → /src/a → mcpServers cad ",
-		"CodeBuddy home/.codebuddy/mcp.json mcpServers cad deprecated name: shadows the files after it",
-		"CodeBuddy home/.codebuddy.json mcpServers old legacy location; not read: CodeBuddy uses " + filepath.Join(fx.root, "home", ".codebuddy", "mcp.json"),
+		"CodeBuddy home/.codebuddy/mcp.json mcpServers cad ",
+		"CodeBuddy home/.codebuddy.json mcpServers old shadowed by home/.codebuddy/mcp.json",
+		"CodeBuddy home/.codebuddy.json projects → /src/b → mcpServers loc ",
 		"VS Code xdg/Code/User/mcp.json servers cad ",
 		"VS Code xdg/Code/User/profiles/1a2b/mcp.json servers cad2 profile 1a2b",
 		"VS Code Insiders xdg/Code - Insiders/User/mcp.json servers cad3 ",

@@ -214,11 +214,12 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			file.marker = d
 			out = append(out, file)
 		}
-		dep := f(join(home, ".codebuddy", "mcp.json"), "mcpServers")
-		dep.Note = "deprecated name: shadows the files after it"
-		legacy := f(join(home, ".codebuddy.json"), "mcpServers")
-		legacy.Note = "legacy location"
-		return append(out, f(join(home, ".codebuddy", ".mcp.json"), "mcpServers"), dep, legacy)
+		// The order is the one observed (configs/README.md); the MCP
+		// page documents only ~/.codebuddy.json, the directory page
+		// ~/.codebuddy/mcp.json.
+		return append(out, f(join(home, ".codebuddy", ".mcp.json"), "mcpServers"),
+			f(join(home, ".codebuddy", "mcp.json"), "mcpServers"),
+			f(join(home, ".codebuddy.json"), "mcpServers"))
 	case "cursor":
 		return []File{f(join(home, ".cursor", "mcp.json"), "mcpServers")}
 	case "vscode", "vscode-insiders":

@@ -11,13 +11,18 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // Registration is one server entry found in a client's file.
 type Registration struct {
-	Client string `json:"client"`
-	File   string `json:"file"`
-	Scope  string `json:"scope"`
-	Where  string `json:"where"` // the key path, e.g. projects → /src/x → mcpServers
-	Name   string `json:"name"`
-	Server Server `json:"server"`
-	Note   string `json:"note,omitempty"`
+	Client   string `json:"client"`
+	ClientID string `json:"client_id"` // the --client value
+	File     string `json:"file"`
+	Scope    string `json:"scope"`
+	Where    string `json:"where"` // the key path, e.g. projects → /src/x → mcpServers
+	Name     string `json:"name"`
+	Server   Server `json:"server"`
+	Note     string `json:"note,omitempty"`
+	// ShadowedBy is the file the client reads instead of this one (it
+	// reads the first of its user files that exists): this entry is
+	// never used.
+	ShadowedBy string `json:"shadowed_by,omitempty"`
 }
 
 // FileProblem is a file that exists but could not be read.
@@ -30,12 +35,12 @@ type FileProblem struct {
 // Registrations reads every file every client may use and returns the
 // entries that start mcp-bridge, and the files it could not read. Claude
 // Code's ~/.claude.json is read at the top level and under every project
-// (its default "local" scope); for CodeBuddy, files shadowed by an earlier
-// one are reported with a note.
+// (its default "local" scope). A client with several user files (Claude
+// Desktop, CodeBuddy, Cline) reads only the first that exists (or whose
+// layout does): entries in the others are marked ShadowedBy.
 func (e Env) Registrations() ([]Registration, []FileProblem) {
 	var regs []Registration
 	var probs []FileProblem
-	codebuddyInEffect := ""
 	read := e.Read
 	if read == nil {
 		read = func(path string) ([]byte, string, bool) {
@@ -56,13 +61,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 			continue
 		}
 		note := f.Note
-		if f.Client.ID == "codebuddy" && f.Scope == "user" {
-			if codebuddyInEffect != "" {
-				note = strings.TrimPrefix(note+"; ", "; ") + "not read: CodeBuddy uses " + codebuddyInEffect
-			} else {
-				codebuddyInEffect = f.Path
-			}
-		}
+		shadowedBy := e.shadowedBy(f)
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
@@ -71,7 +70,11 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 			sort.Strings(names)
 			for _, n := range names {
 				if IsBridge(servers[n]) {
-					regs = append(regs, Registration{Client: f.Client.Name, File: f.Path, Scope: f.Scope, Where: strings.Join(where, " → "), Name: n, Server: servers[n], Note: note})
+					r := Registration{Client: f.Client.Name, ClientID: f.Client.ID, File: f.Path, Scope: f.Scope, Where: strings.Join(where, " → "), Name: n, Server: servers[n], Note: note}
+					if where[0] != "projects" { // a project's entries are its local scope, read from this file whatever else exists
+						r.ShadowedBy = shadowedBy
+					}
+					regs = append(regs, r)
 				}
 			}
 		}
@@ -99,6 +102,28 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 		}
 	}
 	return regs, probs
+}
+
+// shadowedBy is the user file the client reads instead of f, or "" when
+// it reads f (or f is not one of its alternative user files).
+func (e Env) shadowedBy(f File) string {
+	if f.Scope != "user" {
+		return ""
+	}
+	cands := e.Candidates(f.Client, "user")
+	if len(cands) < 2 {
+		return ""
+	}
+	target, ok := e.Target(f.Client, "user")
+	if !ok || target.Path == f.Path {
+		return ""
+	}
+	for _, c := range cands {
+		if c.Path == f.Path {
+			return target.Path
+		}
+	}
+	return "" // a VS Code profile, say: read as well
 }
 
 func (m *jmember) valueOrNil() *jnode {

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,13 +24,19 @@ func serveHTTP(t *testing.T, hc bridge.HTTPConfig) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
+	return serveHTTPFor(t, sim.Addr(), hc)
+}
+
+// serveHTTPFor is serveHTTP in front of the base at addr.
+func serveHTTPFor(t *testing.T, addr string, hc bridge.HTTPConfig) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	cfg := bridge.Config{Base: &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second}, BaseAddr: sim.Addr(),
+	cfg := bridge.Config{Base: &tcpbase.Client{Addr: addr, ConnectTimeout: time.Second}, BaseAddr: addr,
 		Server: lifecycle.NewServer("mcp-bridge", "test", "", true), Log: zerolog.Nop()}
 	go func() { done <- bridge.Serve(ctx, cfg, hc, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
@@ -51,5 +58,31 @@ func TestVerifyURLPasses(t *testing.T) {
 	rep = RunHTTP(context.Background(), HTTPOptions{URL: url, Only: "tools/call in a session"}, nil)
 	if rep.Failed != 1 || rep.Hint == "" {
 		t.Errorf("without the token: %+v", rep)
+	}
+}
+
+// TestVerifyURLAgainstForeignBases: through a bridge serving HTTP, the
+// foreign bases give no FAIL, and the tool called is the one each offers
+// for reading.
+func TestVerifyURLAgainstForeignBases(t *testing.T) {
+	for _, fb := range foreignBases {
+		t.Run(fb.name, func(t *testing.T) {
+			base := fb.start(t)
+			rep := RunHTTP(context.Background(), HTTPOptions{URL: serveHTTPFor(t, base.addr(), bridge.HTTPConfig{})}, nil)
+			got := results(rep)
+			for _, r := range rep.Results {
+				if r.Status != Pass {
+					t.Errorf("%s: %s %s", r.Name, r.Status, r.Detail)
+				}
+			}
+			if d := got["modern tools/call"].Detail; !strings.Contains(d, "called "+fb.tool+" ") {
+				t.Errorf("modern tools/call: %q does not name %s", d, fb.tool)
+			}
+			for _, c := range base.calls() {
+				if c != fb.tool && c != "no_such_tool_mcp_bridge" {
+					t.Errorf("verify --url called %s on the user's base", c)
+				}
+			}
+		})
 	}
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// Scratch says the base's drawing may be changed: the checks that
 	// draw run against it too, not only against the simulated base.
 	Scratch bool
+	// Tool and Args name the tool the checks that need a real tools/call
+	// use (Args a JSON object, "{}" when empty). Without Tool one is
+	// chosen from the base's list; see chooseTool.
+	Tool, Args string
 }
 
 // Status of a check.
@@ -84,8 +88,10 @@ type verifier struct {
 	direct *tcpbase.Client
 
 	mu      sync.Mutex
-	written int64  // bytes all bridges of the run wrote to stdout
-	impure  string // the first offence against the purity rule, for its check
+	written int64     // bytes all bridges of the run wrote to stdout
+	impure  string    // the first offence against the purity rule, for its check
+	tool    *callTool // chosen once, by chooseTool
+	toolErr error
 }
 
 // Run runs every check and returns the report. progress, if not nil, gets
@@ -153,7 +159,7 @@ func (v *verifier) runCheck(ctx context.Context, c check) (r Result) {
 	case err != nil:
 		r.Status, r.Detail = Fail, err.Error()
 	default:
-		r.Status = Pass
+		r.Status, r.Detail = Pass, t.note
 	}
 	return r
 }
@@ -183,6 +189,7 @@ type T struct {
 	ctx     context.Context
 	bridges []*verify.Bridge
 	after   []func()
+	note    string // what a passing check says it did (the tool it called)
 }
 
 func (t *T) onCleanup(f func()) { t.after = append(t.after, f) }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
@@ -35,6 +36,23 @@ type Options struct {
 	// and linted as clients see them, and patterns that match no tool are
 	// reported.
 	Policy *policy.Policy
+	// BaseGiven: the user named Base (--host, --port or their CAD_MCP_
+	// variables). Otherwise Base is checked only when no registration is
+	// found: each registration is checked against its own base.
+	BaseGiven bool
+	// Reach tells what a registration's bridge would reach, from its own
+	// args and env read as the bridge reads them. Nil: registrations'
+	// bases are not checked.
+	Reach func(clientconf.Server) (Reach, error)
+}
+
+// Reach is the base a registration's bridge talks to, and how.
+type Reach struct {
+	Base        *tcpbase.Client
+	From        string        // where the address comes from, for people: "CAD_MCP_PORT in its env"
+	ListTimeout time.Duration // its --list-timeout
+	Policy      *policy.Policy
+	Listen      string // its --listen: it would serve HTTP, not stdio
 }
 
 // Report is what Check found.
@@ -68,6 +86,13 @@ type ConfigEntry struct {
 	Version       string   `json:"version,omitempty"` // what the command says it is
 	Note          string   `json:"note,omitempty"`
 	Problem       string   `json:"problem,omitempty"`
+	// The base this registration's bridge reaches, and what it found there.
+	Base        string  `json:"base,omitempty"`
+	BaseFrom    string  `json:"base_from,omitempty"`
+	BaseOK      bool    `json:"base_ok"`
+	BaseTools   int     `json:"base_tools,omitempty"`
+	BaseLatency float64 `json:"base_latency_ms,omitempty"`
+	BaseError   string  `json:"base_error,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -77,46 +102,16 @@ func Check(ctx context.Context, o Options) *Report {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
-	rep := &Report{Version: o.Version, Executable: o.Executable, Base: o.Base.Addr, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
+	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
 		Policy: o.Policy.Summary(), Unmatched: []string{}}
-	start := time.Now()
-	baseCtx, cancel := context.WithTimeout(ctx, o.Timeout)
-	res, err := direct.ToolList(baseCtx, o.Base)
-	cancel()
-	if err != nil {
-		// Reachable but failing: it answered wrongly, or too late.
-		rep.Reachable = !errors.Is(err, tcpbase.ErrUnreachable)
-		rep.BaseError = err.Error()
-		rep.Problems++
-	} else {
-		rep.Reachable = true
-		rep.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
-		var all []string
-		var list struct{ Tools []struct{ Name string } }
-		_ = json.Unmarshal(res, &list)
-		for _, t := range list.Tools {
-			all = append(all, t.Name)
-		}
-		if u := o.Policy.Unmatched(all); u != nil {
-			rep.Unmatched = u
-		}
-		res = o.Policy.ApplyList(res) // the list as clients see it
-		list.Tools = nil
-		_ = json.Unmarshal(res, &list)
-		for _, t := range list.Tools {
-			rep.Tools = append(rep.Tools, t.Name)
-		}
-		if rep.Findings, err = toolschema.LintTools(res, o.ServerName); err != nil {
-			rep.BaseError = err.Error()
-			rep.Problems++
-		}
-		for _, f := range rep.Findings {
-			if f.Severity == toolschema.SeverityError {
-				rep.Problems++
-			}
-		}
+	bases := &baseCache{timeout: o.Timeout, seen: map[string]*baseResult{}}
+	rep.Configs = findConfigs(ctx, o, bases)
+	// The base named on the command line, or the default one when no
+	// registration names any: with registrations, the default address is
+	// only a guess, and a registration's own base is what its client uses.
+	if o.BaseGiven || len(registered(rep.Configs)) == 0 {
+		checkBase(ctx, o, rep, bases)
 	}
-	rep.Configs = findConfigs(ctx, o, rep.Tools)
 	for _, c := range rep.Configs {
 		if c.Problem != "" {
 			rep.Problems++
@@ -125,13 +120,105 @@ func Check(ctx context.Context, o Options) *Report {
 	return rep
 }
 
+// checkBase fills the report's own base section: reachable, how fast, its
+// tools as the user's policy shows them, and how portable their schemas are.
+func checkBase(ctx context.Context, o Options, rep *Report, bases *baseCache) {
+	rep.Base = o.Base.Addr
+	r := bases.check(ctx, o.Base, 0, o.Policy)
+	if r.err != nil {
+		// Reachable but failing: it answered wrongly, or too late.
+		rep.Reachable = !errors.Is(r.err, tcpbase.ErrUnreachable)
+		rep.BaseError = r.err.Error()
+		if tcpbase.KindOf(r.err) != nil { // the words the bridge's clients read
+			rep.BaseError = bridge.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
+		}
+		rep.Problems++
+		return
+	}
+	rep.Reachable = true
+	rep.LatencyMs = r.latency
+	if u := o.Policy.Unmatched(r.all); u != nil {
+		rep.Unmatched = u
+	}
+	rep.Tools = append(rep.Tools, r.seen...)
+	var err error
+	if rep.Findings, err = toolschema.LintTools(r.list, o.ServerName); err != nil {
+		rep.BaseError = err.Error()
+		rep.Problems++
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == toolschema.SeverityError {
+			rep.Problems++
+		}
+	}
+}
+
+// baseResult is what one base answered tools/list.
+type baseResult struct {
+	err     error
+	latency float64  // ms
+	all     []string // every tool of the base
+	seen    []string // the tools clients see through the policy
+	list    []byte   // the tools/list result clients see
+}
+
+// baseCache checks each distinct base (address, list timeout, policy) once.
+type baseCache struct {
+	timeout time.Duration
+	seen    map[string]*baseResult
+}
+
+func (b *baseCache) check(ctx context.Context, c *tcpbase.Client, listTimeout time.Duration, pol *policy.Policy) *baseResult {
+	if listTimeout <= 0 || listTimeout > b.timeout {
+		listTimeout = b.timeout
+	}
+	key := fmt.Sprint(c.Addr, c.ConnectTimeout, listTimeout, pol.Summary())
+	if r := b.seen[key]; r != nil {
+		return r
+	}
+	r := &baseResult{}
+	b.seen[key] = r
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	res, err := direct.ToolList(ctx, c)
+	cancel()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.latency = float64(time.Since(start).Microseconds()) / 1000
+	var list struct{ Tools []struct{ Name string } }
+	_ = json.Unmarshal(res, &list)
+	for _, t := range list.Tools {
+		r.all = append(r.all, t.Name)
+	}
+	r.list = pol.ApplyList(res) // the list as clients see it
+	list.Tools = nil
+	_ = json.Unmarshal(r.list, &list)
+	for _, t := range list.Tools {
+		r.seen = append(r.seen, t.Name)
+	}
+	return r
+}
+
+// registered are the entries that are registrations (not unreadable files).
+func registered(cs []ConfigEntry) []ConfigEntry {
+	var out []ConfigEntry
+	for _, c := range cs {
+		if c.Server != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // findConfigs reports every registration of mcp-bridge in every file a
 // client may read (clientconf knows them all) and checks each: the command
 // exists and is absolute, it is this version (or says which), the name is
 // one clients accept and fits Cursor's 60 characters with the longest
 // tool, and the settings it passes are valid (the command itself parses
 // them).
-func findConfigs(ctx context.Context, o Options, tools []string) []ConfigEntry {
+func findConfigs(ctx context.Context, o Options, bases *baseCache) []ConfigEntry {
 	ce := clientconf.Env{OS: runtime.GOOS, Getenv: o.Getenv, Dir: o.Dir,
 		Read: func(path string) ([]byte, string, bool) { return readConfig(ctx, path, o.Timeout) }}
 	regs, probs := ce.Registrations()
@@ -139,33 +226,76 @@ func findConfigs(ctx context.Context, o Options, tools []string) []ConfigEntry {
 	for _, p := range probs {
 		out = append(out, ConfigEntry{Client: p.Client, File: p.File, Problem: p.Error})
 	}
+	for _, r := range regs {
+		out = append(out, checkRegistration(ctx, o, bases, r))
+	}
+	return out
+}
+
+// checkRegistration checks one registration: the client reads it, the
+// command exists and is absolute, it is this version (or says which), the
+// name is one clients accept, the settings it passes are valid (the command
+// itself parses them), it serves stdio, and the base it reaches answers,
+// with the tools that makes Cursor's 60 characters for server and tool
+// name together.
+func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clientconf.Registration) ConfigEntry {
+	e := ConfigEntry{Client: r.Client, File: r.File, Where: r.Where, Server: r.Name, Command: r.Server.Command, Args: r.Server.Args, Note: r.Note}
+	e.CommandExists = commandExists(r.Server.Command)
+	if r.ShadowedBy != "" {
+		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
+		return e
+	}
+	var reach Reach
+	var reachErr error
+	if o.Reach != nil {
+		reach, reachErr = o.Reach(r.Server)
+	}
+	switch {
+	case !e.CommandExists:
+		e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge install --client …` registers the right path)"
+	case !filepath.IsAbs(r.Server.Command):
+		e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
+	case clientconf.CheckName(r.Name) != nil:
+		e.Problem = clientconf.CheckName(r.Name).Error()
+	case reachErr == nil && reach.Listen != "":
+		e.Problem = fmt.Sprintf("it starts the bridge with --listen %s: the bridge then serves HTTP, not the stdio %s talks to, and the client gets no answer. "+
+			"Register the stdio bridge with `mcp-bridge install --client %s` (no --listen); to use HTTP, run `mcp-bridge --listen %s` yourself and add its URL (`mcp-bridge --print-config --client %s --listen %s` prints the entry)",
+			reach.Listen, r.Client, r.ClientID, reach.Listen, r.ClientID, reach.Listen)
+	default:
+		e.Version, e.Problem = probe(ctx, r.Server)
+		if e.Problem == "" && e.Version != "" && o.Version != "" && e.Version != o.Version {
+			e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "runs mcp-bridge " + e.Version + ", this is " + o.Version
+		}
+	}
+	if e.Problem != "" || o.Reach == nil {
+		return e
+	}
+	if reachErr != nil {
+		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "its base not checked: " + reachErr.Error()
+		return e
+	}
+	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
+	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
+	if b.err != nil {
+		e.BaseError = b.err.Error()
+		limit := reach.ListTimeout
+		if limit <= 0 || limit > bases.timeout {
+			limit = bases.timeout
+		}
+		e.Problem = fmt.Sprintf("its CAD base (%s): %s", e.BaseFrom, bridge.FailureMessage(b.err, e.Base, "tools/list", limit))
+		return e
+	}
+	e.BaseOK, e.BaseTools, e.BaseLatency = true, len(b.seen), b.latency
 	longest := ""
-	for _, t := range tools {
+	for _, t := range b.seen {
 		if len(t) > len(longest) {
 			longest = t
 		}
 	}
-	for _, r := range regs {
-		e := ConfigEntry{Client: r.Client, File: r.File, Where: r.Where, Server: r.Name, Command: r.Server.Command, Args: r.Server.Args, Note: r.Note}
-		e.CommandExists = commandExists(r.Server.Command)
-		switch {
-		case !e.CommandExists:
-			e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge install --client …` registers the right path)"
-		case !filepath.IsAbs(r.Server.Command):
-			e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
-		case clientconf.CheckName(r.Name) != nil:
-			e.Problem = clientconf.CheckName(r.Name).Error()
-		case r.Client == "Cursor" && longest != "" && len(r.Name)+1+len(longest) > 60:
-			e.Problem = fmt.Sprintf("the server name %q and the tool %s together have %d characters: Cursor rejects more than 60 (choose a shorter --name)", r.Name, longest, len(r.Name)+1+len(longest))
-		default:
-			e.Version, e.Problem = probe(ctx, r.Server)
-			if e.Problem == "" && e.Version != "" && o.Version != "" && e.Version != o.Version {
-				e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "runs mcp-bridge " + e.Version + ", this is " + o.Version
-			}
-		}
-		out = append(out, e)
+	if r.ClientID == "cursor" && longest != "" && len(r.Name)+1+len(longest) > 60 {
+		e.Problem = fmt.Sprintf("the server name %q and the tool %s together have %d characters: Cursor rejects more than 60 (choose a shorter --name)", r.Name, longest, len(r.Name)+1+len(longest))
 	}
-	return out
+	return e
 }
 
 // probe runs the registered command as the client would (its args and
@@ -275,9 +405,13 @@ func commandExists(cmd string) bool {
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
 	switch {
+	case r.Base == "":
+		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
 	case !r.Reachable:
-		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
-		fmt.Fprintf(w, "      is the CAD program running with its MCP base enabled? (mcp-bridge sim starts a simulated one)\n")
+		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
+		fmt.Fprintf(w, "      (mcp-bridge sim starts a simulated one)\n")
+	case strings.HasPrefix(r.BaseError, "CAD base at "):
+		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
 	case r.BaseError != "":
 		fmt.Fprintf(w, "FAIL  CAD base at %s: %s\n", r.Base, r.BaseError)
 	default:
@@ -288,7 +422,7 @@ func Print(w io.Writer, r *Report) {
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
 	}
-	if r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
+	if r.Base != "" && r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
 	}
 	for _, f := range r.Findings {
@@ -309,6 +443,9 @@ func Print(w io.Writer, r *Report) {
 		}
 		if c.Note != "" {
 			detail += " (" + c.Note + ")"
+		}
+		if c.BaseOK {
+			detail += fmt.Sprintf("; CAD base at %s (%s) answers: %d tools, %.1f ms", c.Base, c.BaseFrom, c.BaseTools, c.BaseLatency)
 		}
 		if c.Problem != "" {
 			tag, detail = "FAIL ", c.Problem

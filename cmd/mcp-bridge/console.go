@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/mattn/go-isatty"
+)
+
+// isConsole reports whether f is a person's console or terminal (not a
+// pipe, a file or NUL, which a char-device check alone would count).
+// go-isatty is already in the binary through zerolog's console writer.
+func isConsole(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// consoleGuide is what a person who started mcp-bridge by hand, with no
+// arguments (a double-clicked mcp-bridge.exe), sees instead of a bridge
+// silently waiting for a client's messages: what it is and what to run.
+// It waits for Enter, so that a window opened for it stays until read.
+func consoleGuide(e *env) error {
+	fmt.Fprintf(e.stderr, `mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop,
+Cursor, VS Code or CodeBuddy) to the CAD program's MCP base. It is not run by
+hand: your assistant starts it. Set it up from a terminal (cmd or PowerShell)
+in this folder:
+
+  %[3]s install --copy --client claude-desktop
+      register it with your assistant (--client: %[2]s)
+  %[3]s doctor
+      check the CAD base and the registrations
+  %[3]s verify --port 8080
+      check, as a client would, against your CAD program
+  %[3]s help
+      everything else
+
+Press Enter to close this window.
+`, version, clientIDs(), prog())
+	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
+	return nil
+}
+
+// prog is how to run this program from a terminal in its folder.
+func prog() string {
+	if runtime.GOOS == "windows" {
+		return `.\mcp-bridge.exe`
+	}
+	return "mcp-bridge"
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doctorHome is an empty home for install and doctor, with the variables
+// that place every client's files in it, and the file helper.
+func doctorHome(t *testing.T) (string, map[string]string, func(rel, content string)) {
+	home := tempDir(t)
+	env := map[string]string{"HOME": home, "USERPROFILE": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	write := func(rel, content string) {
+		p := filepath.Join(home, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, env, write
+}
+
+// TestDoctorChecksTheBaseOfEachRegistration: a registration is checked
+// against the base it names, not the one doctor was given or the default.
+func TestDoctorChecksTheBaseOfEachRegistration(t *testing.T) {
+	up, down := startSim(t), closedPort(t)
+	_, env, _ := doctorHome(t)
+	if _, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--port", down); code != 0 {
+		t.Fatalf("install: %d %s", code, errs)
+	}
+	// doctor --port names a base that answers; Cursor's does not.
+	out, _, code := runCLI(t, env, "", "doctor", "--port", up)
+	want := `: its CAD base (CAD_MCP_PORT in its env): CAD base at 127.0.0.1:` + down + ` refused the connection: is the CAD program running with its MCP base enabled?`
+	if code != 1 || !strings.Contains(out, "FAIL  Cursor registers \"cad-autocad\"") || !strings.Contains(out, want) || !strings.Contains(out, "ok    CAD base at 127.0.0.1:"+up) {
+		t.Errorf("doctor --port %s with Cursor at %s: exit %d\n%s", up, down, code, out)
+	}
+
+	// Registered at a base that answers, doctor without --port: no
+	// problems, and nothing about the default port nobody uses.
+	if _, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--port", up); code != 0 {
+		t.Fatalf("install: %d %s", code, errs)
+	}
+	out, _, code = runCLI(t, env, "", "doctor")
+	if code != 0 || !strings.Contains(out, "CAD base at 127.0.0.1:"+up+" (CAD_MCP_PORT in its env) answers: 39 tools") || strings.Contains(out, ":8080") || !strings.HasSuffix(out, "no problems\n") {
+		t.Errorf("doctor after install --port %s: exit %d\n%s", up, code, out)
+	}
+}
+
+// TestDoctorThreeRegistrations: three registrations at three ports, one in
+// a file CodeBuddy does not read: each is reported with its own base, and
+// the shadowed one is a problem that names the file to use.
+func TestDoctorThreeRegistrations(t *testing.T) {
+	a, b, c := startSim(t), startSim(t), closedPort(t)
+	home, env, write := doctorHome(t)
+	exe, _ := os.Executable()
+	cmd, _ := json.Marshal(exe)
+	entry := func(port string) string {
+		return `{"command":` + string(cmd) + `,"env":{"CAD_MCP_PORT":"` + port + `"}}`
+	}
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":`+entry(a)+`}}`)
+	write(".codebuddy/.mcp.json", `{"mcpServers":{"cad":`+entry(b)+`}}`)
+	write(".codebuddy.json", `{"mcpServers":{"cad-old":`+entry(c)+`}}`)
+	out, errs, code := runCLI(t, env, "", "doctor")
+	for _, want := range []string{
+		"info  CAD base: each registration below is checked against the base it reaches",
+		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor", "mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + a + " (CAD_MCP_PORT in its env) answers: 39 tools, ",
+		`ok    CodeBuddy registers "cad" in ` + filepath.Join(home, ".codebuddy", ".mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + b + " (CAD_MCP_PORT in its env) answers: 39 tools, ",
+		`FAIL  CodeBuddy registers "cad-old" in ` + filepath.Join(home, ".codebuddy.json") + ": " + exe + ": CodeBuddy never reads this entry: it reads " + filepath.Join(home, ".codebuddy", ".mcp.json") +
+			" instead (the first of its files that exists). Move the entry there (mcp-bridge install --client codebuddy writes it there), or remove " + filepath.Join(home, ".codebuddy", ".mcp.json") + " if nothing in it is needed",
+		"1 problem\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 || strings.Contains(out, ":"+c) {
+		t.Errorf("exit %d (the shadowed entry's base %s must not be checked)\n%s%s", code, c, out, errs)
+	}
+}
+
+// TestInstallRefusesListen: an entry the client starts must serve stdio.
+// install --listen refuses, writes nothing and shows the commands that
+// work; an entry with --listen written by hand is a doctor problem.
+func TestInstallRefusesListen(t *testing.T) {
+	home, env, write := doctorHome(t)
+	out, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--port", "9000", "--listen", "127.0.0.1:8931")
+	for _, want := range []string{
+		"install does not take --listen",
+		"  mcp-bridge install --client cursor --port 9000\n",
+		"  mcp-bridge --listen 127.0.0.1:8931\n",
+		"  mcp-bridge --print-config --client cursor --listen 127.0.0.1:8931",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("install --listen: stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); code != 2 || out != "" || err == nil {
+		t.Errorf("install --listen: exit %d, stdout %q, file written: %v", code, out, err == nil)
+	}
+	_, errs, code = runCLI(t, map[string]string{"HOME": home, "CAD_MCP_LISTEN": "127.0.0.1:8931"}, "", "install", "--client", "claude-code")
+	if code != 2 || !strings.Contains(errs, "CAD_MCP_LISTEN in your environment") || !strings.Contains(errs, "claude mcp add --transport http cad-autocad http://127.0.0.1:8931/mcp") {
+		t.Errorf("CAD_MCP_LISTEN set: exit %d\n%s", code, errs)
+	}
+
+	exe, _ := os.Executable()
+	cmd, _ := json.Marshal(exe)
+	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"type":"stdio","command":`+string(cmd)+`,"args":["--listen","127.0.0.1:8931"],"env":{"CAD_MCP_PORT":"`+startSim(t)+`"}}}}`)
+	out, _, code = runCLI(t, env, "", "doctor")
+	if code != 1 || !strings.Contains(out, `FAIL  Cursor registers "cad"`) || !strings.Contains(out, "it starts the bridge with --listen 127.0.0.1:8931: the bridge then serves HTTP, not the stdio Cursor talks to") {
+		t.Errorf("doctor with a --listen entry: exit %d\n%s", code, out)
+	}
+}
