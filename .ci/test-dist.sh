@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make test-dist: `make dist` as a release with a certificate would run it,
+# with a throwaway self-signed code-signing certificate made here by
+# openssl (never kept): the Windows binaries are signed, and .ci/dist.sh
+# verifies their signatures against that certificate. Before that, the
+# signing hook's other two answers: without a certificate it leaves the
+# binary as it is and says it is unsigned; with a certificate it cannot
+# use (a wrong password) it fails rather than ship an unsigned binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+openssl req -x509 -newkey rsa:3072 -nodes -days 2 -subj "/CN=mcp-bridge throwaway test signer" \
+  -addext "extendedKeyUsage=codeSigning" -addext "keyUsage=critical,digitalSignature" \
+  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+pass=$(openssl rand -hex 16)
+openssl pkcs12 -export -inkey "$work/key.pem" -in "$work/cert.pem" -out "$work/sign.p12" -passout "pass:$pass"
+rm "$work/key.pem"
+
+# The hook on a small Windows program, both ways that do not sign.
+printf 'package main\nfunc main() {}\n' >"$work/main.go"
+(cd "$work" && GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GO111MODULE=off $GO build -o hello.exe main.go)
+cp "$work/hello.exe" "$work/orig.exe"
+out=$(env -u MCP_BRIDGE_SIGN_PKCS12 .ci/sign-windows.sh "$work/hello.exe" windows 0)
+case "$out" in *UNSIGNED*) ;; *) echo "test-dist: FAIL no certificate, and the hook did not say unsigned: $out"; exit 1 ;; esac
+cmp -s "$work/hello.exe" "$work/orig.exe" || { echo "test-dist: FAIL the hook changed a binary it did not sign"; exit 1; }
+if MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=wrong .ci/sign-windows.sh "$work/hello.exe" windows 0 >/dev/null 2>&1; then
+  echo "test-dist: FAIL the hook passed with a wrong certificate password"; exit 1
+fi
+cmp -s "$work/hello.exe" "$work/orig.exe" || { echo "test-dist: FAIL a failed signing changed the binary"; exit 1; }
+echo "test-dist: ok   unsigned without a certificate (and said so); a certificate that cannot sign fails"
+
+MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=$pass MCP_BRIDGE_SIGN_CAFILE=$work/cert.pem \
+  GO=$GO .ci/dist.sh

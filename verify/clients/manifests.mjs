@@ -1,0 +1,64 @@
+// Checks the Scoop and winget manifests GoReleaser wrote into dist/ against
+// the schemas their projects publish (kept in testdata/schemas, with where
+// each came from), and that each states the licence.
+// Usage: node manifests.mjs path/to/dist LICENSE-ID
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
+import { parse } from "yaml";
+
+const [dist, license] = process.argv.slice(2);
+const schemas = new URL("testdata/schemas/", import.meta.url);
+const load = (name) => JSON.parse(readFileSync(new URL(name, schemas), "utf8"));
+const ajv = new Ajv({ strict: false, allErrors: true });
+addFormats(ajv);
+let failed = false;
+
+function check(what, schema, doc, licenseOf) {
+  const validate = ajv.compile(schema);
+  if (!validate(doc)) {
+    failed = true;
+    console.error(`${what} does not match ${schema.$id}:`);
+    for (const e of validate.errors) console.error(`  ${e.instancePath || "/"} ${e.message}`);
+    return;
+  }
+  if (licenseOf(doc) !== license) {
+    failed = true;
+    console.error(`${what}: licence ${JSON.stringify(licenseOf(doc))}, want ${license}`);
+    return;
+  }
+  console.log(`${what} matches ${schema.$id}`);
+}
+
+// Scoop: one JSON manifest.
+check("scoop/mcp-bridge.json", load("scoop.schema.json"),
+  JSON.parse(readFileSync(join(dist, "scoop", "mcp-bridge.json"), "utf8")),
+  (d) => (typeof d.license === "string" ? d.license : d.license?.identifier));
+
+// winget: the multi-file manifest (version, installer, defaultLocale), each
+// checked against the schema of its ManifestType and ManifestVersion.
+const wingetDir = join(dist, "winget");
+const files = readdirSync(wingetDir, { recursive: true }).filter((f) => f.endsWith(".yaml"));
+const types = new Set();
+for (const f of files) {
+  const doc = parse(readFileSync(join(wingetDir, f), "utf8"));
+  const name = `winget-manifest.${doc.ManifestType}.${doc.ManifestVersion}.json`;
+  let schema;
+  try {
+    schema = load(name);
+  } catch {
+    failed = true;
+    console.error(`winget/${f}: no published schema ${name} in testdata/schemas (a newer GoReleaser? copy it there)`);
+    continue;
+  }
+  types.add(doc.ManifestType);
+  check(`winget/${f}`, schema, doc, (d) => (d.ManifestType === "defaultLocale" ? d.License : license));
+}
+for (const t of ["version", "installer", "defaultLocale"]) {
+  if (!types.has(t)) {
+    failed = true;
+    console.error(`winget: no ${t} manifest in ${wingetDir}`);
+  }
+}
+process.exit(failed ? 1 : 0);
