@@ -115,11 +115,9 @@ echo "dist: ok   --version and serverInfo say $meta_version"
 (cd dist && sha256sum -c checksums.txt >/dev/null) && echo "dist: ok   checksums.txt matches the archives"
 ls dist/*.zip dist/*.tar.gz dist/*.mcpb dist/server.json dist/checksums.txt dist/scoop/mcp-bridge.json >/dev/null
 node verify/clients/manifests.mjs dist MIT
-for a in dist/*.tar.gz; do
-  tar -tzf "$a" | grep -qx LICENSE || { echo "dist: FAIL $a has no LICENSE"; exit 1; }
-done
-for a in dist/*.zip; do
-  unzip -Z1 "$a" | grep -qx LICENSE || { echo "dist: FAIL $a has no LICENSE"; exit 1; }
+for a in dist/*.tar.gz dist/*.zip; do
+  case $a in *.zip) unzip -Z1 "$a" ;; *) tar -tzf "$a" ;; esac >"$work/list"
+  grep -qx LICENSE "$work/list" || { echo "dist: FAIL $a has no LICENSE"; exit 1; }
 done
 echo "dist: ok   LICENSE (MIT) in every archive"
 
