@@ -25,10 +25,16 @@ unit:
 e2e: build
 	verify/clients/run.sh $(BIN)
 
+# lint: gofmt, go vet, and actionlint (pinned, built by go run) on
+# .github/workflows; shellcheck and pyflakes off there, so that the result
+# does not depend on what else the machine has installed.
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(ACTIONLINT) -shellcheck= -pyflakes= .github/workflows/ci.yml .github/workflows/release.yml
 
 # fuzz runs every fuzz target for FUZZTIME (10s by default; an execution
 # count such as 20000x works too). See .ci/fuzz.sh.
