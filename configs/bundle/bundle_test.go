@@ -213,7 +213,9 @@ func TestCheckMCPB(t *testing.T) {
 		"no licence":             func(m map[string]any) { delete(m, "license") },
 		"icon not in bundle":     func(m map[string]any) { m["icon"] = "missing.png" },
 		"icon not a PNG":         func(m map[string]any) { m["icon"] = "manifest.json" },
-		"every platform":         func(m map[string]any) { m["compatibility"] = map[string]any{"platforms": []string{"darwin", "win32", "linux"}} },
+		"every platform": func(m map[string]any) {
+			m["compatibility"] = map[string]any{"platforms": []string{"darwin", "win32", "linux"}}
+		},
 	} {
 		if err := CheckMCPB(writeBundle(t, dir, "darwin", "arm64", edit), "darwin", "arm64"); err == nil {
 			t.Errorf("%s: passed", name)
