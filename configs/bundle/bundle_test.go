@@ -260,7 +260,10 @@ func TestServerJSONChecksHashAndPlatform(t *testing.T) {
 	// A package the metadata does not place, and metadata without the licence.
 	for name, edit := range map[string]func(meta map[string]any){
 		"package without platform": func(meta map[string]any) { meta["packages"] = meta["packages"].([]any)[:1] },
-		"no licence":               func(meta map[string]any) { delete(meta, "license") },
+		"platform of no package": func(meta map[string]any) {
+			meta["packages"] = append(meta["packages"].([]any), map[string]any{"identifier": "https://x/other.mcpb", "os": "linux", "arch": "amd64"})
+		},
+		"no licence": func(meta map[string]any) { delete(meta, "license") },
 	} {
 		var d map[string]any
 		json.Unmarshal(good, &d)
