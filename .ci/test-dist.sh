@@ -5,7 +5,8 @@
 # verifies their signatures against that certificate. Before that, the
 # signing hook's other two answers: without a certificate it leaves the
 # binary as it is and says it is unsigned; with a certificate it cannot
-# use (a wrong password) it fails rather than ship an unsigned binary.
+# use (a wrong password) it fails rather than ship an unsigned binary. And
+# .ci/release-notes.sh on a changelog made here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -31,6 +32,37 @@ if MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=wrong .ci/sign
 fi
 cmp -s "$work/hello.exe" "$work/orig.exe" || { echo "test-dist: FAIL a failed signing changed the binary"; exit 1; }
 echo "test-dist: ok   unsigned without a certificate (and said so); a certificate that cannot sign fails"
+
+# The release notes: exactly the version's section, or no release.
+cat >"$work/CHANGELOG.md" <<'CL'
+# Changelog
+
+## [Unreleased]
+
+## [1.1.0] - 2026-12-24
+
+### Fixed
+- one
+
+## [1.0.0] - 2026-12-01
+
+### Added
+- two
+
+[1.1.0]: https://example.invalid/v1.1.0
+CL
+got=$(.ci/release-notes.sh v1.1.0 "$work/CHANGELOG.md")
+want=$'### Fixed\n- one'
+[ "$got" = "$want" ] || { echo "test-dist: FAIL notes for v1.1.0:"; echo "$got"; exit 1; }
+got=$(.ci/release-notes.sh 1.0.0 "$work/CHANGELOG.md")
+want=$'### Added\n- two'
+[ "$got" = "$want" ] || { echo "test-dist: FAIL notes for 1.0.0:"; echo "$got"; exit 1; }
+for v in Unreleased 2.0.0 1.1; do
+  if .ci/release-notes.sh "$v" "$work/CHANGELOG.md" >/dev/null 2>&1; then
+    echo "test-dist: FAIL release notes for $v (empty or missing) were accepted"; exit 1
+  fi
+done
+echo "test-dist: ok   release notes: a version's section alone; an empty or missing one refused"
 
 MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=$pass MCP_BRIDGE_SIGN_CAFILE=$work/cert.pem \
   GO=$GO .ci/dist.sh
