@@ -1,6 +1,7 @@
 // Checks the Scoop and winget manifests GoReleaser wrote into dist/ against
 // the schemas their projects publish (kept in testdata/schemas, with where
-// each came from), and that each states the licence.
+// each came from), that each states the licence, and that the winget ones
+// go to microsoft/winget-pkgs.
 // Usage: node manifests.mjs path/to/dist LICENSE-ID
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -63,5 +64,14 @@ for (const t of ["version", "installer", "defaultLocale"]) {
     failed = true;
     console.error(`winget: no ${t} manifest in ${wingetDir}`);
   }
+}
+// Where the winget manifests go: a pull request to microsoft/winget-pkgs
+// (GoReleaser's effective configuration, as it wrote it to dist/).
+const pr = parse(readFileSync(join(dist, "config.yaml"), "utf8")).winget?.[0]?.repository?.pull_request;
+if (!pr?.enabled || pr.base?.owner !== "microsoft" || pr.base?.name !== "winget-pkgs") {
+  failed = true;
+  console.error(`winget: the manifests are not sent as a pull request to microsoft/winget-pkgs: ${JSON.stringify(pr)}`);
+} else {
+  console.log(`winget: pull request to ${pr.base.owner}/${pr.base.name} (${pr.base.branch})`);
 }
 process.exit(failed ? 1 : 0);
