@@ -6,7 +6,9 @@
 # signing hook's other two answers: without a certificate it leaves the
 # binary as it is and says it is unsigned; with a certificate it cannot
 # use (a wrong password) it fails rather than ship an unsigned binary. And
-# .ci/release-notes.sh on a changelog made here.
+# .ci/release-notes.sh on a changelog made here; after make dist, a
+# release as for a tag (nothing published), whose notes must be
+# CHANGELOG.md's.
 # Usage: .ci/test-dist.sh [quick]   (quick: all but the make dist run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,5 +72,23 @@ echo "test-dist: ok   release notes: a version's section alone; an empty or miss
 # fresh machine).
 [ "${1:-}" = quick ] && exit 0
 
-MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=$pass MCP_BRIDGE_SIGN_CAFILE=$work/cert.pem \
-  GO=$GO .ci/dist.sh
+export MCP_BRIDGE_SIGN_PKCS12=$work/sign.p12 MCP_BRIDGE_SIGN_PASSWORD=$pass MCP_BRIDGE_SIGN_CAFILE=$work/cert.pem
+GO=$GO .ci/dist.sh
+
+# The release path, which snapshot mode skips: for a tag, GoReleaser takes
+# the notes .ci/release-notes.sh gives it and publishes them (here: puts
+# them in the winget manifest; nothing is published). A made-up tag whose
+# section is this changelog's [Unreleased]; into bin/release-check, so
+# make dist's dist/ stays as it was.
+sed 's/^## \[Unreleased\]/## [0.0.0-test] - 2026-01-01/' CHANGELOG.md >"$work/CHANGELOG-tagged.md"
+.ci/release-notes.sh v0.0.0-test "$work/CHANGELOG-tagged.md" >"$work/notes.md"
+{ cat .goreleaser.yaml; echo "dist: bin/release-check"; } >"$work/goreleaser.yaml"
+if ! git ls-remote --get-url >/dev/null 2>&1 || [ "$(git ls-remote --get-url 2>/dev/null)" = origin ]; then
+  export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mcp-bridge/mcp-bridge
+fi
+GORELEASER_CURRENT_TAG=v0.0.0-test bin/tools/goreleaser release -f "$work/goreleaser.yaml" --clean \
+  --skip=publish,validate,announce --release-notes "$work/notes.md" >"$work/release.log" 2>&1 ||
+  { cat "$work/release.log"; echo "test-dist: FAIL goreleaser release (not snapshot)"; exit 1; }
+node verify/clients/manifests.mjs bin/release-check MIT "$work/notes.md"
+rm -rf bin/release-check
+echo "test-dist: ok   a tagged release takes its notes from CHANGELOG.md"

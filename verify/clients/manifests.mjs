@@ -2,14 +2,16 @@
 // the schemas their projects publish (kept in testdata/schemas, with where
 // each came from), that each states the licence, and that the winget ones
 // go to microsoft/winget-pkgs.
-// Usage: node manifests.mjs path/to/dist LICENSE-ID
+// Usage: node manifests.mjs path/to/dist LICENSE-ID [RELEASE-NOTES-FILE]
+// With a notes file (a release run, not a snapshot), the winget manifest's
+// ReleaseNotes must be that text.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
 import { parse } from "yaml";
 
-const [dist, license] = process.argv.slice(2);
+const [dist, license, notesFile] = process.argv.slice(2);
 const schemas = new URL("testdata/schemas/", import.meta.url);
 const load = (name) => JSON.parse(readFileSync(new URL(name, schemas), "utf8"));
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -57,6 +59,15 @@ for (const f of files) {
     continue;
   }
   types.add(doc.ManifestType);
+  if (notesFile && doc.ManifestType === "defaultLocale") {
+    const want = readFileSync(notesFile, "utf8").trim();
+    if ((doc.ReleaseNotes ?? "").trim() !== want) {
+      failed = true;
+      console.error(`winget/${f}: ReleaseNotes are not the release notes given:\n${doc.ReleaseNotes}`);
+    } else {
+      console.log(`winget/${f}: ReleaseNotes are the release notes given (${want.length} characters)`);
+    }
+  }
   check(`winget/${f}`, schema, doc, (d) => (d.ManifestType === "defaultLocale" ? d.License : license));
 }
 for (const t of ["version", "installer", "defaultLocale"]) {
