@@ -20,7 +20,7 @@
 # manifest inside each bundle, and mkdist's own check of every bundle
 # (licence, no tools listed, icon, platform, the binary's OS and
 # architecture); server.json against the registry's schema; the Scoop and
-# winget manifests against their published schemas; the licence in the
+# winget manifests against the rules of their formats; the licence in the
 # archives; the linux/amd64 binary from its archive and from its bundle
 # answers --version with the stamped version and commit.
 set -euo pipefail
