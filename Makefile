@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-windows cross-vet
+.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-dist test-windows cross-vet
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -33,10 +33,16 @@ e2e: build
 test-clients: build
 	verify/realclients/run.sh $(BIN)
 
+# lint: gofmt, go vet, and actionlint (pinned, built by go run) on
+# .github/workflows; shellcheck and pyflakes off there, so that the result
+# does not depend on what else the machine has installed.
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(ACTIONLINT) -shellcheck= -pyflakes= .github/workflows/ci.yml .github/workflows/release.yml
 
 # fuzz runs every fuzz target for FUZZTIME (10s by default; an execution
 # count such as 20000x works too). See .ci/fuzz.sh.
@@ -64,6 +70,13 @@ cross:
 # part checked. See .ci/dist.sh. Not part of `make test` (a few minutes).
 dist:
 	GO=$(GO) .ci/dist.sh
+
+# test-dist: make dist with a throwaway self-signed certificate (openssl),
+# so the Windows binaries are signed and their signatures verified; and the
+# signing hook without a certificate (says unsigned) or with one it cannot
+# use (fails). See .ci/test-dist.sh.
+test-dist:
+	GO=$(GO) .ci/test-dist.sh
 
 # test-windows: the windows/amd64 build under Wine: every package's unit
 # tests, then --print-config, doctor, the real clients and verify against

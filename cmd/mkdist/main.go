@@ -1,25 +1,21 @@
 // Command mkdist adds to a GoReleaser dist folder what GoReleaser does not
-// make: a Claude Desktop bundle (.mcpb) per OS (macOS: arm64 and amd64), its tools list read from
-// the simulated CAD base, and server.json for the MCP Registry. `make dist`
-// runs it after `goreleaser release --snapshot`.
+// make: a Claude Desktop bundle (.mcpb) per OS (macOS: arm64 and amd64)
+// and server.json for the MCP Registry, then checks them
+// (bundle.CheckServerJSON, which opens every bundle). `make dist` runs it
+// after `goreleaser release --snapshot`.
 package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/bundle"
-	"github.com/mcp-bridge/mcp-bridge/tcpbase"
-	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
 func main() {
@@ -51,10 +47,6 @@ func run(args []string) error {
 	if err := readJSON(filepath.Join(*dist, "artifacts.json"), &arts); err != nil {
 		return err
 	}
-	tools, err := simTools()
-	if err != nil {
-		return err
-	}
 	// One bundle per OS and architecture that Claude Desktop runs on:
 	// Windows amd64 (arm64 Windows runs it too), macOS arm64 and amd64,
 	// Linux amd64. (No universal macOS binary: GoReleaser's is not
@@ -80,8 +72,8 @@ func run(args []string) error {
 			return err
 		}
 		modTime := st.ModTime()
-		p := bundle.Platform{MCPB: t.mcpb, Binary: bin}
-		manifest, err := bundle.Manifest(meta.Version, tools, p)
+		p := bundle.Platform{MCPB: t.mcpb, GOOS: t.goos, GOARCH: t.goarch, Binary: bin}
+		manifest, err := bundle.Manifest(meta.Version, p)
 		if err != nil {
 			return err
 		}
@@ -98,8 +90,11 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		pkgs = append(pkgs, bundle.Package{URL: fmt.Sprintf("%s/v%s/%s", strings.TrimRight(*base, "/"), meta.Version, name), SHA256: sum})
-		fmt.Printf("%s  %s (%d tools)\n", sum, out, len(tools))
+		pkgs = append(pkgs, bundle.Package{
+			URL:    fmt.Sprintf("%s/v%s/%s", strings.TrimRight(*base, "/"), meta.Version, name),
+			SHA256: sum, GOOS: t.goos, GOARCH: t.goarch,
+		})
+		fmt.Printf("%s  %s\n", sum, out)
 	}
 	sj, err := bundle.ServerJSON(meta.Version, pkgs)
 	if err != nil {
@@ -114,33 +109,6 @@ func run(args []string) error {
 	}
 	fmt.Println(sjPath)
 	return nil
-}
-
-// simTools asks the simulated base for its tools, over TCP as the bridge
-// would.
-func simTools() ([]bundle.Tool, error) {
-	s, err := simbase.Start("127.0.0.1:0", simbase.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := &tcpbase.Client{Addr: s.Addr(), ConnectTimeout: 3 * time.Second}
-	ans, err := c.Call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Result struct{ Tools []bundle.Tool }
-	}
-	if err := json.Unmarshal(ans, &r); err != nil {
-		return nil, err
-	}
-	if len(r.Result.Tools) == 0 {
-		return nil, errors.New("the simulated base lists no tools")
-	}
-	return r.Result.Tools, nil
 }
 
 func readJSON(path string, v any) error {

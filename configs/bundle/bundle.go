@@ -1,6 +1,6 @@
 // Package bundle builds the release artifacts that describe the bridge to
-// clients: the Claude Desktop bundle (.mcpb: a zip with manifest.json and
-// the binary) and server.json for the MCP Registry.
+// clients: the Claude Desktop bundle (.mcpb: a zip with manifest.json, the
+// icon and the binary) and server.json for the MCP Registry.
 package bundle
 
 import (
@@ -9,22 +9,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"time"
 )
 
-// Tool is one entry of the manifest's tools list.
-type Tool struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-}
+// License is the SPDX identifier of the project's licence (LICENSE).
+const License = "MIT"
 
-// Platform is one bundle's target: the mcpb platform name and the binary
-// that goes in it.
+// Platform is one bundle's target: the mcpb platform name, the Go OS and
+// architecture it is built for, and the binary that goes in it.
 type Platform struct {
 	MCPB   string // "win32", "darwin" or "linux"
+	GOOS   string // "windows", "darwin" or "linux"
+	GOARCH string // "amd64" or "arm64"
 	Binary string // path of the built executable
 }
 
@@ -39,8 +37,11 @@ func (p Platform) entryPoint() string {
 // Manifest is manifest.json (manifest_version 0.3) for one platform. Host
 // and port are user settings with defaults: Claude Desktop passes a
 // setting without a value as the literal "${user_config.x}", which the
-// bridge treats as unset anyway.
-func Manifest(version string, tools []Tool, p Platform) ([]byte, error) {
+// bridge treats as unset anyway. The tools are the user's CAD program's,
+// known only when it runs: the manifest lists none and says they are
+// generated (a list read from the simulated base would show tools the
+// user's CAD may not have).
+func Manifest(version string, p Platform) ([]byte, error) {
 	m := map[string]any{
 		"manifest_version": "0.3",
 		"name":             "mcp-bridge",
@@ -51,6 +52,9 @@ func Manifest(version string, tools []Tool, p Platform) ([]byte, error) {
 		"author":           map[string]any{"name": "mcp-bridge contributors", "url": "https://github.com/mcp-bridge/mcp-bridge"},
 		"repository":       map[string]any{"type": "git", "url": "https://github.com/mcp-bridge/mcp-bridge"},
 		"homepage":         "https://github.com/mcp-bridge/mcp-bridge",
+		"support":          "https://github.com/mcp-bridge/mcp-bridge/issues",
+		"license":          License,
+		"icon":             iconPath,
 		"server": map[string]any{
 			"type":        "binary",
 			"entry_point": p.entryPoint(),
@@ -66,7 +70,8 @@ func Manifest(version string, tools []Tool, p Platform) ([]byte, error) {
 				},
 			},
 		},
-		"tools":         tools,
+		"tools_generated": true,
+		// Each bundle holds one OS's binary, so it names that OS alone.
 		"compatibility": map[string]any{"platforms": []string{p.MCPB}},
 		"user_config": map[string]any{
 			"host": map[string]any{
@@ -88,8 +93,12 @@ func Manifest(version string, tools []Tool, p Platform) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// WriteMCPB writes the bundle: manifest.json and the binary, mode 0755,
-// every entry dated modTime, so that one commit always gives the same bytes.
+// iconPath is where the icon sits inside the bundle.
+const iconPath = "icon.png"
+
+// WriteMCPB writes the bundle: manifest.json, the icon and the binary (mode
+// 0755), every entry dated modTime, so that one commit always gives the
+// same bytes.
 func WriteMCPB(w io.Writer, manifest []byte, p Platform, modTime time.Time) error {
 	bin, err := os.ReadFile(p.Binary)
 	if err != nil {
@@ -100,7 +109,7 @@ func WriteMCPB(w io.Writer, manifest []byte, p Platform, modTime time.Time) erro
 		name string
 		mode os.FileMode
 		data []byte
-	}{{"manifest.json", 0o644, manifest}, {p.entryPoint(), 0o755, bin}} {
+	}{{"manifest.json", 0o644, manifest}, {iconPath, 0o644, Icon()}, {p.entryPoint(), 0o755, bin}} {
 		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: modTime.UTC()}
 		h.SetMode(f.mode)
 		fw, err := zw.CreateHeader(h)
@@ -112,46 +121,6 @@ func WriteMCPB(w io.Writer, manifest []byte, p Platform, modTime time.Time) erro
 		}
 	}
 	return zw.Close()
-}
-
-// Package is one downloadable bundle in server.json.
-type Package struct {
-	URL    string
-	SHA256 string
-}
-
-// ServerJSON is the MCP Registry entry (schema 2025-12-11): one mcpb
-// package per bundle, each with the file's SHA-256.
-func ServerJSON(version string, pkgs []Package) ([]byte, error) {
-	var list []map[string]any
-	for _, p := range pkgs {
-		list = append(list, map[string]any{
-			"registryType": "mcpb",
-			"identifier":   p.URL,
-			"version":      version,
-			"fileSha256":   p.SHA256,
-			"transport":    map[string]any{"type": "stdio"},
-			"environmentVariables": []map[string]any{
-				{"name": "CAD_MCP_HOST", "description": "the CAD base's host", "default": "127.0.0.1", "format": "string"},
-				{"name": "CAD_MCP_PORT", "description": "the CAD base's TCP port", "default": "8080", "format": "number"},
-			},
-		})
-	}
-	doc := map[string]any{
-		"$schema":     "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
-		"name":        "io.github.mcp-bridge/mcp-bridge",
-		"title":       "CAD (mcp-bridge)",
-		"description": "Lets MCP clients drive a CAD program through its raw-TCP MCP base.",
-		"version":     version,
-		"repository":  map[string]any{"url": "https://github.com/mcp-bridge/mcp-bridge", "source": "github"},
-		"packages":    list,
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(doc)
-	return buf.Bytes(), err
 }
 
 // FileSHA256 is the hex SHA-256 of a file.
@@ -166,37 +135,4 @@ func FileSHA256(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// CheckServerJSON checks what the registry requires of server.json
-// (schema 2025-12-11: name, description, version; each package's
-// registryType, identifier, transport; an mcpb package's fileSha256) and
-// that each fileSha256 matches the bundle at file(url).
-func CheckServerJSON(b []byte, file func(url string) string) error {
-	var doc struct {
-		Name, Description, Version string
-		Packages                   []struct {
-			RegistryType, Identifier, FileSha256 string
-			Transport                            *struct{ Type string }
-		}
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return err
-	}
-	if doc.Name == "" || doc.Description == "" || doc.Version == "" || len(doc.Packages) == 0 {
-		return fmt.Errorf("server.json lacks name, description, version or packages")
-	}
-	for _, p := range doc.Packages {
-		if p.RegistryType != "mcpb" || p.Identifier == "" || p.Transport == nil || p.Transport.Type != "stdio" {
-			return fmt.Errorf("package %q: registryType, identifier or transport missing", p.Identifier)
-		}
-		sum, err := FileSHA256(file(p.Identifier))
-		if err != nil {
-			return err
-		}
-		if sum != p.FileSha256 {
-			return fmt.Errorf("package %q: fileSha256 %s, the file has %s", p.Identifier, p.FileSha256, sum)
-		}
-	}
-	return nil
 }
