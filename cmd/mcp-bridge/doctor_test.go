@@ -44,7 +44,7 @@ func TestDoctorChecksTheBaseOfEachRegistration(t *testing.T) {
 		t.Fatalf("install: %d %s", code, errs)
 	}
 	out, _, code = runCLI(t, env, "", "doctor")
-	if code != 0 || !strings.Contains(out, "CAD base at 127.0.0.1:"+up+" (CAD_MCP_PORT in its env) answers: 39 tools") || strings.Contains(out, ":8080") || !strings.HasSuffix(out, "no problems\n") {
+	if code != 0 || !strings.Contains(out, "CAD base at 127.0.0.1:"+up+" (CAD_MCP_PORT in its env) answers: 40 tools") || strings.Contains(out, ":8080") || !strings.HasSuffix(out, "no problems\n") {
 		t.Errorf("doctor after install --port %s: exit %d\n%s", up, code, out)
 	}
 }
@@ -66,8 +66,8 @@ func TestDoctorThreeRegistrations(t *testing.T) {
 	out, errs, code := runCLI(t, env, "", "doctor")
 	for _, want := range []string{
 		"info  CAD base: each registration below is checked against the base it reaches",
-		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor", "mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + a + " (CAD_MCP_PORT in its env) answers: 39 tools, ",
-		`ok    CodeBuddy registers "cad" in ` + filepath.Join(home, ".codebuddy", ".mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + b + " (CAD_MCP_PORT in its env) answers: 39 tools, ",
+		`ok    Cursor registers "cad" in ` + filepath.Join(home, ".cursor", "mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + a + " (CAD_MCP_PORT in its env) answers: 40 tools, ",
+		`ok    CodeBuddy registers "cad" in ` + filepath.Join(home, ".codebuddy", ".mcp.json") + ": " + exe + ": command exists; CAD base at 127.0.0.1:" + b + " (CAD_MCP_PORT in its env) answers: 40 tools, ",
 		`FAIL  CodeBuddy registers "cad-old" in ` + filepath.Join(home, ".codebuddy.json") + ": " + exe + ": CodeBuddy never reads this entry: it reads " + filepath.Join(home, ".codebuddy", ".mcp.json") +
 			" instead (the first of its files that exists). Move the entry there (mcp-bridge install --client codebuddy writes it there), or remove " + filepath.Join(home, ".codebuddy", ".mcp.json") + " if nothing in it is needed",
 		"1 problem\n",
