@@ -138,10 +138,23 @@ class Desktop:
         return r, [ox + x, oy + y, w, h]
 
     def screenshot(self, path):
+        """The screen once FreeCAD has finished drawing it: an answer can
+        come before the view is repainted (or done animating), so two
+        shots in a row must be the same."""
         # The pointer off the view: FreeCAD highlights what is under it.
         subprocess.run(["xdotool", "mousemove", "0", "0"], check=True)
-        subprocess.run(["import", "-window", "root", path], check=True)
-        return Image.open(path).convert("RGB")
+        self.probe()  # the GUI thread is back in its event loop, past the call
+        deadline = time.monotonic() + WAIT
+        last = None
+        while True:
+            subprocess.run(["import", "-window", "root", path], check=True)
+            img = Image.open(path).convert("RGB")
+            if last is not None and img.tobytes() == last.tobytes():
+                return img
+            if time.monotonic() > deadline:
+                raise Fail("FreeCAD's screen did not settle within %d s (see %s)" % (WAIT, path))
+            last = img
+            time.sleep(0.3)
 
 
 def window_origin(xid):
@@ -176,17 +189,37 @@ def inside(box, rect, margin):
     return box[0] >= x0 + margin and box[1] >= y0 + margin and box[2] < x0 + w - margin and box[3] < y0 + h - margin
 
 
-def check_first_fit(b, d, out):
-    """A new drawing's first geometry is fitted into view, wherever it is."""
+def check_fits(b, d, out):
+    """A new drawing's first geometry is fitted into view, wherever it is;
+    later geometry leaves the view alone until zoom_extents."""
     b.call("new_drawing", {"name": "far away"})
     b.call("draw_circle", {"center": {"x": 5000, "y": -3000}, "radius": 20})
     _, view = d.view()
-    img = d.screenshot(os.path.join(out, "first-fit.png"))
-    n, box = colour_boxes(img, view)[BLACK]
+    shot = os.path.join(out, "first-fit.png")
+    n, box = colour_boxes(d.screenshot(shot), view)[BLACK]
     if n < 200 or not inside(box, view, 5):
         raise Fail("a circle drawn at (5000, -3000) in an empty drawing is not in view: %d black pixels, box %s, "
-                   "view %s (see %s)" % (n, box, view, os.path.join(out, "first-fit.png")))
-    ok("the first geometry of an empty drawing is fitted into view (%d px of the circle)" % n)
+                   "view %s (see %s)" % (n, box, view, shot))
+    # A second circle 100 to the right is outside that view, and the view
+    # stays; after zoom_extents both are in it: 140 x 40 units, 3.5 times
+    # wider than high.
+    b.call("draw_circle", {"center": {"x": 5100, "y": -3000}, "radius": 20})
+    shot = os.path.join(out, "unmoved.png")
+    _, moved = colour_boxes(d.screenshot(shot), view)[BLACK]
+    if moved != box:
+        raise Fail("a second circle moved the view (the first circle's pixels went from %s to %s; see %s)"
+                   % (box, moved, shot))
+    ok("the first geometry of an empty drawing is fitted into view (%d px of the circle); the next leaves the view"
+       " as it is" % n)
+    b.call("zoom_extents")
+    shot = os.path.join(out, "zoomed.png")
+    n, box = colour_boxes(d.screenshot(shot), view)[BLACK]
+    ratio = (box[2] - box[0]) / max(box[3] - box[1], 1) if box else 0
+    if not box or not inside(box, view, 5) or not 3.2 < ratio < 3.8:
+        raise Fail("after zoom_extents, two circles 100 apart are not both in view: box %s (width/height %.2f, "
+                   "want 3.5), view %s (see %s)" % (box, ratio, view, shot))
+    ok("zoom_extents brings a circle drawn outside the view into it (both circles: %d x %d px)"
+       % (box[2] - box[0], box[3] - box[1]))
 
 
 def check_bracket(b, d, work, out):
@@ -352,7 +385,7 @@ def main():
         try:
             d = Desktop(work)
             check_bracket(b, d, work, out)
-            check_first_fit(b, d, out)
+            check_fits(b, d, out)
             saved, n = check_close(b, d, work, out, fc_pid)
             print("desktop: saved %s %d" % (saved, n), flush=True)
         except Fail as e:
