@@ -24,18 +24,22 @@ freecadcmd_path() {
 # desktop test needs when missing: Debian's freecad (with its recommends,
 # as a user gets it), Xvfb, ImageMagick (import) and xdotool.
 desktop_path() {
-  local missing=
-  command -v freecad >/dev/null || missing="$missing freecad"
-  command -v Xvfb >/dev/null || missing="$missing xvfb"
-  command -v import >/dev/null || missing="$missing imagemagick"
-  command -v xdotool >/dev/null || missing="$missing xdotool"
-  if [ -n "$missing" ]; then
-    echo "installing$missing with apt-get" >&2
-    local sudo=
+  local tools= sudo= apt
+  command -v Xvfb >/dev/null || tools="$tools xvfb"
+  command -v import >/dev/null || tools="$tools imagemagick"
+  command -v xdotool >/dev/null || tools="$tools xdotool"
+  if [ -n "$tools" ] || ! command -v freecad >/dev/null; then
     [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get -o DPkg::Lock::Timeout=1200 update -q >&2
-    # shellcheck disable=SC2086 # one word per package
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=1200 install -y -q $missing >&2
+    apt="$sudo apt-get -o DPkg::Lock::Timeout=1200"
+    echo "installing with apt-get:$tools$(command -v freecad >/dev/null || echo ' freecad')" >&2
+    $apt update -q >&2
+    if ! command -v freecad >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive $apt install -y -q freecad >&2
+    fi
+    if [ -n "$tools" ]; then
+      # shellcheck disable=SC2086 # one word per package
+      DEBIAN_FRONTEND=noninteractive $apt install -y -q --no-install-recommends $tools >&2
+    fi
   fi
   command -v freecad || { echo "the freecad package installed no freecad command" >&2; return 1; }
 }
