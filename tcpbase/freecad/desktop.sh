@@ -31,6 +31,7 @@ echo "desktop: ok   FreeCAD ($fc) on the Xvfb screen $DISPLAY, the macro's base 
 
 "$bin" demo --port "${desktop_addr##*:}" --out "$work/demo" >"$work/demo.out" 2>&1 ||
   { cat "$work/demo.out"; fail "mcp-bridge demo --port (the bracket) against desktop FreeCAD"; }
+cat "$work/demo.out"
 echo "desktop: ok   mcp-bridge demo drew the bracket in desktop FreeCAD"
 
 /usr/bin/python3 "$here/desktop.py" "$bin" "${desktop_addr##*:}" "$work/probe" "$out" "$desktop_pid" >"$work/desktop.out" 2>&1 ||
