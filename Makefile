@@ -101,12 +101,13 @@ bench: build
 	$(BIN) bench
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
 
-.PHONY: test-freecad demo-freecad
+.PHONY: test-freecad demo-freecad demo-freecad-gui
 
 # test-freecad: the bridge against real FreeCAD, headless (FreeCAD is
 # installed with apt-get when missing): verify with the drawing-changing
 # checks, the Inspector CLI, the TypeScript SDK client, and geometry read
-# back from FreeCAD. See tcpbase/freecad/README.md.
+# back from FreeCAD; then desktop FreeCAD under Xvfb, checked on a
+# screenshot (bin/freecad-desktop/). See tcpbase/freecad/README.md.
 test-freecad: build
 	tcpbase/freecad/run-tests.sh $(BIN)
 
@@ -114,3 +115,9 @@ test-freecad: build
 # (bracket.FCStd) and its picture (bracket.png) end up in bin/freecad-demo/.
 demo-freecad: build
 	tcpbase/freecad/demo.sh $(BIN) bin/freecad-demo
+
+# demo-freecad-gui: desktop FreeCAD under Xvfb with the macro's base, the
+# demo's bracket drawn through the bridge; prints the screenshot's path
+# (bin/freecad-desktop/freecad-desktop.png).
+demo-freecad-gui: build
+	tcpbase/freecad/desktop.sh $(BIN) bin/freecad-desktop

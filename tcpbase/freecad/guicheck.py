@@ -33,7 +33,7 @@ answers, problems = [], []
 
 
 def ask(frame):
-    with socket.create_connection((host, int(port)), timeout=30) as s:
+    with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(frame.encode() + b"\n")
         data = b""
         while True:
@@ -51,11 +51,13 @@ def client():
     except Exception as e:
         problems.append(repr(e))
     finally:
-        QtCore.QTimer.singleShot(0, app.quit)
+        # A Qt timer needs a QThread; a queued call is the way to ask the
+        # main thread's event loop from a plain Python thread.
+        QtCore.QMetaObject.invokeMethod(app, "quit", QtCore.Qt.QueuedConnection)
 
 
 threading.Thread(target=client, name="client").start()
-QtCore.QTimer.singleShot(60000, app.quit)
+QtCore.QTimer.singleShot(30000, app.quit)  # in case the client thread itself hangs
 app.exec_()
 gui.toggle()  # stops it
 texts = [a.get("result", {}).get("content", [{}])[0].get("text") for a in answers]

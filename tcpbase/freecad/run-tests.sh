@@ -7,7 +7,10 @@
 # 1.x client script, the Go tests that compare FreeCAD's tools with the
 # simulated base's, run the protocol edge-case table against both bases
 # and read the geometry back from FreeCAD, the desktop macro's machinery
-# (guicheck.py), and `mcp-bridge doctor`.
+# (guicheck.py), and `mcp-bridge doctor`. Then desktop FreeCAD under Xvfb
+# (desktop.sh; installs freecad, Xvfb, ImageMagick and xdotool when
+# missing): the demo's bracket drawn through the bridge and seen in a
+# screenshot, kept as bin/freecad-desktop/freecad-desktop.png.
 # Usage: tcpbase/freecad/run-tests.sh path/to/mcp-bridge
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,5 +76,10 @@ node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 [ -s "$work/demo/bracket.FCStd" ] && [ "$(head -c 4 "$work/demo/bracket.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
   { cat "$work/demo.out"; fail "the demo did not write bracket.FCStd and bracket.png"; }
 pass "mcp-bridge demo --port: bracket.FCStd and bracket.png written"
+
+stop_base
+"$here/desktop.sh" "$bin" "$root/bin/freecad-desktop" >"$work/desktop.out" 2>&1 || { cat "$work/desktop.out"; fail "desktop FreeCAD (desktop.sh)"; }
+sed -n 's/^desktop: ok  */test-freecad: ok   desktop: /p' "$work/desktop.out"
+pass "$(grep '^desktop: the screenshot' "$work/desktop.out" | sed 's/^desktop: //')"
 
 echo "test-freecad: all checks against FreeCAD passed"

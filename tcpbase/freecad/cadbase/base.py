@@ -27,9 +27,10 @@ class Base:
     def __init__(self, host="127.0.0.1", port=8080):
         self.drawing = drawing.Drawing()
         self.jobs = queue.Queue()
-        self.server = protocol.Server(host, port, drawing.TOOLS, self.call, log=self.log)
+        self.server = protocol.Server(host, port, self.drawing.tools, self.call, log=self.log)
         self.address = self.server.address
         self.stopped = False
+        self.stop_reason = "the FreeCAD base was stopped"
 
     def log(self, msg):
         App.Console.PrintWarning("MCP base: %s\n" % msg)
@@ -58,7 +59,7 @@ class Base:
 
     def run(self, job):
         if self.stopped:
-            job.error = RuntimeError("the FreeCAD base was stopped")
+            job.error = protocol.NotRun(self.stop_reason)
         else:
             try:
                 job.result = self.drawing.call(job.name, job.args)
@@ -75,7 +76,10 @@ class Base:
                 continue
             self.run(job)
 
-    def stop(self):
+    def stop(self, reason=None):
+        if reason:
+            self.stop_reason = reason
         self.stopped = True
         self.server.close()
         self.run_pending()  # callers waiting get an error, not a hang
+        self.server.drain(2.0)

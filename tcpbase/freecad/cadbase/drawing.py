@@ -177,6 +177,12 @@ class Drawing:
     def __init__(self):
         self.doc, self.doc_name = None, ""
         self.modified = False
+        self.desktop = App.GuiUp  # a 3D view and a tree to keep in step (view.py)
+        self.tools = TOOLS
+        if self.desktop:
+            from . import view
+            self.tools = TOOLS + [view.ZOOM_TOOL]
+        self.schemas = {t["name"]: t["inputSchema"] for t in self.tools}
         self.new("Drawing1")
 
     # ---- the document ---------------------------------------------------
@@ -198,9 +204,11 @@ class Drawing:
         if old is not None and old in App.listDocuments():
             App.closeDocument(old)
         App.setActiveDocument(doc.Name)
-        if App.GuiUp:
+        if self.desktop:
             import FreeCADGui
+            from . import view
             FreeCADGui.ActiveDocument = FreeCADGui.getDocument(doc.Name)
+            view.look_from_top(doc)
 
     def ensure_doc(self):
         """Starts a new drawing if a desktop user closed ours."""
@@ -261,17 +269,20 @@ class Drawing:
             obj.addProperty(kind, prop, "CAD")
         e.write(obj)
         group.addObject(obj)
-        self._style(obj, group)
+        self._show(obj, group)
         return e.handle
 
-    def _style(self, obj, group):
-        if App.GuiUp and getattr(obj, "ViewObject", None) is not None:
-            r, g, b = aci_rgb(group.CadColor)
-            try:
-                obj.ViewObject.LineColor = (r, g, b)
-                obj.ViewObject.PointColor = (r, g, b)
-            except Exception:
-                pass
+    def _show(self, obj, group):
+        """In the desktop program: draws obj in its layer's color, and opens
+        the layer in the tree when obj is its first entity."""
+        if not self.desktop or getattr(obj, "ViewObject", None) is None:
+            return
+        rgb = tuple(float(c) for c in aci_rgb(group.CadColor))  # FreeCAD refuses a color of ints
+        obj.ViewObject.LineColor = rgb
+        obj.ViewObject.PointColor = rgb
+        if len([o for o in group.Group if hasattr(o, "CadHandle")]) == 1:
+            from . import view
+            view.open_in_tree(self.doc, self.layers_group(), group)
 
     def extents(self, ents=None):
         objs = self.entity_objs() if ents is None else ents
@@ -291,12 +302,13 @@ class Drawing:
     def call(self, tool, a):
         """Runs one tool call and returns its tools/call result."""
         self.ensure_doc()
-        sch = TOOL_SCHEMAS.get(tool)
+        sch = self.schemas.get(tool)
         if sch is not None:
             msg = schema.check(sch, a)
             if msg:
                 return _result("Invalid arguments for %s: %s" % (tool, msg), True)
         fn = getattr(self, "t_" + tool)
+        was_empty = self.desktop and tool in MUTATES and self.extents() is None
         try:
             if tool in MUTATES and tool != "new_drawing":
                 out = self._transaction(tool, fn, a)
@@ -304,6 +316,9 @@ class Drawing:
                 out = fn(a)
         except ToolError as e:
             return _result(str(e), True)
+        if was_empty and self.extents() is not None:
+            from . import view
+            view.fit(self.doc)  # the first geometry: show it (view.py says why only then)
         if isinstance(out, dict):
             return out
         return _result(out, False)
@@ -558,7 +573,7 @@ class Drawing:
                 old.removeObject(o)
             if o.getParentGroup() is None:
                 g.addObject(o)
-            self._style(o, g)
+            self._show(o, g)
         return "Moved %s to layer %s." % (count(len(objs), "entity"), g.CadLayer)
 
     def t_measure_distance(self, a):
@@ -597,6 +612,16 @@ class Drawing:
         self.modified = True
         verb = "Undid" if which == "undo" else "Redid"
         return "%s %s; %s now." % (verb, count(done, "change"), count(len(self.entity_objs()), "entity"))
+
+    def t_zoom_extents(self, a):
+        """Listed by the desktop base only (gui.py)."""
+        from . import view
+        box = self.extents()
+        if box is None:
+            return "The drawing is empty: nothing to zoom to."
+        if not view.fit(self.doc):
+            raise ToolError("the drawing %s has no 3D view open" % quote(self.doc.Label))
+        return "The view shows the whole drawing: %s - %s." % (pt((box.XMin, box.YMin)), pt((box.XMax, box.YMax)))
 
     def t_render_drawing(self, a):
         from . import render
@@ -642,4 +667,3 @@ def load_tools():
 
 
 TOOLS = load_tools()
-TOOL_SCHEMAS = {t["name"]: t["inputSchema"] for t in TOOLS}

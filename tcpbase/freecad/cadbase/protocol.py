@@ -13,12 +13,18 @@ import json
 import math
 import socket
 import threading
+import time
 
 MAX_FRAME = 16 << 20
 READ_TIMEOUT = 30.0
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
     -32700, -32600, -32601, -32602, -32603)
+
+
+class NotRun(Exception):
+    """A call refused before it ran (the base is stopping): the client is
+    told it was not run, so it knows the drawing is as it was."""
 
 
 class RawNumber(str):
@@ -125,6 +131,8 @@ class Server:
         self.address = "%s:%d" % self.sock.getsockname()[:2]
         self.closed = threading.Event()
         self.thread = None
+        self.busy = set()  # connection threads still being served
+        self.busy_lock = threading.Lock()
 
     def start(self):
         self.thread = threading.Thread(target=self.serve, name="mcp-base-accept", daemon=True)
@@ -148,7 +156,20 @@ class Server:
             pass
         self.sock.close()
 
+    def drain(self, timeout):
+        """Waits up to timeout seconds for the connections being served to
+        send their answers: a program about to exit calls it, or daemon
+        threads would die with the answers unsent."""
+        deadline = time.monotonic() + timeout
+        with self.busy_lock:
+            threads = list(self.busy)
+        for t in threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+
     def serve_conn(self, conn):
+        me = threading.current_thread()
+        with self.busy_lock:
+            self.busy.add(me)
         try:
             conn.settimeout(READ_TIMEOUT)
             frame = read_frame(conn)
@@ -162,6 +183,8 @@ class Server:
             self.log("connection: %s" % e)
         finally:
             conn.close()
+            with self.busy_lock:
+                self.busy.discard(me)
 
     def answer(self, frame):
         """The answer to one frame, or None when it gets none."""
@@ -183,6 +206,8 @@ class Server:
             return error_frame(id_json, INVALID_PARAMS, "Unknown tool: " + name)
         try:
             result = self.call(name, args or {})
+        except NotRun as e:
+            return error_frame(id_json, INTERNAL_ERROR, "%s was not run: %s" % (name, e))
         except Exception as e:  # a bug of ours must not look like a CAD answer
             self.log("tools/call %s failed: %r" % (name, e))
             return error_frame(id_json, INTERNAL_ERROR, "Internal error: %s failed in FreeCAD: %s" % (name, e))
