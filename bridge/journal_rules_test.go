@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func TestJournalRequired(t *testing.T) {
 		line := h.recv()
 		ran := h.sim.CallsFor("1")
 		if required {
-			if ran != 0 || field(t, line, "error.code") != float64(-32603) || !strings.Contains(line, jpath) || !strings.Contains(line, "--journal-required") {
+			if ran != 0 || field(t, line, "error.code") != float64(-32603) || !strings.Contains(line, jsonText(t, jpath)) || !strings.Contains(line, "--journal-required") {
 				t.Errorf("journal-required, journal unwritable: ran %d times, answer %s", ran, line)
 			}
 		} else if ran != 1 || field(t, line, "result.isError") != false {
@@ -84,4 +85,15 @@ func TestJournalRequired(t *testing.T) {
 		}
 		h.closeAndWait()
 	}
+}
+
+// jsonText is s as it appears inside a JSON string (a Windows path's
+// backslashes doubled).
+func jsonText(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b[1 : len(b)-1])
 }

@@ -14,9 +14,7 @@ import (
 // (Windows without developer mode).
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("cannot make a symbolic link here: %v", err)
-	}
+	testdir.Symlink(t, target, link)
 }
 
 func cursorFile(t *testing.T) File {

@@ -28,3 +28,17 @@ func New(t *testing.T) string {
 	})
 	return dir
 }
+
+// Symlink makes a symbolic link, or skips the test where links cannot be
+// made or do not work: Windows without the privilege, and Wine 8, where
+// os.Symlink succeeds but the link it leaves cannot be read or followed
+// ("File not found"), so a test of link handling would prove nothing.
+func Symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("cannot make a symbolic link here: %v", err)
+	}
+	if _, err := os.Readlink(link); err != nil {
+		t.Skipf("symbolic links do not work here (Wine?): made %s, but reading it back: %v", link, err)
+	}
+}
