@@ -77,7 +77,7 @@ func printConfig(e *env, f *bridgeFlags) error {
 	c := clientconf.Lookup(f.client)
 	switch f.client {
 	case "generic", "inspector":
-		c = &clientconf.Client{ID: f.client, Type: true}
+		c = &clientconf.Client{ID: f.client, Type: "stdio"}
 	case "":
 		c = nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,20 @@ var wantUserFile = map[string]map[string]string{
 	"gemini":          {"windows": "profile/.gemini/settings.json", "darwin": "home/.gemini/settings.json", "linux": "home/.gemini/settings.json"},
 	"codex":           {"windows": "profile/.codex/config.toml", "darwin": "home/.codex/config.toml", "linux": "home/.codex/config.toml"},
 	"zed":             {"windows": "profile/AppData/Roaming/Zed/settings.json", "darwin": "home/.config/zed/settings.json", "linux": "xdg/zed/settings.json"},
+	"visualstudio":    {"windows": "profile/.mcp.json"}, // Visual Studio runs on Windows only
+	"junie":           {"windows": "profile/.junie/mcp/mcp.json", "darwin": "home/.junie/mcp/mcp.json", "linux": "home/.junie/mcp/mcp.json"},
+	"jetbrains":       {}, // AI Assistant takes pasted JSON: no file
+	"copilot-cli":     {"windows": "xdg/.copilot/mcp-config.json", "darwin": "xdg/.copilot/mcp-config.json", "linux": "xdg/.copilot/mcp-config.json"},
+	"roo-code":        {"windows": "profile/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "darwin": "home/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "linux": "xdg/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"},
+	"cline-cursor":    {"windows": "profile/AppData/Roaming/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	"cline-windsurf":  {"windows": "profile/AppData/Roaming/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	"kiro":            {"windows": "profile/.kiro/settings/mcp.json", "darwin": "home/.kiro/settings/mcp.json", "linux": "home/.kiro/settings/mcp.json"},
+	"amazonq":         {"windows": "profile/.aws/amazonq/mcp.json", "darwin": "home/.aws/amazonq/mcp.json", "linux": "home/.aws/amazonq/mcp.json"},
+	"trae":            {"windows": "profile/AppData/Roaming/Trae/User/mcp.json", "darwin": "home/Library/Application Support/Trae/User/mcp.json", "linux": "xdg/Trae/User/mcp.json"},
+	"lmstudio":        {"windows": "profile/.lmstudio/mcp.json", "darwin": "home/.lmstudio/mcp.json", "linux": "home/.lmstudio/mcp.json"},
+	"warp":            {"windows": "profile/.warp/.mcp.json", "darwin": "home/.warp/.mcp.json", "linux": "home/.warp/.mcp.json"},
+	"antigravity":     {"windows": "profile/.gemini/config/mcp_config.json", "darwin": "home/.gemini/config/mcp_config.json", "linux": "home/.gemini/config/mcp_config.json"},
+	"opencode":        {"windows": "xdg/opencode/opencode.json", "darwin": "xdg/opencode/opencode.json", "linux": "xdg/opencode/opencode.json"},
 }
 
 var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), Args: []string{"--log-file", "/var/log/b & c.log"}, Env: map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "8080"}}
@@ -78,10 +93,7 @@ args = ["-y", "other-server"] # keep me
 model = "o4-mini"
 `
 	}
-	key := map[string]string{"vscode": "servers", "vscode-insiders": "servers", "zed": "context_servers"}[c.ID]
-	if key == "" {
-		key = "mcpServers"
-	}
+	key := c.ServersKey()
 	if !c.JSONC {
 		return `{
     "theme": "dark",
@@ -139,12 +151,64 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	return got, ok
 }
 
+// wantEntryShape is each member of a new entry and its JSON type, as the
+// client's documentation has them.
+func wantEntryShape(c *Client) map[string]string {
+	shape := map[string]string{"command": "string", "args": "array", "env": "object"}
+	switch c.ID {
+	case "opencode": // "type": "local", the command and its arguments in one array
+		return map[string]string{"type": "local", "command": "array", "environment": "object"}
+	case "copilot-cli": // "type": "local", and the tools it may call
+		shape["type"], shape["tools"] = "local", "array"
+	case "claude-code", "codebuddy", "cursor", "vscode", "vscode-insiders", "visualstudio":
+		shape["type"] = "stdio"
+	}
+	return shape
+}
+
+// entryShape reads the entry name under key in a JSON file: each member
+// with its JSON type ("type" with its value).
+func entryShape(t *testing.T, b []byte, key []string, name string) map[string]string {
+	t.Helper()
+	d, err := parseJSONC(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry map[string]any
+	if n := d.lookup(append(append([]string(nil), key...), name)); n == nil || d.decode(n, &entry) != nil {
+		t.Fatalf("no entry %s in\n%s", name, b)
+	}
+	out := map[string]string{}
+	for k, v := range entry {
+		switch v := v.(type) {
+		case string:
+			out[k] = "string"
+			if k == "type" {
+				out[k] = v
+			}
+		case []any:
+			out[k] = "array"
+		case map[string]any:
+			out[k] = "object"
+		default:
+			out[k] = fmt.Sprintf("%T", v)
+		}
+	}
+	return out
+}
+
 func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 	for _, c := range Clients {
 		for _, goos := range []string{"windows", "darwin", "linux"} {
 			t.Run(c.ID+"/"+goos, func(t *testing.T) {
 				fx := newFixture(t, goos)
 				f, ok := fx.env.Target(c, "user")
+				if want := wantUserFile[c.ID][goos]; want == "" {
+					if ok {
+						t.Fatalf("%s has no user file on %s, and install would write %s", c.Name, goos, f.Path)
+					}
+					return
+				}
 				if !ok {
 					t.Fatal("no target")
 				}
@@ -161,8 +225,12 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 					t.Fatalf("new file holds %+v", got)
 				}
 				if !c.TOML {
-					if b, _ := os.ReadFile(f.Path); bytes.Contains(b, []byte(`\u0026`)) {
+					b, _ := os.ReadFile(f.Path)
+					if bytes.Contains(b, []byte(`\u0026`)) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
+					}
+					if diff := cmp.Diff(wantEntryShape(c), entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
 					}
 				}
 				r, _ = Install(f, "cad-autocad", bridge, Options{})

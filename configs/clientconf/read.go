@@ -107,7 +107,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 // shadowedBy is the user file the client reads instead of f, or "" when
 // it reads f (or f is not one of its alternative user files).
 func (e Env) shadowedBy(f File) string {
-	if f.Scope != "user" {
+	if f.Scope != "user" || f.Client.Merged {
 		return ""
 	}
 	cands := e.Candidates(f.Client, "user")
@@ -139,23 +139,39 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 		return out
 	}
 	for _, m := range n.members {
+		// "command" is a string with "args" beside it, or (OpenCode) one
+		// array holding both; the variables are in "env", or (OpenCode)
+		// "environment".
 		var raw struct {
-			Command string         `json:"command"`
-			Args    []any          `json:"args"`
-			Env     map[string]any `json:"env"`
+			Command     any            `json:"command"`
+			Args        []any          `json:"args"`
+			Env         map[string]any `json:"env"`
+			Environment map[string]any `json:"environment"`
 		}
 		if d.decode(m.value, &raw) != nil {
 			continue
 		}
-		s := Server{Command: raw.Command, Env: map[string]string{}}
-		for _, a := range raw.Args {
+		s := Server{Env: map[string]string{}}
+		args := raw.Args
+		switch cmd := raw.Command.(type) {
+		case string:
+			s.Command = cmd
+		case []any:
+			if len(cmd) > 0 {
+				s.Command, _ = cmd[0].(string)
+				args = cmd[1:]
+			}
+		}
+		for _, a := range args {
 			if str, ok := a.(string); ok {
 				s.Args = append(s.Args, str)
 			}
 		}
-		for k, v := range raw.Env {
-			if str, ok := v.(string); ok {
-				s.Env[k] = str
+		for _, env := range []map[string]any{raw.Environment, raw.Env} {
+			for k, v := range env {
+				if str, ok := v.(string); ok {
+					s.Env[k] = str
+				}
 			}
 		}
 		out[m.key] = s
