@@ -323,7 +323,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 		file.marker = join(e.Getenv("LOCALAPPDATA"), "Microsoft", "VisualStudio")
 		return []File{file}
 	case "junie":
-		return []File{f(join(home, ".junie", "mcp", "mcp.json"), "mcpServers")}
+		return []File{withMarker(f(join(home, ".junie", "mcp", "mcp.json"), "mcpServers"), join(home, ".junie"))}
 	case "copilot-cli":
 		// ~/.copilot; $XDG_CONFIG_HOME/.copilot when that is set (GitHub's
 		// Copilot CLI page); $COPILOT_HOME names the folder itself.
@@ -342,7 +342,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "cline-windsurf":
 		return []File{e.extensionFile(c, "Windsurf", "saoudrizwan.claude-dev", "cline_mcp_settings.json")}
 	case "kiro":
-		return []File{f(join(home, ".kiro", "settings", "mcp.json"), "mcpServers")}
+		return []File{withMarker(f(join(home, ".kiro", "settings", "mcp.json"), "mcpServers"), join(home, ".kiro"))}
 	case "amazonq":
 		return []File{f(join(home, ".aws", "amazonq", "mcp.json"), "mcpServers")}
 	case "trae":
@@ -366,6 +366,13 @@ func (e Env) Candidates(c *Client, scope string) []File {
 		return []File{f(join(dir, "opencode.json"), "mcp"), f(join(dir, "opencode.jsonc"), "mcp")}
 	}
 	return nil
+}
+
+// withMarker: the client is installed when the folder marker exists,
+// even before the folder its file goes in does.
+func withMarker(f File, marker string) File {
+	f.marker = marker
+	return f
 }
 
 // extensionFile is a VS Code extension's settings file in the global
