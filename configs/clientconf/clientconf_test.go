@@ -485,3 +485,127 @@ func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 		t.Errorf("got:\n%s", out)
 	}
 }
+
+// wantProjectFile is the project-scope file per client (relative to the
+// project folder).
+var wantProjectFile = map[string]string{
+	"claude-code": ".mcp.json", "codebuddy": ".mcp.json", "cursor": ".cursor/mcp.json",
+	"vscode": ".vscode/mcp.json", "vscode-insiders": ".vscode/mcp.json", "gemini": ".gemini/settings.json",
+	"codex": ".codex/config.toml", "zed": ".zed/settings.json",
+	"visualstudio": ".mcp.json", "junie": ".junie/mcp/mcp.json", "roo-code": ".roo/mcp.json",
+	"kiro": ".kiro/settings/mcp.json", "amazonq": ".amazonq/mcp.json", "trae": ".trae/mcp.json",
+	"warp": ".warp/.mcp.json", "opencode": "opencode.json",
+}
+
+// TestProjectScopeEveryClient: each client's project file, installed
+// into next to the user's own content and uninstalled byte for byte.
+func TestProjectScopeEveryClient(t *testing.T) {
+	for _, c := range Clients {
+		t.Run(c.ID, func(t *testing.T) {
+			fx := newFixture(t, "linux")
+			f, ok := fx.env.Target(c, "project")
+			want := wantProjectFile[c.ID]
+			if want == "" {
+				if ok || c.Project {
+					t.Fatalf("%s: project file %s, none expected", c.ID, f.Path)
+				}
+				return
+			}
+			if !ok || fx.rel(f.Path) != "project/"+want {
+				t.Fatalf("project file %q, want %q", fx.rel(f.Path), "project/"+want)
+			}
+			orig := existing(c)
+			os.MkdirAll(filepath.Dir(f.Path), 0o755)
+			os.WriteFile(f.Path, []byte(orig), 0o600)
+			if r, err := Install(f, "cad-autocad", bridge, Options{}); err != nil || r.Action != "added" {
+				t.Fatalf("%+v %v", r, err)
+			}
+			if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
+				t.Errorf("entry %+v", got)
+			}
+			if _, err := Uninstall(f, "cad-autocad", Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if back, _ := os.ReadFile(f.Path); string(back) != orig {
+				t.Errorf("uninstall did not restore the file (-want +got):\n%s", cmp.Diff(orig, string(back)))
+			}
+		})
+	}
+}
+
+// TestVisualStudioAndClaudeCodeShareDotMCPJSON: <solution>\.mcp.json is
+// Visual Studio's (key servers) and Claude Code's (key mcpServers): each
+// install keeps the other's entry, and doctor sees both.
+func TestVisualStudioAndClaudeCodeShareDotMCPJSON(t *testing.T) {
+	fx := newFixture(t, "windows")
+	vs, _ := fx.env.Target(Lookup("visualstudio"), "project")
+	cc, _ := fx.env.Target(Lookup("claude-code"), "project")
+	if vs.Path != cc.Path {
+		t.Fatalf("%s and %s", vs.Path, cc.Path)
+	}
+	for _, f := range []File{cc, vs} {
+		if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []File{cc, vs} {
+		if got, ok := entryOf(t, f, "cad"); !ok || !cmp.Equal(got, bridge) {
+			t.Errorf("%s's entry: %+v", f.Client.Name, got)
+		}
+	}
+	regs, _ := fx.env.Registrations()
+	var got []string
+	for _, r := range regs {
+		got = append(got, r.ClientID+" "+r.Where)
+	}
+	if diff := cmp.Diff([]string{"claude-code mcpServers", "visualstudio servers"}, got); diff != "" {
+		t.Errorf("doctor sees (-want +got):\n%s", diff)
+	}
+}
+
+// TestAntigravityEarlierFolderShadowed: Antigravity reads
+// ~/.gemini/config/mcp_config.json when that folder exists (current
+// builds), else ~/.gemini/antigravity/mcp_config.json (earlier builds);
+// doctor flags an entry in the file it does not read.
+func TestAntigravityEarlierFolderShadowed(t *testing.T) {
+	fx := newFixture(t, "darwin")
+	ag := Lookup("antigravity")
+	earlier := filepath.Join(fx.vars["HOME"], ".gemini", "antigravity", "mcp_config.json")
+	os.MkdirAll(filepath.Dir(earlier), 0o755)
+	if f, _ := fx.env.Target(ag, "user"); f.Path != earlier {
+		t.Fatalf("with only the earlier folder, install writes %s", f.Path)
+	}
+	os.WriteFile(earlier, []byte(`{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`), 0o600)
+	current := filepath.Join(fx.vars["HOME"], ".gemini", "config", "mcp_config.json")
+	os.MkdirAll(filepath.Dir(current), 0o755)
+	if f, _ := fx.env.Target(ag, "user"); f.Path != current {
+		t.Fatalf("with both folders, install writes %s", f.Path)
+	}
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 1 || regs[0].File != earlier || regs[0].ShadowedBy != current {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+// TestOpenCodeReadsBothFiles: OpenCode merges opencode.json and
+// opencode.jsonc: install writes the one that exists, and an entry in
+// either is read (neither shadows the other).
+func TestOpenCodeReadsBothFiles(t *testing.T) {
+	fx := newFixture(t, "linux")
+	oc := Lookup("opencode")
+	jsonc := filepath.Join(fx.vars["XDG_CONFIG_HOME"], "opencode", "opencode.jsonc")
+	os.MkdirAll(filepath.Dir(jsonc), 0o755)
+	os.WriteFile(jsonc, []byte("{\n  // mine\n  \"theme\": \"x\",\n}\n"), 0o600)
+	f, _ := fx.env.Target(oc, "user")
+	if f.Path != jsonc {
+		t.Fatalf("install writes %s, want the existing %s", f.Path, jsonc)
+	}
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(filepath.Dir(jsonc), "opencode.json"), []byte(`{"mcp": {"old": {"type": "local", "command": ["/y/mcp-bridge"]}}}`), 0o600)
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].ShadowedBy != "" || regs[1].ShadowedBy != "" {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
