@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 
+	"github.com/goccy/go-yaml"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -74,6 +75,8 @@ var wantUserFile = map[string]map[string]string{
 	"warp":            {"windows": "profile/.warp/.mcp.json", "darwin": "home/.warp/.mcp.json", "linux": "home/.warp/.mcp.json"},
 	"antigravity":     {"windows": "profile/.gemini/config/mcp_config.json", "darwin": "home/.gemini/config/mcp_config.json", "linux": "home/.gemini/config/mcp_config.json"},
 	"opencode":        {"windows": "xdg/opencode/opencode.json", "darwin": "xdg/opencode/opencode.json", "linux": "xdg/opencode/opencode.json"},
+	"continue":        {"windows": "profile/.continue/config.yaml", "darwin": "home/.continue/config.yaml", "linux": "home/.continue/config.yaml"},
+	"goose":           {"windows": "profile/AppData/Roaming/Block/goose/config/config.yaml", "darwin": "home/.config/goose/config.yaml", "linux": "xdg/goose/config.yaml"},
 }
 
 var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), Args: []string{"--log-file", "/var/log/b & c.log"}, Env: map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "8080"}}
@@ -91,6 +94,44 @@ args = ["-y", "other-server"] # keep me
 
 [profiles.fast]
 model = "o4-mini"
+`
+	}
+	switch c.ID {
+	case "goose":
+		return `# my goose settings
+GOOSE_PROVIDER: openai   # keep me
+
+extensions:
+  # the developer tools
+  developer:
+    enabled: true
+    name: developer
+    type: builtin
+
+  other:
+    args: ["-y", 'other-server']
+    cmd: npx
+    enabled: true
+    envs: {}
+    name: other
+    type: stdio
+GOOSE_MODEL:  "gpt-4o"
+`
+	case "continue":
+		return `# my continue config
+name: Local Config   # keep me
+version: 1.0.0
+schema: v1
+
+models:
+  - name: m
+    provider: ollama
+mcpServers:
+  # the other server
+  - name: other
+    command: npx
+    args: ["-y", 'other-server']
+rules: []
 `
 	}
 	key := c.ServersKey()
@@ -135,6 +176,14 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if f.Client.YAML {
+		s, err := yamlServers(b, f.Client)
+		if err != nil {
+			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
+		}
+		got, ok := s[name]
+		return got, ok
+	}
 	if f.Client.TOML {
 		s, err := tomlServers(b)
 		if err != nil {
@@ -162,6 +211,10 @@ func wantEntryShape(c *Client) map[string]string {
 		shape["type"], shape["tools"] = "local", "array"
 	case "claude-code", "codebuddy", "cursor", "vscode", "vscode-insiders", "visualstudio":
 		shape["type"] = "stdio"
+	case "continue": // a list item, named
+		shape["name"] = "string"
+	case "goose": // an extension: type stdio, cmd, args, envs, enabled, a timeout
+		return map[string]string{"name": "string", "type": "stdio", "cmd": "string", "args": "array", "envs": "object", "enabled": "bool", "timeout": "number"}
 	}
 	return shape
 }
@@ -197,6 +250,41 @@ func entryShape(t *testing.T, b []byte, key []string, name string) map[string]st
 	return out
 }
 
+// yamlEntryShape is entryShape for a YAML client's file.
+func yamlEntryShape(t *testing.T, c *Client, b []byte, name string) map[string]string {
+	t.Helper()
+	d, err := parseYAML(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, _, err := yamlEntry(c, d, name)
+	if err != nil || entry == nil {
+		t.Fatalf("no entry %s (%v) in\n%s", name, err, b)
+	}
+	out := map[string]string{}
+	for _, it := range entry {
+		k := fmt.Sprint(it.Key)
+		switch v := it.Value.(type) {
+		case string:
+			out[k] = "string"
+			if k == "type" {
+				out[k] = v
+			}
+		case []any:
+			out[k] = "array"
+		case yaml.MapSlice:
+			out[k] = "object"
+		case bool:
+			out[k] = "bool"
+		case uint64, int64, int, float64:
+			out[k] = "number"
+		default:
+			out[k] = fmt.Sprintf("%T", v)
+		}
+	}
+	return out
+}
+
 func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 	for _, c := range Clients {
 		for _, goos := range []string{"windows", "darwin", "linux"} {
@@ -224,7 +312,12 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
 					t.Fatalf("new file holds %+v", got)
 				}
-				if !c.TOML {
+				if c.YAML {
+					b, _ := os.ReadFile(f.Path)
+					if diff := cmp.Diff(wantEntryShape(c), yamlEntryShape(t, c, b, "cad-autocad")); diff != "" {
+						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
+					}
+				} else if !c.TOML {
 					b, _ := os.ReadFile(f.Path)
 					if bytes.Contains(b, []byte(`\u0026`)) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
@@ -252,7 +345,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 					t.Fatalf("install into an existing file: %+v %v", r, err)
 				}
 				after, _ := os.ReadFile(f.Path)
-				for _, keep := range []string{"# my codex settings", "// my settings", "/* block comment */", "// keep me", "# keep me", `"unknownField": {"x": [1, 2]}`, `[profiles.fast]`} {
+				for _, keep := range []string{"# the other server", "# the developer tools", "GOOSE_PROVIDER: openai   # keep me", `GOOSE_MODEL:  "gpt-4o"`, "# my codex settings", "// my settings", "/* block comment */", "// keep me", "# keep me", `"unknownField": {"x": [1, 2]}`, `[profiles.fast]`} {
 					if strings.Contains(orig, keep) && !strings.Contains(string(after), keep) {
 						t.Errorf("lost %q:\n%s", keep, after)
 					}
@@ -306,6 +399,8 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				broken := []string{"{ \"mcpServers\": { oops\n"}
 				if c.TOML {
 					broken = []string{"[mcp_servers.x\ncommand = \"a\"\n"}
+				} else if c.YAML {
+					broken = []string{"a: [1, 2\nb: }\n", c.ServersKey() + ": 3\n", "--- \na: 1\n--- \nb: 2\n"}
 				} else if !c.JSONC {
 					broken = append(broken, withComments("mcpServers"))
 				}
@@ -494,7 +589,7 @@ var wantProjectFile = map[string]string{
 	"codex": ".codex/config.toml", "zed": ".zed/settings.json",
 	"visualstudio": ".mcp.json", "junie": ".junie/mcp/mcp.json", "roo-code": ".roo/mcp.json",
 	"kiro": ".kiro/settings/mcp.json", "amazonq": ".amazonq/mcp.json", "trae": ".trae/mcp.json",
-	"warp": ".warp/.mcp.json", "opencode": "opencode.json",
+	"warp": ".warp/.mcp.json", "opencode": "opencode.json", "continue": ".continue/mcpServers/mcp-bridge.yaml",
 }
 
 // TestProjectScopeEveryClient: each client's project file, installed

@@ -44,6 +44,16 @@ type Client struct {
 	Paste string
 	// OnlyOS is the one OS the client runs on ("" for every OS).
 	OnlyOS string
+	// YAML: the file is YAML (Continue, Goose); YAMLList: the servers are
+	// a list of entries with a "name" (Continue), not a mapping by name.
+	YAML, YAMLList bool
+	// NameInEntry: the entry carries its own "name" (Continue, Goose).
+	NameInEntry bool
+	// CommandKey names the command member ("command" when empty).
+	CommandKey string
+	// NewFile are the members a new file starts with (Continue's config
+	// has a name, a version and a schema).
+	NewFile []kv
 	// Merged: the client reads every one of its user files and merges
 	// them (OpenCode), so none shadows another.
 	Merged bool
@@ -83,6 +93,8 @@ var Clients = []*Client{
 	{ID: "lmstudio", Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
 	{ID: "warp", Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
 	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
+	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
+	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
 	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
@@ -92,6 +104,13 @@ func (c *Client) ServersKey() string {
 		return "mcpServers"
 	}
 	return c.Key
+}
+
+func (c *Client) commandKey() string {
+	if c.CommandKey == "" {
+		return "command"
+	}
+	return c.CommandKey
 }
 
 func (c *Client) envKey() string {
@@ -242,6 +261,9 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			return []File{f(join(e.Dir, ".warp", ".mcp.json"), "mcpServers")}
 		case "opencode":
 			return []File{f(join(e.Dir, "opencode.json"), "mcp"), f(join(e.Dir, "opencode.jsonc"), "mcp")}
+		case "continue":
+			// A block file of its own in the workspace's .continue/mcpServers.
+			return []File{f(join(e.Dir, ".continue", "mcpServers", "mcp-bridge.yaml"), "mcpServers")}
 		}
 		return nil
 	}
@@ -359,6 +381,17 @@ func (e Env) Candidates(c *Client, scope string) []File {
 		earlier := f(join(home, ".gemini", "antigravity", "mcp_config.json"), "mcpServers")
 		earlier.marker = filepath.Dir(earlier.Path)
 		return []File{current, earlier}
+	case "continue":
+		return []File{withMarker(f(join(home, ".continue", "config.yaml"), "mcpServers"), join(home, ".continue"))}
+	case "goose":
+		dir := join(e.xdgConfig(), "goose")
+		switch e.OS {
+		case "windows":
+			dir = join(e.Getenv("APPDATA"), "Block", "goose", "config")
+		case "darwin":
+			dir = join(home, ".config", "goose")
+		}
+		return []File{f(join(dir, "config.yaml"), "extensions")}
 	case "opencode":
 		// OpenCode reads both and merges them; install writes the one
 		// that exists (opencode.json when neither does).

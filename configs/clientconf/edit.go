@@ -46,6 +46,8 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 				_, existed = servers[name]
 			}
 			after, err = tomlSet(before, name, s)
+		} else if f.Client.YAML {
+			after, existed, err = yamlSet(before, f.Client, name, s)
 		} else {
 			var d *jsoncDoc
 			if d, err = parseJSONC(before); err == nil {
@@ -78,6 +80,8 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 		var err error
 		if f.Client.TOML {
 			after, ok, err = tomlRemove(before, name)
+		} else if f.Client.YAML {
+			after, ok, err = yamlRemove(before, f.Client, name)
 		} else {
 			var d *jsoncDoc
 			if d, err = parseJSONC(before); err == nil {
@@ -334,6 +338,10 @@ func EntryJSON(c *Client, s Server) orderedObject {
 func Document(c *Client, name string, s Server) (string, error) {
 	if c.TOML {
 		return tomlServer(name, s), nil
+	}
+	if c.YAML {
+		out, _, err := yamlSet(nil, c, name, s)
+		return strings.TrimSuffix(string(out), "\n"), err
 	}
 	return marshal(orderedObject{{c.ServersKey(), orderedObject{{name, jsonEntry(c, s)}}}}, "", "  ")
 }

@@ -78,6 +78,15 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 				}
 			}
 		}
+		if f.Client.YAML {
+			servers, err := yamlServers(b, f.Client)
+			if err != nil {
+				probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
+				continue
+			}
+			add([]string{f.Client.ServersKey()}, servers)
+			continue
+		}
 		if f.Client.TOML {
 			servers, err := tomlServers(b)
 			if err != nil {

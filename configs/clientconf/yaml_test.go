@@ -1,0 +1,160 @@
+package clientconf
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	yamlv3 "gopkg.in/yaml.v3"
+)
+
+// yamlOracle reads YAML with a second, independent parser (gopkg.in/yaml.v3),
+// so that the editor's own parser is not the judge of its output.
+func yamlOracle(src []byte) (map[string]any, error) {
+	var v map[string]any
+	err := yamlv3.Unmarshal(src, &v)
+	if err != nil {
+		return nil, err
+	}
+	out, _ := stringKeys(v).(map[string]any)
+	return out, nil
+}
+
+// stringKeys makes the oracle's mappings with keys other than strings
+// (0: …) comparable to the others.
+func stringKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = stringKeys(x)
+		}
+		return out
+	case map[any]any:
+		out := map[string]any{}
+		for k, x := range v {
+			key, ok := k.(string)
+			if !ok {
+				key = fmt.Sprintf("%T %v", k, k) // 8 and 8.0 stay two keys
+			}
+			out[key] = stringKeys(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = stringKeys(x)
+		}
+		return out
+	}
+	return v
+}
+
+// oracleEntries is the client's servers as the oracle reads them, by name.
+func oracleEntries(c *Client, doc map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	switch container := doc[c.ServersKey()].(type) {
+	case []any:
+		for _, item := range container {
+			if m, ok := item.(map[string]any); ok {
+				if n, ok := m["name"].(string); ok {
+					out[n] = m
+				}
+			}
+		}
+	case map[string]any:
+		for k, v := range container {
+			if m, ok := v.(map[string]any); ok {
+				out[k] = m
+			}
+		}
+	}
+	return out
+}
+
+// FuzzYAMLInstall: for Continue's and Goose's files, if the input parses,
+// install either refuses it (nothing written) or writes a file that
+// parses, in which every other key and every other server keeps its
+// value, our entry has exactly what we wrote (the user's own members and
+// variables kept), and uninstall gives back the input's value.
+func FuzzYAMLInstall(f *testing.F) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		f.Add(c.ID == "goose", existing(c))
+	}
+	for _, s := range []string{
+		"", "# only a comment\n", "{}", "extensions:\n", "extensions: {}\n", "mcpServers: []\n",
+		"extensions:\n  cad:\n    cmd: x\n    envs:\n      KEEP: '1'\n      CAD_MCP_OLD: '2'\n    enabled: false\n",
+		"mcpServers:\n  - name: cad\n    command: x\n    env: {KEEP: \"1\", CAD_MCP_OLD: \"2\"}\n    disabled: true\n",
+		"a: &x {b: 1}\nc: *x\nextensions: {other: {cmd: y}}\n", "extensions: [1, 2]\n", "- a\n- b\n",
+		"a: 1\r\nextensions:\r\n  o:\r\n    cmd: z\r\n", "mcpServers:\n- name: o\n  command: z\n# tail\n",
+		"k: |\n  text\n  more\nextensions:\n  o: {cmd: z}\n", "extensions: !!map {}\n", "\"quoted key\": 1\nextensions: {}\n",
+	} {
+		f.Add(strings.HasPrefix(s, "extensions") || strings.Contains(s, "\nextensions"), s)
+	}
+	f.Fuzz(func(t *testing.T, goose bool, src string) {
+		c := Lookup("continue")
+		if goose {
+			c = Lookup("goose")
+		}
+		before, err := yamlOracle([]byte(src))
+		if err != nil {
+			return
+		}
+		out, _, err := yamlSet([]byte(src), c, "cad", bridge)
+		if err != nil {
+			return
+		}
+		after, err := yamlOracle(out)
+		if err != nil {
+			t.Fatalf("install wrote YAML the oracle cannot read: %v\n%s\nfrom %q", err, out, src)
+		}
+		for k, v := range before {
+			if k != c.ServersKey() && !cmp.Equal(v, after[k]) {
+				t.Fatalf("install changed %q: %v → %v\n%s", k, v, after[k], out)
+			}
+		}
+		oldEntries, newEntries := oracleEntries(c, before), oracleEntries(c, after)
+		for n, e := range oldEntries {
+			if n != "cad" && !cmp.Equal(e, newEntries[n]) {
+				t.Fatalf("install changed the server %q: %v → %v\n%s", n, e, newEntries[n], out)
+			}
+		}
+		got, ok := newEntries["cad"]
+		if !ok {
+			t.Fatalf("no entry in\n%s\nfrom %q", out, src)
+		}
+		env, _ := got[c.envKey()].(map[string]any)
+		if got[c.commandKey()] != bridge.Command || !cmp.Equal(got["args"], []any{bridge.Args[0], bridge.Args[1]}) ||
+			env["CAD_MCP_HOST"] != "127.0.0.1" || env["CAD_MCP_PORT"] != "8080" {
+			t.Fatalf("entry %v in\n%s", got, out)
+		}
+		if old, ok := oldEntries["cad"]; ok {
+			oldEnv, _ := old[c.envKey()].(map[string]any)
+			for k, v := range oldEnv {
+				if !strings.HasPrefix(k, "CAD_MCP_") && !cmp.Equal(env[k], v) {
+					t.Fatalf("the user's variable %s=%v became %v in\n%s", k, v, env[k], out)
+				}
+				if strings.HasPrefix(k, "CAD_MCP_") && k != "CAD_MCP_HOST" && k != "CAD_MCP_PORT" && env[k] != nil {
+					t.Fatalf("the old variable %s stayed in\n%s", k, out)
+				}
+			}
+			for k, v := range old {
+				if k != c.envKey() && k != c.commandKey() && k != "args" && k != "type" && !cmp.Equal(v, got[k]) {
+					t.Fatalf("the user's member %s=%v became %v in\n%s", k, v, got[k], out)
+				}
+			}
+		}
+		back, removed, err := yamlRemove(out, c, "cad")
+		if err != nil || !removed {
+			t.Fatalf("uninstall: %v %v\n%s", removed, err, out)
+		}
+		restored, err := yamlOracle(back)
+		if err != nil {
+			t.Fatalf("uninstall wrote YAML the oracle cannot read: %v\n%s", err, back)
+		}
+		if _, had := oldEntries["cad"]; !had && len(oldEntries) > 0 && !cmp.Equal(before, restored) {
+			t.Fatalf("uninstall did not give back the input (-want +got):\n%s", cmp.Diff(before, restored))
+		}
+	})
+}
