@@ -123,6 +123,22 @@ func TestPrintConfigDefects(t *testing.T) {
 		}
 	}
 
+	// OpenCode: "type": "local", the command and its arguments in one
+	// array, "environment"; Goose and Continue: YAML.
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "opencode", "--call-timeout", "5m")
+	oc := server(t, out)
+	if cmd, _ := oc["command"].([]any); !strings.HasPrefix(out, "{\n  \"mcp\": {") || oc["type"] != "local" || len(cmd) != 3 || cmd[1] != "--call-timeout" || oc["environment"] == nil || oc["args"] != nil {
+		t.Errorf("opencode:\n%s", out)
+	}
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "goose")
+	if !strings.HasPrefix(out, "extensions:\n  cad-autocad:\n    name: cad-autocad\n    type: stdio\n    cmd: ") || !strings.Contains(out, "\n    envs:\n      CAD_MCP_HOST: 127.0.0.1\n") {
+		t.Errorf("goose:\n%s", out)
+	}
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "continue")
+	if !strings.Contains(out, "\nmcpServers:\n- name: cad-autocad\n  command: ") {
+		t.Errorf("continue:\n%s", out)
+	}
+
 	// Codex gets TOML, Zed context_servers.
 	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "codex")
 	if !strings.HasPrefix(out, "[mcp_servers.cad-autocad]\ncommand = ") {

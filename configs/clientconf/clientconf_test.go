@@ -704,3 +704,64 @@ func TestOpenCodeReadsBothFiles(t *testing.T) {
 		t.Errorf("doctor sees %+v", regs)
 	}
 }
+
+// TestContinueLegacyJSONGetsABlockFile: with only the deprecated
+// ~/.continue/config.json, a new config.yaml would take its place (and
+// the user's models with it): install writes a block file in
+// ~/.continue/mcpServers instead, which Continue reads as well; with a
+// config.yaml, it edits that. Doctor reads both, neither shadowed.
+func TestContinueLegacyJSONGetsABlockFile(t *testing.T) {
+	fx := newFixture(t, "linux")
+	c := Lookup("continue")
+	dir := filepath.Join(fx.vars["HOME"], ".continue")
+	os.MkdirAll(dir, 0o755)
+	if f, _ := fx.env.Target(c, "user"); fx.rel(f.Path) != "home/.continue/config.yaml" {
+		t.Errorf("a new install writes %s", fx.rel(f.Path))
+	}
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"models": []}`), 0o600)
+	f, _ := fx.env.Target(c, "user")
+	if fx.rel(f.Path) != "home/.continue/mcpServers/mcp-bridge.yaml" {
+		t.Fatalf("with config.json, install writes %s", fx.rel(f.Path))
+	}
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		t.Errorf("a config.yaml was made beside config.json")
+	}
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: x\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: old\n    command: /z/mcp-bridge\n"), 0o600)
+	if f, _ := fx.env.Target(c, "user"); fx.rel(f.Path) != "home/.continue/config.yaml" {
+		t.Errorf("with config.yaml, install writes %s", fx.rel(f.Path))
+	}
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].ShadowedBy != "" || regs[1].ShadowedBy != "" {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+// TestRegistrationsOtherFormats: doctor reads the YAML clients' entries,
+// OpenCode's command array and "environment", and the new JSON clients.
+func TestRegistrationsOtherFormats(t *testing.T) {
+	fx := newFixture(t, "linux")
+	put := func(rel, content string) {
+		p := filepath.Join(fx.root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o600)
+	}
+	put("xdg/goose/config.yaml", "extensions:\n  cad:\n    type: stdio\n    cmd: /x/mcp-bridge\n    args: [--port, '9']\n    envs: {CAD_MCP_PORT: '9'}\n")
+	put("home/.continue/config.yaml", "mcpServers:\n  - name: cad\n    command: /x/mcp-bridge\n")
+	put("xdg/opencode/opencode.json", `{"mcp": {"cad": {"type": "local", "command": ["/x/mcp-bridge", "--port", "9"], "environment": {"CAD_MCP_PORT": "9"}}}}`)
+	put("home/.kiro/settings/mcp.json", `{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`)
+	put("home/.gemini/antigravity/mcp_config.json", `{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`)
+	regs, probs := fx.env.Registrations()
+	got := map[string]Server{}
+	for _, r := range regs {
+		got[r.ClientID] = r.Server
+	}
+	nine := Server{Command: "/x/mcp-bridge", Args: []string{"--port", "9"}, Env: map[string]string{"CAD_MCP_PORT": "9"}}
+	plain := Server{Command: "/x/mcp-bridge", Env: map[string]string{}}
+	want := map[string]Server{"goose": nine, "opencode": nine, "continue": plain, "kiro": plain, "antigravity": plain}
+	if diff := cmp.Diff(want, got); diff != "" || len(probs) != 0 {
+		t.Errorf("registrations (-want +got):\n%s\nproblems %v", diff, probs)
+	}
+}

@@ -93,7 +93,7 @@ var Clients = []*Client{
 	{ID: "lmstudio", Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
 	{ID: "warp", Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
 	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
-	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
+	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
 	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
 	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
@@ -382,7 +382,13 @@ func (e Env) Candidates(c *Client, scope string) []File {
 		earlier.marker = filepath.Dir(earlier.Path)
 		return []File{current, earlier}
 	case "continue":
-		return []File{withMarker(f(join(home, ".continue", "config.yaml"), "mcpServers"), join(home, ".continue"))}
+		// config.yaml, and the block files in ~/.continue/mcpServers, which
+		// Continue reads as well. A user still on the deprecated
+		// config.json gets a block file: a new config.yaml would replace
+		// their whole configuration.
+		dir := join(home, ".continue")
+		return []File{f(join(dir, "config.yaml"), "mcpServers"),
+			withMarker(f(join(dir, "mcpServers", "mcp-bridge.yaml"), "mcpServers"), join(dir, "config.json"))}
 	case "goose":
 		dir := join(e.xdgConfig(), "goose")
 		switch e.OS {
