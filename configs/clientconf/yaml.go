@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -246,6 +247,9 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 				continue
 			}
 			var err error
+			if oldEnv, ok := old.(yaml.MapSlice); ok && m == c.envKey() && yamlEnvInPlace(d.file, entryPath, m, oldEnv, s.Env) {
+				continue
+			}
 			if at >= 0 {
 				text, _ := yaml.Marshal(it.Value)
 				err = entryPath(m).ReplaceWithReader(d.file, bytes.NewReader(text))
@@ -357,6 +361,49 @@ func flowNodes(f *ast.File, key string) (root, servers *flowNode) {
 	return root, servers
 }
 
+// yamlEnvInPlace sets the bridge's variables in the entry's environment
+// one by one (and takes out its old ones), so the user's own variables
+// are not printed again. False when the environment is not a block
+// mapping it can edit so: the caller replaces it whole.
+func yamlEnvInPlace(f *ast.File, entryPath func(...string) *yaml.Path, envKey string, old yaml.MapSlice, env map[string]string) bool {
+	n, err := entryPath(envKey).FilterFile(f)
+	m, ok := n.(*ast.MappingNode)
+	if err != nil || !ok || m.IsFlowStyle {
+		return false
+	}
+	var gone []string
+	for _, it := range old {
+		k, _ := it.Key.(string)
+		if _, keep := env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) == len(m.Values) {
+		return false // nothing of the user's in it
+	}
+	kept := m.Values[:0:0]
+	for _, v := range m.Values {
+		if !slices.Contains(gone, v.Key.GetToken().Value) {
+			kept = append(kept, v)
+		}
+	}
+	m.Values = kept
+	for _, k := range sortedKeys(env) {
+		var err error
+		if v, at := mapGet(old, k); at < 0 {
+			text, _ := yaml.Marshal(yaml.MapSlice{{Key: k, Value: env[k]}})
+			err = entryPath(envKey).MergeFromReader(f, bytes.NewReader(text))
+		} else if !yamlEqual(v, env[k]) {
+			text, _ := yaml.Marshal(env[k])
+			err = entryPath(envKey, k).ReplaceWithReader(f, bytes.NewReader(text))
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // yamlContainer is what goes under the client's key for one new server.
 func yamlContainer(c *Client, name string, s Server) any {
 	if c.YAMLList {
@@ -462,7 +509,13 @@ func keepUntouchedLines(src []byte, edited string) ([]byte, error) {
 	if len(src) == 0 {
 		return []byte(edited), nil
 	}
-	if len(base) != len(orig) {
+	// Each line of the library's print must be the file's line, give or
+	// take spacing; otherwise lines cannot be matched up safely.
+	lineUp := len(base) == len(orig)
+	for i := 0; lineUp && i < len(base); i++ {
+		lineUp = strings.Join(strings.Fields(base[i]), " ") == strings.Join(strings.Fields(orig[i]), " ")
+	}
+	if !lineUp {
 		return nil, errors.New("cannot line the library's view of this file up with the file: left as it is")
 	}
 	if len(base)*len(out) > 4_000_000 {

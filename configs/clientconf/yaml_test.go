@@ -158,3 +158,39 @@ func FuzzYAMLInstall(f *testing.F) {
 		}
 	})
 }
+
+// TestYAMLUpdates: re-installing over an entry the user changed sets the
+// bridge's members and variables, keeps the user's own, and leaves the
+// user's lines as they were.
+func TestYAMLUpdates(t *testing.T) {
+	goose := Lookup("goose")
+	for _, src := range []string{
+		"extensions:\n  cad:\n    cmd: /old\n    envs:\n      CAD_MCP_OLD: '2'\n    enabled: false\n",
+		"extensions:\n  cad:\n    cmd: /old\n    envs:\n      KEEP:   'a'    # mine\n      CAD_MCP_OLD: '2'\n      ZED: z\n    enabled: false\nother: 1\n",
+		"extensions:\n  cad:\n    cmd: /old\n    timeout:   600   # longer\n",
+		"extensions:\n  cad:\n    envs: {KEEP: a}\n    cmd: /old\n",
+	} {
+		out, existed, err := yamlSet([]byte(src), goose, "cad", bridge)
+		if err != nil || !existed {
+			t.Errorf("%q: %v %v", src, existed, err)
+			continue
+		}
+		before, _ := yamlOracle([]byte(src))
+		after, err := yamlOracle(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		old := oracleEntries(goose, before)["cad"]
+		got := oracleEntries(goose, after)["cad"]
+		env, _ := got["envs"].(map[string]any)
+		oldEnv, _ := old["envs"].(map[string]any)
+		if got["cmd"] != bridge.Command || env["CAD_MCP_PORT"] != "8080" || env["CAD_MCP_OLD"] != nil || oldEnv["KEEP"] != nil && env["KEEP"] != oldEnv["KEEP"] || old["enabled"] != got["enabled"] || old["timeout"] != nil && old["timeout"] != got["timeout"] {
+			t.Errorf("from %q:\n%s", src, out)
+		}
+		for _, keep := range []string{"KEEP:   'a'    # mine", "timeout:   600   # longer", "other: 1"} {
+			if strings.Contains(src, keep) && !strings.Contains(string(out), keep) {
+				t.Errorf("the line %q was rewritten:\n%s", keep, out)
+			}
+		}
+	}
+}
