@@ -276,8 +276,10 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 			path, node = b.Build(), yaml.MapSlice{{Key: key, Value: yamlContainer(c, name, s)}}
 			want = append(want, yaml.MapItem{Key: key, Value: yamlContainer(c, name, s)})
 		case container == nil: // "extensions:" with nothing under it
-			path, node, merge = b.Child(key).Build(), yamlContainer(c, name, s), false
-			want = mapSet(want, key, yamlContainer(c, name, s))
+			if err := replaceWithBlock(d.file, key, yamlContainer(c, name, s)); err != nil {
+				return nil, false, err
+			}
+			want = moveLast(mapSet(want, key, yamlContainer(c, name, s)), key)
 		default:
 			path, node = b.Child(key).Build(), yamlContainer(c, name, s)
 			if c.YAMLList {
@@ -294,7 +296,11 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 		if servers == nil || servers.nonEmpty {
 			return nil, entry != nil, fmt.Errorf("%s is written in flow style ({…} or […]), which install does not edit: write it as a block (one entry per line), then run install again", key)
 		}
-		path, node, merge = b.Child(key).Build(), yamlContainer(c, name, s), false
+		path = nil
+		if err := replaceWithBlock(d.file, key, yamlContainer(c, name, s)); err != nil {
+			return nil, false, err
+		}
+		want = moveLast(want, key)
 	}
 	if path != nil {
 		text, err := yaml.Marshal(node)
@@ -359,6 +365,48 @@ func flowNodes(f *ast.File, key string) (root, servers *flowNode) {
 		servers = flow(n)
 	}
 	return root, servers
+}
+
+// moveLast puts the key at the end of the mapping.
+func moveLast(m yaml.MapSlice, key string) yaml.MapSlice {
+	v, i := mapGet(m, key)
+	if i < 0 {
+		return m
+	}
+	return append(append(append(yaml.MapSlice{}, m[:i]...), m[i+1:]...), yaml.MapItem{Key: key, Value: v})
+}
+
+// replaceWithBlock sets the value of the document's key (an empty one:
+// nothing, or "{}") to v, printed as a block under the key: the library's
+// own replace would keep the old value's place, after the colon. The key
+// is taken out and added again as a block at the end of the document,
+// with the comments it had.
+func replaceWithBlock(f *ast.File, key string, v any) error {
+	root, ok := f.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		return fmt.Errorf("the file holds nothing but an empty %s: remove that line, then run install again", key)
+	}
+	var comment *ast.CommentGroupNode
+	kept := root.Values[:0:0]
+	for _, mv := range root.Values {
+		if mv.Key.GetToken().Value == key {
+			comment = mv.GetComment()
+		} else {
+			kept = append(kept, mv)
+		}
+	}
+	root.Values = kept
+	text, err := yaml.Marshal(yaml.MapSlice{{Key: key, Value: v}})
+	if err == nil {
+		err = (&yaml.PathBuilder{}).Root().Build().MergeFromReader(f, bytes.NewReader(text))
+	}
+	if err != nil {
+		return fmt.Errorf("cannot edit %s here: %v", key, err)
+	}
+	if root, ok := f.Docs[0].Body.(*ast.MappingNode); ok && comment != nil && len(root.Values) > 0 {
+		_ = root.Values[len(root.Values)-1].SetComment(comment)
+	}
+	return nil
 }
 
 // yamlEnvInPlace sets the bridge's variables in the entry's environment

@@ -194,3 +194,36 @@ func TestYAMLUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLFlowStyle: an empty flow collection ("extensions: {}", what a
+// client may write for none) gets the entry as a block; a flow collection
+// with servers in it is refused and left as it is, install and uninstall.
+func TestYAMLFlowStyle(t *testing.T) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		empty := "a: 1\n" + c.ServersKey() + ": {}\nz: 2\n"
+		if c.YAMLList {
+			empty = "a: 1\n" + c.ServersKey() + ":\nz: 2\n"
+		}
+		out, _, err := yamlSet([]byte(empty), c, "cad", bridge)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if doc, err := yamlOracle(out); err != nil || oracleEntries(c, doc)["cad"] == nil || !strings.HasPrefix(string(out), "a: 1\nz: 2\n"+c.ServersKey()+":\n") {
+			t.Errorf("%s: %v\n%s", c.ID, err, out)
+		}
+		back, _, err := yamlRemove(out, c, "cad")
+		if doc, _ := yamlOracle(back); err != nil || len(oracleEntries(c, doc)) != 0 || doc["a"] != 1 {
+			t.Errorf("%s: uninstall %v\n%s", c.ID, err, back)
+		}
+		full := "a: 1\n" + c.ServersKey() + ": {o: {cmd: x}, cad: {cmd: y}}\n"
+		if c.YAMLList {
+			full = "a: 1\n" + c.ServersKey() + ": [{name: o, command: x}, {name: cad, command: y}]\n"
+		}
+		if _, _, err := yamlSet([]byte(full), c, "cad", bridge); err == nil || !strings.Contains(err.Error(), "flow style") {
+			t.Errorf("%s: install into a flow collection: %v", c.ID, err)
+		}
+		if _, _, err := yamlRemove([]byte(full), c, "cad"); err == nil || !strings.Contains(err.Error(), "flow style") {
+			t.Errorf("%s: uninstall from a flow collection: %v", c.ID, err)
+		}
+	}
+}
