@@ -227,3 +227,20 @@ func TestYAMLFlowStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLAnchorsChangeNothingElse: anchors, aliases and merge keys where
+// install would write make the edit mean something else (the servers
+// anchored and aliased by another key would gain ours too; an entry that
+// takes its members from "<<: *base" would not read as what we wrote):
+// install refuses and leaves the file as it is.
+func TestYAMLAnchorsChangeNothingElse(t *testing.T) {
+	goose := Lookup("goose")
+	for _, src := range []string{
+		"extensions: &ext\n  o:\n    cmd: x\nprofiles:\n  work: *ext\n",
+		"base: &b\n  cmd: x\nextensions:\n  cad:\n    <<: *b\n    envs:\n      K: v\n",
+	} {
+		if out, _, err := yamlSet([]byte(src), goose, "cad", bridge); err == nil {
+			t.Errorf("install into %q:\n%s", src, out)
+		}
+	}
+}
