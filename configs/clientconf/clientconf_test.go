@@ -765,3 +765,28 @@ func TestRegistrationsOtherFormats(t *testing.T) {
 		t.Errorf("registrations (-want +got):\n%s\nproblems %v", diff, probs)
 	}
 }
+
+// TestAmazonQLegacyFile: Amazon Q reads ~/.aws/amazonq/mcp.json (where
+// install writes) while "useLegacyMcpJson" in default.json beside it is
+// not false; doctor reads the servers of default.json too, and reports an
+// entry in mcp.json as not read once that setting is false.
+func TestAmazonQLegacyFile(t *testing.T) {
+	fx := newFixture(t, "linux")
+	dir := filepath.Join(fx.vars["HOME"], ".aws", "amazonq")
+	os.MkdirAll(dir, 0o755)
+	f, _ := fx.env.Target(Lookup("amazonq"), "user")
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "default.json")
+	os.WriteFile(agent, []byte(`{"useLegacyMcpJson": true, "mcpServers": {"gui": {"command": "/x/mcp-bridge"}}}`), 0o600)
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].NotRead != "" || regs[1].File != agent {
+		t.Fatalf("with useLegacyMcpJson true: %+v", regs)
+	}
+	os.WriteFile(agent, []byte(`{"useLegacyMcpJson": false, "mcpServers": {}}`), 0o600)
+	regs, _ = fx.env.Registrations()
+	if len(regs) != 1 || regs[0].File != f.Path || !strings.Contains(regs[0].NotRead, `"useLegacyMcpJson" is false in `+agent) {
+		t.Errorf("with useLegacyMcpJson false: %+v", regs)
+	}
+}

@@ -366,7 +366,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "kiro":
 		return []File{withMarker(f(join(home, ".kiro", "settings", "mcp.json"), "mcpServers"), join(home, ".kiro"))}
 	case "amazonq":
-		return []File{f(join(home, ".aws", "amazonq", "mcp.json"), "mcpServers")}
+		return []File{withMarker(f(join(home, ".aws", "amazonq", "mcp.json"), "mcpServers"), join(home, ".aws", "amazonq"))}
 	case "trae":
 		return []File{f(join(e.appData(), "Trae", "User", "mcp.json"), "mcpServers")}
 	case "lmstudio":
@@ -486,6 +486,15 @@ func (e Env) AllFiles() []File {
 				}
 			}
 		}
+	}
+	// Amazon Q's agent file, which its GUI writes: doctor reads the
+	// servers in it; install writes the legacy mcp.json (configs/README.md).
+	for _, dir := range []string{join(e.Home(), ".aws", "amazonq"), join(e.Dir, ".amazonq")} {
+		scope := "user"
+		if dir == join(e.Dir, ".amazonq") {
+			scope = "project"
+		}
+		out = append(out, File{Client: Lookup("amazonq"), Path: join(dir, "default.json"), Key: []string{"mcpServers"}, Scope: scope, Note: "agent file"})
 	}
 	// A file two clients share (.mcp.json for Claude Code and CodeBuddy)
 	// is read once, under the first.

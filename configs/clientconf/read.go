@@ -2,6 +2,7 @@ package clientconf
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,6 +24,9 @@ type Registration struct {
 	// reads the first of its user files that exists): this entry is
 	// never used.
 	ShadowedBy string `json:"shadowed_by,omitempty"`
+	// NotRead says why the client never reads this entry, for a reason
+	// other than a file that shadows it.
+	NotRead string `json:"not_read,omitempty"`
 }
 
 // FileProblem is a file that exists but could not be read.
@@ -62,6 +66,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 		}
 		note := f.Note
 		shadowedBy := e.shadowedBy(f)
+		notRead := legacyOff(f)
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
@@ -74,6 +79,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 					if where[0] != "projects" { // a project's entries are its local scope, read from this file whatever else exists
 						r.ShadowedBy = shadowedBy
 					}
+					r.NotRead = notRead
 					regs = append(regs, r)
 				}
 			}
@@ -133,6 +139,30 @@ func (e Env) shadowedBy(f File) string {
 		}
 	}
 	return "" // a VS Code profile, say: read as well
+}
+
+// legacyOff: Amazon Q reads its legacy mcp.json only while
+// "useLegacyMcpJson" in the default.json beside it is not false.
+func legacyOff(f File) string {
+	if f.Client.ID != "amazonq" || filepath.Base(f.Path) != "mcp.json" {
+		return ""
+	}
+	agent := filepath.Join(filepath.Dir(f.Path), "default.json")
+	b, err := readFile(agent)
+	if err != nil || b == nil {
+		return ""
+	}
+	d, err := parseJSONC(b)
+	if err != nil {
+		return ""
+	}
+	var cfg struct {
+		UseLegacyMcpJson *bool `json:"useLegacyMcpJson"`
+	}
+	if d.decode(d.root, &cfg) != nil || cfg.UseLegacyMcpJson == nil || *cfg.UseLegacyMcpJson {
+		return ""
+	}
+	return fmt.Sprintf(`"useLegacyMcpJson" is false in %s, so Amazon Q reads only that file's servers: set it to true, or move the entry there`, agent)
 }
 
 func (m *jmember) valueOrNil() *jnode {
