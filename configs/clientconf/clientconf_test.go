@@ -790,3 +790,31 @@ func TestAmazonQLegacyFile(t *testing.T) {
 		t.Errorf("with useLegacyMcpJson false: %+v", regs)
 	}
 }
+
+// TestOpenCode2Layout: OpenCode 2 keeps its servers under "mcp" →
+// "servers"; a file already in that layout gets the entry there (an
+// entry right under "mcp" would be read as a setting), and doctor reads
+// it there.
+func TestOpenCode2Layout(t *testing.T) {
+	fx := newFixture(t, "linux")
+	f, _ := fx.env.Target(Lookup("opencode"), "user")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	orig := "{\n  \"mcp\": {\n    \"servers\": {\n      \"other\": {\"type\": \"local\", \"command\": [\"npx\"]},\n    },\n  },\n}\n"
+	os.WriteFile(f.Path, []byte(orig), 0o600)
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(f.Path)
+	if diff := cmp.Diff(wantEntryShape(f.Client), entryShape(t, b, []string{"mcp", "servers"}, "cad")); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, b)
+	}
+	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].Where != "mcp → servers" || !cmp.Equal(regs[0].Server, bridge) {
+		t.Errorf("doctor sees %+v", regs)
+	}
+	if _, err := Uninstall(f, "cad", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := os.ReadFile(f.Path); string(back) != orig {
+		t.Errorf("uninstall (-want +got):\n%s", cmp.Diff(orig, string(back)))
+	}
+}

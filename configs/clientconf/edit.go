@@ -54,7 +54,7 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 				err = checkStrict(f.Client, d)
 			}
 			if err == nil {
-				after, existed, err = jsonSet(before, append(append([]string(nil), f.Key...), name), f.Client, s)
+				after, existed, err = jsonSet(before, append(serversKey(f, d), name), f.Client, s)
 			}
 		}
 		switch {
@@ -67,6 +67,19 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 		}
 		return after, "added", nil
 	})
+}
+
+// serversKey is where the file keeps its servers: f.Key, except for a file
+// in OpenCode 2's layout, which keeps them under "mcp" → "servers" (1.x
+// has them right under "mcp"; a file with neither gets 1.x's).
+func serversKey(f File, d *jsoncDoc) []string {
+	key := append([]string(nil), f.Key...)
+	if f.Client.ID == "opencode" {
+		if n := d.lookup([]string{"mcp", "servers"}); n != nil && n.object {
+			return []string{"mcp", "servers"}
+		}
+	}
+	return key
 }
 
 // Uninstall removes the entry name from f and nothing else.
@@ -86,7 +99,7 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 			var d *jsoncDoc
 			if d, err = parseJSONC(before); err == nil {
 				if err = checkStrict(f.Client, d); err == nil {
-					after, ok = d.remove(append(append([]string(nil), f.Key...), name))
+					after, ok = d.remove(append(serversKey(f, d), name))
 				}
 			}
 		}

@@ -107,7 +107,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 			probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
 			continue
 		}
-		add(f.Key, jsonServers(d, d.lookup(f.Key)))
+		add(serversKey(f, d), jsonServers(d, d.lookup(serversKey(f, d))))
 		if (f.Client.ID == "claude-code" || f.Client.ID == "codebuddy") && filepath.Base(f.Path) != ".mcp.json" {
 			if projects := d.lookup([]string{"projects"}); projects != nil && projects.object {
 				for _, p := range projects.members {
