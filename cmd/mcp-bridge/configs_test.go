@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // TestConfigExamplesMatchPrintConfig keeps configs/ in the shape that
@@ -55,4 +57,29 @@ func keys(v any, prefix string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestReadmesNameEveryClient: the README's install table has a command for
+// every client install knows, and configs/README.md a row with its id.
+func TestReadmesNameEveryClient(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, err := os.ReadFile("../../configs/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range clientconf.Clients {
+		command := "| `mcp-bridge install --client " + c.ID
+		if c.Paste != "" {
+			command = "| `mcp-bridge --print-config --client " + c.ID
+		}
+		if !strings.Contains(string(readme), command) && !strings.Contains(string(readme), "(`"+c.ID+"`) |") {
+			t.Errorf("README.md's install table has no row for %s (%s)", c.Name, command)
+		}
+		if !strings.Contains(string(configs), "`"+c.ID+"`") {
+			t.Errorf("configs/README.md does not name %s (`%s`)", c.Name, c.ID)
+		}
+	}
 }

@@ -113,3 +113,20 @@ func TestInstallRefusesListen(t *testing.T) {
 		t.Errorf("doctor with a --listen entry: exit %d\n%s", code, out)
 	}
 }
+
+// TestDoctorAmazonQLegacyFileOff: an entry in Amazon Q's mcp.json, which
+// it no longer reads once its default.json turns "useLegacyMcpJson" off,
+// is a problem that says so.
+func TestDoctorAmazonQLegacyFileOff(t *testing.T) {
+	up := startSim(t)
+	home, env, write := doctorHome(t)
+	if _, errs, code := runCLI(t, env, "", "install", "--client", "amazonq", "--port", up); code != 0 {
+		t.Fatalf("install: %d %s", code, errs)
+	}
+	write(".aws/amazonq/default.json", `{"useLegacyMcpJson": false, "mcpServers": {}}`)
+	out, _, code := runCLI(t, env, "", "doctor")
+	want := `FAIL  Amazon Q Developer (IDE) registers "cad-autocad" in ` + filepath.Join(home, ".aws", "amazonq", "mcp.json")
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, `Amazon Q Developer (IDE) never reads this entry: "useLegacyMcpJson" is false in `+filepath.Join(home, ".aws", "amazonq", "default.json")) {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

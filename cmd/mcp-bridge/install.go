@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -87,6 +88,12 @@ func runInstall(e *env, cmd string, args []string) error {
 		if c == nil {
 			return usageError{fmt.Errorf("--client %q%s: want %s, or all", f.client, didYouMean(f.client, append(clientconf.IDs(), "all")), strings.Join(clientconf.IDs(), ", "))}
 		}
+		if c.Paste != "" {
+			return usageError{fmt.Errorf("%s keeps its servers in its own settings, not in a file install may edit: mcp-bridge --print-config --client %s prints the JSON to paste there (%s)", c.Name, c.ID, c.Paste)}
+		}
+		if c.OnlyOS != "" && c.OnlyOS != ce.OS {
+			return usageError{fmt.Errorf("%s runs only on %s", c.Name, osName(c.OnlyOS))}
+		}
 		if len(ce.Candidates(c, *scope)) == 0 {
 			return usageError{fmt.Errorf("%s has no %s scope", c.Name, *scope)}
 		}
@@ -113,6 +120,8 @@ func runInstall(e *env, cmd string, args []string) error {
 		}
 	}
 	failed := 0
+	var table [][3]string   // --client all: client, file, what was done
+	var newContent []string // --client all --dry-run: the files it would write
 	for _, c := range clients {
 		var results []clientconf.Result
 		var err error
@@ -138,12 +147,35 @@ func runInstall(e *env, cmd string, args []string) error {
 				}
 			}
 		}
+		if f.client == "all" {
+			table = append(table, tableRows(c, f.name, results, err, *dryRun)...)
+			for _, r := range results {
+				if *dryRun && r.After != nil {
+					newContent = append(newContent, fmt.Sprintf("%s, new content:\n%s\n", r.File, indentText(string(r.After), "    ")))
+				}
+			}
+			if err != nil {
+				failed++
+			}
+			continue
+		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(e.stderr, "%s: %v\n", c.Name, err)
 			continue
 		}
 		report(e, c, f.name, results, *dryRun)
+	}
+	if f.client == "all" {
+		printTable(e, cmd, table)
+		for _, c := range newContent {
+			fmt.Fprint(e.stdout, c)
+		}
+		for _, c := range clientconf.Clients {
+			if c.Paste != "" {
+				fmt.Fprintf(e.stdout, "%s takes its servers pasted in its settings: mcp-bridge --print-config --client %s\n", c.Name, c.ID)
+			}
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%s failed for %d of %d clients", cmd, failed, len(clients))
@@ -184,6 +216,50 @@ func report(e *env, c *clientconf.Client, name string, results []clientconf.Resu
 	if changed && !dryRun {
 		fmt.Fprintf(e.stdout, "  then: %s\n", c.Restart)
 	}
+}
+
+// tableRows are --client all's lines for one client: a line per file it
+// changed (or found up to date), and what to do next.
+func tableRows(c *clientconf.Client, name string, results []clientconf.Result, err error, dryRun bool) [][3]string {
+	if err != nil {
+		file := ""
+		if len(results) > 0 {
+			file = results[len(results)-1].File
+		}
+		return [][3]string{{c.Name, file, "FAILED: " + strings.ReplaceAll(err.Error(), "\n", " ")}}
+	}
+	var rows [][3]string
+	for _, r := range results {
+		would := ""
+		if dryRun && r.Action != "unchanged" && r.Action != "absent" {
+			would = "would be "
+		}
+		what := map[string]string{"added": "added", "updated": "updated", "removed": "removed", "unchanged": "already up to date", "absent": "not registered"}[r.Action]
+		what = would + what + fmt.Sprintf(" (%q)", name)
+		if r.Backup != "" {
+			what += "; previous file kept as " + filepath.Base(r.Backup)
+		}
+		if !dryRun && (r.Action == "added" || r.Action == "updated") {
+			what += "; then " + c.Restart
+		}
+		rows = append(rows, [3]string{c.Name, r.File, what})
+	}
+	return rows
+}
+
+// printTable prints --client all's report: every client found, its
+// file, and what install or uninstall did there.
+func printTable(e *env, cmd string, rows [][3]string) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "CLIENT\tFILE\t%s\n", strings.ToUpper(cmd))
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r[0], r[1], r[2])
+	}
+	tw.Flush()
+}
+
+func osName(goos string) string {
+	return map[string]string{"windows": "Windows", "darwin": "macOS", "linux": "Linux"}[goos]
 }
 
 func indentText(s, prefix string) string {

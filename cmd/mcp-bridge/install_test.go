@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -105,6 +106,39 @@ func TestPrintConfigDefects(t *testing.T) {
 		t.Errorf("vscode: no ready command on stderr:\n%s", errs)
 	}
 
+	// JetBrains AI Assistant takes pasted mcpServers JSON: stdout is that
+	// JSON, stderr says where it goes; install refuses and says the same.
+	out, errs, code = runCLI(t, nil, "", "--print-config", "--client", "jetbrains")
+	if s := server(t, out); code != 0 || !strings.HasPrefix(out, "{\n  \"mcpServers\": {\n    \"cad-autocad\": {") || s["command"] == nil || !strings.Contains(errs, "Settings | Tools | AI Assistant | Model Context Protocol (MCP)") {
+		t.Errorf("jetbrains: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, nil, "", "install", "--client", "jetbrains")
+	if code != 2 || !strings.Contains(errs, "--print-config --client jetbrains") {
+		t.Errorf("install --client jetbrains: exit %d %s", code, errs)
+	}
+	if runtime.GOOS != "windows" {
+		_, errs, code = runCLI(t, nil, "", "install", "--client", "visualstudio")
+		if code != 2 || !strings.Contains(errs, "Visual Studio runs only on Windows") {
+			t.Errorf("install --client visualstudio off Windows: exit %d %s", code, errs)
+		}
+	}
+
+	// OpenCode: "type": "local", the command and its arguments in one
+	// array, "environment"; Goose and Continue: YAML.
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "opencode", "--call-timeout", "5m")
+	oc := server(t, out)
+	if cmd, _ := oc["command"].([]any); !strings.HasPrefix(out, "{\n  \"mcp\": {") || oc["type"] != "local" || len(cmd) != 3 || cmd[1] != "--call-timeout" || oc["environment"] == nil || oc["args"] != nil {
+		t.Errorf("opencode:\n%s", out)
+	}
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "goose")
+	if !strings.HasPrefix(out, "extensions:\n  cad-autocad:\n    name: cad-autocad\n    type: stdio\n    cmd: ") || !strings.Contains(out, "\n    envs:\n      CAD_MCP_HOST: 127.0.0.1\n") {
+		t.Errorf("goose:\n%s", out)
+	}
+	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "continue")
+	if !strings.Contains(out, "\nmcpServers:\n- name: cad-autocad\n  command: ") {
+		t.Errorf("continue:\n%s", out)
+	}
+
 	// Codex gets TOML, Zed context_servers.
 	out, _, _ = runCLI(t, nil, "", "--print-config", "--client", "codex")
 	if !strings.HasPrefix(out, "[mcp_servers.cad-autocad]\ncommand = ") {
@@ -140,9 +174,9 @@ func TestInstallThroughTheCLI(t *testing.T) {
 	os.WriteFile(cursor, []byte(orig), 0o600)
 
 	// --client all finds Cursor (the only client here) and registers the
-	// non-default settings.
+	// non-default settings; its report is one table.
 	out, errs, code := runCLI(t, vars, "", "install", "--client", "all", "--port", "9000", "--call-timeout", "5m")
-	if code != 0 || !strings.Contains(out, `Cursor: added "cad-autocad" to `+cursor) || !strings.Contains(out, "then: ") {
+	if code != 0 || !regexp.MustCompile(`(?m)^CLIENT +FILE +INSTALL\n^Cursor +`+regexp.QuoteMeta(cursor)+` +added \("cad-autocad"\); previous file kept as mcp.json.mcp-bridge-backup; then Cursor picks`).MatchString(out) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	b, _ := os.ReadFile(cursor)
@@ -238,5 +272,46 @@ func TestInstallReadOnlyNeedsForce(t *testing.T) {
 	out, errs, code := runCLIAs(t, "", vars, "install", "--client", "cursor", "--force")
 	if b, _ := os.ReadFile(cursor); code != 0 || !strings.Contains(string(b), "cad-autocad") {
 		t.Errorf("--force: exit %d, %s %s\n%s", code, out, errs, b)
+	}
+}
+
+// TestInstallAllReportsEveryClientInOneTable: --client all lists every
+// client found, its file and what was done there, a failure included
+// (the others are still installed), in one table; uninstall likewise.
+func TestInstallAllReportsEveryClientInOneTable(t *testing.T) {
+	root := tempDir(t)
+	t.Chdir(root)
+	home := filepath.Join(root, "home")
+	vars := map[string]string{"HOME": home, "USERPROFILE": home, "APPDATA": filepath.Join(home, "AppData"), "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "LOCALAPPDATA": filepath.Join(home, "Local")}
+	for _, dir := range []string{".cursor", ".kiro", ".config/opencode", ".gemini"} {
+		os.MkdirAll(filepath.Join(home, dir), 0o755)
+	}
+	gemini := filepath.Join(home, ".gemini", "settings.json")
+	os.WriteFile(gemini, []byte("{oops"), 0o600)
+	files := map[string]string{
+		"Cursor":     filepath.Join(home, ".cursor", "mcp.json"),
+		"Kiro":       filepath.Join(home, ".kiro", "settings", "mcp.json"),
+		"OpenCode":   filepath.Join(home, ".config", "opencode", "opencode.json"),
+		"Gemini CLI": gemini,
+	}
+	row := func(out, client, what string) bool {
+		return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(client) + ` +` + regexp.QuoteMeta(files[client]) + ` +` + what).MatchString(out)
+	}
+	out, errs, code := runCLI(t, vars, "", "install", "--client", "all")
+	if code != 1 || strings.Count(out, "CLIENT") != 1 || !row(out, "Cursor", `added \("cad-autocad"\); then`) || !row(out, "Kiro", `added`) ||
+		!row(out, "OpenCode", `added`) || !row(out, "Gemini CLI", `FAILED: .*left untouched`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(gemini); string(b) != "{oops" {
+		t.Errorf("the file it could not parse changed: %s", b)
+	}
+	out, _, _ = runCLI(t, vars, "", "install", "--client", "all")
+	if !row(out, "Cursor", `already up to date`) || !row(out, "OpenCode", `already up to date`) {
+		t.Errorf("second run:\n%s", out)
+	}
+	os.WriteFile(gemini, []byte("{}"), 0o600)
+	out, errs, code = runCLI(t, vars, "", "uninstall", "--client", "all")
+	if code != 0 || !strings.Contains(out, "UNINSTALL") || !row(out, "Kiro", `removed`) || !row(out, "Gemini CLI", `not registered`) {
+		t.Errorf("uninstall: exit %d\n%s\n%s", code, out, errs)
 	}
 }

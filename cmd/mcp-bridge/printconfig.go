@@ -77,7 +77,7 @@ func printConfig(e *env, f *bridgeFlags) error {
 	c := clientconf.Lookup(f.client)
 	switch f.client {
 	case "generic", "inspector":
-		c = &clientconf.Client{ID: f.client, Type: true}
+		c = &clientconf.Client{ID: f.client, Type: "stdio"}
 	case "":
 		c = nil
 	}
@@ -100,6 +100,9 @@ func printConfig(e *env, f *bridgeFlags) error {
 	}
 	fmt.Fprintln(e.stdout, doc)
 	entry, _ := clientconf.Marshal(clientconf.EntryJSON(c, s), "")
+	if c.Paste != "" {
+		fmt.Fprintf(e.stderr, "%s has no file to install into: paste this in %s\n", c.Name, c.Paste)
+	}
 	switch c.ID {
 	case "claude-code":
 		fmt.Fprintf(e.stderr, "or run:\n  claude mcp add-json --scope user %s %s\n", f.name, shellQuote(entry))

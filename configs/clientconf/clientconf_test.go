@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 
+	"github.com/goccy/go-yaml"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -59,6 +61,22 @@ var wantUserFile = map[string]map[string]string{
 	"gemini":          {"windows": "profile/.gemini/settings.json", "darwin": "home/.gemini/settings.json", "linux": "home/.gemini/settings.json"},
 	"codex":           {"windows": "profile/.codex/config.toml", "darwin": "home/.codex/config.toml", "linux": "home/.codex/config.toml"},
 	"zed":             {"windows": "profile/AppData/Roaming/Zed/settings.json", "darwin": "home/.config/zed/settings.json", "linux": "xdg/zed/settings.json"},
+	"visualstudio":    {"windows": "profile/.mcp.json"}, // Visual Studio runs on Windows only
+	"junie":           {"windows": "profile/.junie/mcp/mcp.json", "darwin": "home/.junie/mcp/mcp.json", "linux": "home/.junie/mcp/mcp.json"},
+	"jetbrains":       {}, // AI Assistant takes pasted JSON: no file
+	"copilot-cli":     {"windows": "xdg/.copilot/mcp-config.json", "darwin": "xdg/.copilot/mcp-config.json", "linux": "xdg/.copilot/mcp-config.json"},
+	"roo-code":        {"windows": "profile/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "darwin": "home/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "linux": "xdg/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"},
+	"cline-cursor":    {"windows": "profile/AppData/Roaming/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	"cline-windsurf":  {"windows": "profile/AppData/Roaming/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	"kiro":            {"windows": "profile/.kiro/settings/mcp.json", "darwin": "home/.kiro/settings/mcp.json", "linux": "home/.kiro/settings/mcp.json"},
+	"amazonq":         {"windows": "profile/.aws/amazonq/mcp.json", "darwin": "home/.aws/amazonq/mcp.json", "linux": "home/.aws/amazonq/mcp.json"},
+	"trae":            {"windows": "profile/AppData/Roaming/Trae/User/mcp.json", "darwin": "home/Library/Application Support/Trae/User/mcp.json", "linux": "xdg/Trae/User/mcp.json"},
+	"lmstudio":        {"windows": "profile/.lmstudio/mcp.json", "darwin": "home/.lmstudio/mcp.json", "linux": "home/.lmstudio/mcp.json"},
+	"warp":            {"windows": "profile/.warp/.mcp.json", "darwin": "home/.warp/.mcp.json", "linux": "home/.warp/.mcp.json"},
+	"antigravity":     {"windows": "profile/.gemini/config/mcp_config.json", "darwin": "home/.gemini/config/mcp_config.json", "linux": "home/.gemini/config/mcp_config.json"},
+	"opencode":        {"windows": "xdg/opencode/opencode.json", "darwin": "xdg/opencode/opencode.json", "linux": "xdg/opencode/opencode.json"},
+	"continue":        {"windows": "profile/.continue/config.yaml", "darwin": "home/.continue/config.yaml", "linux": "home/.continue/config.yaml"},
+	"goose":           {"windows": "profile/AppData/Roaming/Block/goose/config/config.yaml", "darwin": "home/.config/goose/config.yaml", "linux": "xdg/goose/config.yaml"},
 }
 
 var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), Args: []string{"--log-file", "/var/log/b & c.log"}, Env: map[string]string{"CAD_MCP_HOST": "127.0.0.1", "CAD_MCP_PORT": "8080"}}
@@ -78,10 +96,45 @@ args = ["-y", "other-server"] # keep me
 model = "o4-mini"
 `
 	}
-	key := map[string]string{"vscode": "servers", "vscode-insiders": "servers", "zed": "context_servers"}[c.ID]
-	if key == "" {
-		key = "mcpServers"
+	switch c.ID {
+	case "goose":
+		return `# my goose settings
+GOOSE_PROVIDER: openai   # keep me
+
+extensions:
+  # the developer tools
+  developer:
+    enabled: true
+    name: developer
+    type: builtin
+
+  other:
+    args: ["-y", 'other-server']
+    cmd: npx
+    enabled: true
+    envs: {}
+    name: other
+    type: stdio
+GOOSE_MODEL:  "gpt-4o"
+`
+	case "continue":
+		return `# my continue config
+name: Local Config   # keep me
+version: 1.0.0
+schema: v1
+
+models:
+  - name: m
+    provider: ollama
+mcpServers:
+  # the other server
+  - name: other
+    command: npx
+    args: ["-y", 'other-server']
+rules: []
+`
 	}
+	key := c.ServersKey()
 	if !c.JSONC {
 		return `{
     "theme": "dark",
@@ -123,6 +176,14 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if f.Client.YAML {
+		s, err := yamlServers(b, f.Client)
+		if err != nil {
+			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
+		}
+		got, ok := s[name]
+		return got, ok
+	}
 	if f.Client.TOML {
 		s, err := tomlServers(b)
 		if err != nil {
@@ -139,12 +200,103 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	return got, ok
 }
 
+// wantEntryShape is each member of a new entry and its JSON type, as the
+// client's documentation has them.
+func wantEntryShape(c *Client) map[string]string {
+	shape := map[string]string{"command": "string", "args": "array", "env": "object"}
+	switch c.ID {
+	case "opencode": // "type": "local", the command and its arguments in one array
+		return map[string]string{"type": "local", "command": "array", "environment": "object"}
+	case "copilot-cli": // "type": "local", and the tools it may call
+		shape["type"], shape["tools"] = "local", "array"
+	case "claude-code", "codebuddy", "cursor", "vscode", "vscode-insiders", "visualstudio":
+		shape["type"] = "stdio"
+	case "continue": // a list item, named
+		shape["name"] = "string"
+	case "goose": // an extension: type stdio, cmd, args, envs, enabled, a timeout
+		return map[string]string{"name": "string", "type": "stdio", "cmd": "string", "args": "array", "envs": "object", "enabled": "bool", "timeout": "number"}
+	}
+	return shape
+}
+
+// entryShape reads the entry name under key in a JSON file: each member
+// with its JSON type ("type" with its value).
+func entryShape(t *testing.T, b []byte, key []string, name string) map[string]string {
+	t.Helper()
+	d, err := parseJSONC(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry map[string]any
+	if n := d.lookup(append(append([]string(nil), key...), name)); n == nil || d.decode(n, &entry) != nil {
+		t.Fatalf("no entry %s in\n%s", name, b)
+	}
+	out := map[string]string{}
+	for k, v := range entry {
+		switch v := v.(type) {
+		case string:
+			out[k] = "string"
+			if k == "type" {
+				out[k] = v
+			}
+		case []any:
+			out[k] = "array"
+		case map[string]any:
+			out[k] = "object"
+		default:
+			out[k] = fmt.Sprintf("%T", v)
+		}
+	}
+	return out
+}
+
+// yamlEntryShape is entryShape for a YAML client's file.
+func yamlEntryShape(t *testing.T, c *Client, b []byte, name string) map[string]string {
+	t.Helper()
+	d, err := parseYAML(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, _, err := yamlEntry(c, d, name)
+	if err != nil || entry == nil {
+		t.Fatalf("no entry %s (%v) in\n%s", name, err, b)
+	}
+	out := map[string]string{}
+	for _, it := range entry {
+		k := fmt.Sprint(it.Key)
+		switch v := it.Value.(type) {
+		case string:
+			out[k] = "string"
+			if k == "type" {
+				out[k] = v
+			}
+		case []any:
+			out[k] = "array"
+		case yaml.MapSlice:
+			out[k] = "object"
+		case bool:
+			out[k] = "bool"
+		case uint64, int64, int, float64:
+			out[k] = "number"
+		default:
+			out[k] = fmt.Sprintf("%T", v)
+		}
+	}
+	return out
+}
+
 func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 	for _, c := range Clients {
 		for _, goos := range []string{"windows", "darwin", "linux"} {
 			t.Run(c.ID+"/"+goos, func(t *testing.T) {
 				fx := newFixture(t, goos)
 				f, ok := fx.env.Target(c, "user")
+				if want := wantUserFile[c.ID][goos]; want == "" {
+					if ok {
+						t.Fatalf("%s has no user file on %s, and install would write %s", c.Name, goos, f.Path)
+					}
+					return
+				}
 				if !ok {
 					t.Fatal("no target")
 				}
@@ -160,9 +312,18 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
 					t.Fatalf("new file holds %+v", got)
 				}
-				if !c.TOML {
-					if b, _ := os.ReadFile(f.Path); bytes.Contains(b, []byte(`\u0026`)) {
+				if c.YAML {
+					b, _ := os.ReadFile(f.Path)
+					if diff := cmp.Diff(wantEntryShape(c), yamlEntryShape(t, c, b, "cad-autocad")); diff != "" {
+						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
+					}
+				} else if !c.TOML {
+					b, _ := os.ReadFile(f.Path)
+					if bytes.Contains(b, []byte(`\u0026`)) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
+					}
+					if diff := cmp.Diff(wantEntryShape(c), entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
 					}
 				}
 				r, _ = Install(f, "cad-autocad", bridge, Options{})
@@ -184,7 +345,7 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 					t.Fatalf("install into an existing file: %+v %v", r, err)
 				}
 				after, _ := os.ReadFile(f.Path)
-				for _, keep := range []string{"# my codex settings", "// my settings", "/* block comment */", "// keep me", "# keep me", `"unknownField": {"x": [1, 2]}`, `[profiles.fast]`} {
+				for _, keep := range []string{"# the other server", "# the developer tools", "GOOSE_PROVIDER: openai   # keep me", `GOOSE_MODEL:  "gpt-4o"`, "# my codex settings", "// my settings", "/* block comment */", "// keep me", "# keep me", `"unknownField": {"x": [1, 2]}`, `[profiles.fast]`} {
 					if strings.Contains(orig, keep) && !strings.Contains(string(after), keep) {
 						t.Errorf("lost %q:\n%s", keep, after)
 					}
@@ -238,6 +399,8 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				broken := []string{"{ \"mcpServers\": { oops\n"}
 				if c.TOML {
 					broken = []string{"[mcp_servers.x\ncommand = \"a\"\n"}
+				} else if c.YAML {
+					broken = []string{"a: [1, 2\nb: }\n", c.ServersKey() + ": 3\n", "--- \na: 1\n--- \nb: 2\n"}
 				} else if !c.JSONC {
 					broken = append(broken, withComments("mcpServers"))
 				}
@@ -415,5 +578,243 @@ func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 	s, _ := tomlServers(out)
 	if !cmp.Equal(s["cad-autocad"], bridge) || !strings.Contains(string(out), "list = [\n  \"a\",\n]") || strings.Count(string(out), "[mcp_servers.cad-autocad]") != 1 {
 		t.Errorf("got:\n%s", out)
+	}
+}
+
+// wantProjectFile is the project-scope file per client (relative to the
+// project folder).
+var wantProjectFile = map[string]string{
+	"claude-code": ".mcp.json", "codebuddy": ".mcp.json", "cursor": ".cursor/mcp.json",
+	"vscode": ".vscode/mcp.json", "vscode-insiders": ".vscode/mcp.json", "gemini": ".gemini/settings.json",
+	"codex": ".codex/config.toml", "zed": ".zed/settings.json",
+	"visualstudio": ".mcp.json", "junie": ".junie/mcp/mcp.json", "roo-code": ".roo/mcp.json",
+	"kiro": ".kiro/settings/mcp.json", "amazonq": ".amazonq/mcp.json", "trae": ".trae/mcp.json",
+	"warp": ".warp/.mcp.json", "opencode": "opencode.json", "continue": ".continue/mcpServers/mcp-bridge.yaml",
+}
+
+// TestProjectScopeEveryClient: each client's project file, installed
+// into next to the user's own content and uninstalled byte for byte.
+func TestProjectScopeEveryClient(t *testing.T) {
+	for _, c := range Clients {
+		t.Run(c.ID, func(t *testing.T) {
+			fx := newFixture(t, "linux")
+			f, ok := fx.env.Target(c, "project")
+			want := wantProjectFile[c.ID]
+			if want == "" {
+				if ok || c.Project {
+					t.Fatalf("%s: project file %s, none expected", c.ID, f.Path)
+				}
+				return
+			}
+			if !ok || fx.rel(f.Path) != "project/"+want {
+				t.Fatalf("project file %q, want %q", fx.rel(f.Path), "project/"+want)
+			}
+			orig := existing(c)
+			os.MkdirAll(filepath.Dir(f.Path), 0o755)
+			os.WriteFile(f.Path, []byte(orig), 0o600)
+			if r, err := Install(f, "cad-autocad", bridge, Options{}); err != nil || r.Action != "added" {
+				t.Fatalf("%+v %v", r, err)
+			}
+			if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
+				t.Errorf("entry %+v", got)
+			}
+			if _, err := Uninstall(f, "cad-autocad", Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if back, _ := os.ReadFile(f.Path); string(back) != orig {
+				t.Errorf("uninstall did not restore the file (-want +got):\n%s", cmp.Diff(orig, string(back)))
+			}
+		})
+	}
+}
+
+// TestVisualStudioAndClaudeCodeShareDotMCPJSON: <solution>\.mcp.json is
+// Visual Studio's (key servers) and Claude Code's (key mcpServers): each
+// install keeps the other's entry, and doctor sees both.
+func TestVisualStudioAndClaudeCodeShareDotMCPJSON(t *testing.T) {
+	fx := newFixture(t, "windows")
+	vs, _ := fx.env.Target(Lookup("visualstudio"), "project")
+	cc, _ := fx.env.Target(Lookup("claude-code"), "project")
+	if vs.Path != cc.Path {
+		t.Fatalf("%s and %s", vs.Path, cc.Path)
+	}
+	for _, f := range []File{cc, vs} {
+		if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []File{cc, vs} {
+		if got, ok := entryOf(t, f, "cad"); !ok || !cmp.Equal(got, bridge) {
+			t.Errorf("%s's entry: %+v", f.Client.Name, got)
+		}
+	}
+	regs, _ := fx.env.Registrations()
+	var got []string
+	for _, r := range regs {
+		got = append(got, r.ClientID+" "+r.Where)
+	}
+	if diff := cmp.Diff([]string{"claude-code mcpServers", "visualstudio servers"}, got); diff != "" {
+		t.Errorf("doctor sees (-want +got):\n%s", diff)
+	}
+}
+
+// TestAntigravityEarlierFolderShadowed: Antigravity reads
+// ~/.gemini/config/mcp_config.json when that folder exists (current
+// builds), else ~/.gemini/antigravity/mcp_config.json (earlier builds);
+// doctor flags an entry in the file it does not read.
+func TestAntigravityEarlierFolderShadowed(t *testing.T) {
+	fx := newFixture(t, "darwin")
+	ag := Lookup("antigravity")
+	earlier := filepath.Join(fx.vars["HOME"], ".gemini", "antigravity", "mcp_config.json")
+	os.MkdirAll(filepath.Dir(earlier), 0o755)
+	if f, _ := fx.env.Target(ag, "user"); f.Path != earlier {
+		t.Fatalf("with only the earlier folder, install writes %s", f.Path)
+	}
+	os.WriteFile(earlier, []byte(`{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`), 0o600)
+	current := filepath.Join(fx.vars["HOME"], ".gemini", "config", "mcp_config.json")
+	os.MkdirAll(filepath.Dir(current), 0o755)
+	if f, _ := fx.env.Target(ag, "user"); f.Path != current {
+		t.Fatalf("with both folders, install writes %s", f.Path)
+	}
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 1 || regs[0].File != earlier || regs[0].ShadowedBy != current {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+// TestOpenCodeReadsBothFiles: OpenCode merges opencode.json and
+// opencode.jsonc: install writes the one that exists, and an entry in
+// either is read (neither shadows the other).
+func TestOpenCodeReadsBothFiles(t *testing.T) {
+	fx := newFixture(t, "linux")
+	oc := Lookup("opencode")
+	jsonc := filepath.Join(fx.vars["XDG_CONFIG_HOME"], "opencode", "opencode.jsonc")
+	os.MkdirAll(filepath.Dir(jsonc), 0o755)
+	os.WriteFile(jsonc, []byte("{\n  // mine\n  \"theme\": \"x\",\n}\n"), 0o600)
+	f, _ := fx.env.Target(oc, "user")
+	if f.Path != jsonc {
+		t.Fatalf("install writes %s, want the existing %s", f.Path, jsonc)
+	}
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(filepath.Dir(jsonc), "opencode.json"), []byte(`{"mcp": {"old": {"type": "local", "command": ["/y/mcp-bridge"]}}}`), 0o600)
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].ShadowedBy != "" || regs[1].ShadowedBy != "" {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+// TestContinueLegacyJSONGetsABlockFile: with only the deprecated
+// ~/.continue/config.json, a new config.yaml would take its place (and
+// the user's models with it): install writes a block file in
+// ~/.continue/mcpServers instead, which Continue reads as well; with a
+// config.yaml, it edits that. Doctor reads both, neither shadowed.
+func TestContinueLegacyJSONGetsABlockFile(t *testing.T) {
+	fx := newFixture(t, "linux")
+	c := Lookup("continue")
+	dir := filepath.Join(fx.vars["HOME"], ".continue")
+	os.MkdirAll(dir, 0o755)
+	if f, _ := fx.env.Target(c, "user"); fx.rel(f.Path) != "home/.continue/config.yaml" {
+		t.Errorf("a new install writes %s", fx.rel(f.Path))
+	}
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"models": []}`), 0o600)
+	f, _ := fx.env.Target(c, "user")
+	if fx.rel(f.Path) != "home/.continue/mcpServers/mcp-bridge.yaml" {
+		t.Fatalf("with config.json, install writes %s", fx.rel(f.Path))
+	}
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		t.Errorf("a config.yaml was made beside config.json")
+	}
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: x\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: old\n    command: /z/mcp-bridge\n"), 0o600)
+	if f, _ := fx.env.Target(c, "user"); fx.rel(f.Path) != "home/.continue/config.yaml" {
+		t.Errorf("with config.yaml, install writes %s", fx.rel(f.Path))
+	}
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].ShadowedBy != "" || regs[1].ShadowedBy != "" {
+		t.Errorf("doctor sees %+v", regs)
+	}
+}
+
+// TestRegistrationsOtherFormats: doctor reads the YAML clients' entries,
+// OpenCode's command array and "environment", and the new JSON clients.
+func TestRegistrationsOtherFormats(t *testing.T) {
+	fx := newFixture(t, "linux")
+	put := func(rel, content string) {
+		p := filepath.Join(fx.root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o600)
+	}
+	put("xdg/goose/config.yaml", "extensions:\n  cad:\n    type: stdio\n    cmd: /x/mcp-bridge\n    args: [--port, '9']\n    envs: {CAD_MCP_PORT: '9'}\n")
+	put("home/.continue/config.yaml", "mcpServers:\n  - name: cad\n    command: /x/mcp-bridge\n")
+	put("xdg/opencode/opencode.json", `{"mcp": {"cad": {"type": "local", "command": ["/x/mcp-bridge", "--port", "9"], "environment": {"CAD_MCP_PORT": "9"}}}}`)
+	put("home/.kiro/settings/mcp.json", `{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`)
+	put("home/.gemini/antigravity/mcp_config.json", `{"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}`)
+	regs, probs := fx.env.Registrations()
+	got := map[string]Server{}
+	for _, r := range regs {
+		got[r.ClientID] = r.Server
+	}
+	nine := Server{Command: "/x/mcp-bridge", Args: []string{"--port", "9"}, Env: map[string]string{"CAD_MCP_PORT": "9"}}
+	plain := Server{Command: "/x/mcp-bridge", Env: map[string]string{}}
+	want := map[string]Server{"goose": nine, "opencode": nine, "continue": plain, "kiro": plain, "antigravity": plain}
+	if diff := cmp.Diff(want, got); diff != "" || len(probs) != 0 {
+		t.Errorf("registrations (-want +got):\n%s\nproblems %v", diff, probs)
+	}
+}
+
+// TestAmazonQLegacyFile: Amazon Q reads ~/.aws/amazonq/mcp.json (where
+// install writes) while "useLegacyMcpJson" in default.json beside it is
+// not false; doctor reads the servers of default.json too, and reports an
+// entry in mcp.json as not read once that setting is false.
+func TestAmazonQLegacyFile(t *testing.T) {
+	fx := newFixture(t, "linux")
+	dir := filepath.Join(fx.vars["HOME"], ".aws", "amazonq")
+	os.MkdirAll(dir, 0o755)
+	f, _ := fx.env.Target(Lookup("amazonq"), "user")
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "default.json")
+	os.WriteFile(agent, []byte(`{"useLegacyMcpJson": true, "mcpServers": {"gui": {"command": "/x/mcp-bridge"}}}`), 0o600)
+	regs, _ := fx.env.Registrations()
+	if len(regs) != 2 || regs[0].NotRead != "" || regs[1].File != agent {
+		t.Fatalf("with useLegacyMcpJson true: %+v", regs)
+	}
+	os.WriteFile(agent, []byte(`{"useLegacyMcpJson": false, "mcpServers": {}}`), 0o600)
+	regs, _ = fx.env.Registrations()
+	if len(regs) != 1 || regs[0].File != f.Path || !strings.Contains(regs[0].NotRead, `"useLegacyMcpJson" is false in `+agent) {
+		t.Errorf("with useLegacyMcpJson false: %+v", regs)
+	}
+}
+
+// TestOpenCode2Layout: OpenCode 2 keeps its servers under "mcp" →
+// "servers"; a file already in that layout gets the entry there (an
+// entry right under "mcp" would be read as a setting), and doctor reads
+// it there.
+func TestOpenCode2Layout(t *testing.T) {
+	fx := newFixture(t, "linux")
+	f, _ := fx.env.Target(Lookup("opencode"), "user")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	orig := "{\n  \"mcp\": {\n    \"servers\": {\n      \"other\": {\"type\": \"local\", \"command\": [\"npx\"]},\n    },\n  },\n}\n"
+	os.WriteFile(f.Path, []byte(orig), 0o600)
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(f.Path)
+	if diff := cmp.Diff(wantEntryShape(f.Client), entryShape(t, b, []string{"mcp", "servers"}, "cad")); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, b)
+	}
+	if regs, _ := fx.env.Registrations(); len(regs) != 1 || regs[0].Where != "mcp → servers" || !cmp.Equal(regs[0].Server, bridge) {
+		t.Errorf("doctor sees %+v", regs)
+	}
+	if _, err := Uninstall(f, "cad", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := os.ReadFile(f.Path); string(back) != orig {
+		t.Errorf("uninstall (-want +got):\n%s", cmp.Diff(orig, string(back)))
 	}
 }

@@ -25,8 +25,38 @@ type Server struct {
 type Client struct {
 	ID   string // the --client value
 	Name string // for people
-	Type bool   // entries carry "type": "stdio"
-	TOML bool   // Codex: [mcp_servers.NAME] in config.toml
+	// Type is the "type" entries carry ("stdio", or "local" for GitHub
+	// Copilot CLI and OpenCode); "" for clients whose entries have none.
+	Type string
+	TOML bool // Codex: [mcp_servers.NAME] in config.toml
+	// Key is the member that holds the servers ("mcpServers" when empty).
+	Key string
+	// CommandArray: the command and its arguments are one array in
+	// "command", with no "args" (OpenCode).
+	CommandArray bool
+	// EnvKey names the environment member ("env" when empty).
+	EnvKey string
+	// Extra members a new entry gets (and an existing one keeps as the
+	// user set them), such as GitHub Copilot CLI's "tools": ["*"].
+	Extra []kv
+	// Paste: the client has no file install may edit; its servers are
+	// pasted in its settings, at the place this says (--print-config).
+	Paste string
+	// OnlyOS is the one OS the client runs on ("" for every OS).
+	OnlyOS string
+	// YAML: the file is YAML (Continue, Goose); YAMLList: the servers are
+	// a list of entries with a "name" (Continue), not a mapping by name.
+	YAML, YAMLList bool
+	// NameInEntry: the entry carries its own "name" (Continue, Goose).
+	NameInEntry bool
+	// CommandKey names the command member ("command" when empty).
+	CommandKey string
+	// NewFile are the members a new file starts with (Continue's config
+	// has a name, a version and a schema).
+	NewFile []kv
+	// Merged: the client reads every one of its user files and merges
+	// them (OpenCode), so none shadows another.
+	Merged bool
 	// JSONC: the client reads comments and trailing commas in its file;
 	// the others read strict JSON, and install refuses such a file.
 	JSONC   bool
@@ -40,16 +70,54 @@ type Client struct {
 // goes through them.
 var Clients = []*Client{
 	{ID: "claude-desktop", Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
-	{ID: "claude-code", Name: "Claude Code", Type: true, Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
-	{ID: "codebuddy", Name: "CodeBuddy", Type: true, Project: true, Restart: "restart CodeBuddy"},
-	{ID: "cursor", Name: "Cursor", Type: true, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Name: "VS Code", Type: true, Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Name: "VS Code Insiders", Type: true, Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "claude-code", Name: "Claude Code", Type: "stdio", Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
+	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
+	{ID: "cursor", Name: "Cursor", Type: "stdio", Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
+	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "windsurf", Name: "Windsurf", Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
 	{ID: "gemini", Name: "Gemini CLI", Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
 	{ID: "codex", Name: "Codex CLI", TOML: true, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
-	{ID: "zed", Name: "Zed", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+	{ID: "zed", Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
+	{ID: "junie", Name: "JetBrains Junie", Project: true, Restart: "Junie reads mcp.json when it starts a task; if the server does not appear, restart the IDE"},
+	{ID: "jetbrains", Name: "JetBrains AI Assistant", Paste: "Settings | Tools | AI Assistant | Model Context Protocol (MCP) → Add → As JSON (Global level)", Restart: "press Apply; the server starts when AI Assistant next needs it"},
+	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", Extra: []kv{{"tools", []string{"*"}}}, Restart: "start a new copilot session (/mcp show lists the servers)"},
+	{ID: "roo-code", Name: "Roo Code", Project: true, Restart: "Roo Code reloads mcp_settings.json itself; if not, restart VS Code"},
+	{ID: "cline-cursor", Name: "Cline in Cursor", Restart: "Cline reloads its settings file; if the server does not appear, restart Cursor"},
+	{ID: "cline-windsurf", Name: "Cline in Windsurf", Restart: "Cline reloads its settings file; if the server does not appear, restart Windsurf"},
+	{ID: "kiro", Name: "Kiro", Project: true, Restart: "Kiro reloads mcp.json itself (MCP servers in the Kiro panel)"},
+	{ID: "amazonq", Name: "Amazon Q Developer (IDE)", Project: true, Restart: "reopen the Q chat panel, or restart the IDE"},
+	{ID: "trae", Name: "Trae", Project: true, Restart: "restart Trae (Settings → MCP lists the server)"},
+	{ID: "lmstudio", Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
+	{ID: "warp", Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
+	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
+	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
+	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
+	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+}
+
+// ServersKey is the member of the client's file that holds its servers.
+func (c *Client) ServersKey() string {
+	if c.Key == "" {
+		return "mcpServers"
+	}
+	return c.Key
+}
+
+func (c *Client) commandKey() string {
+	if c.CommandKey == "" {
+		return "command"
+	}
+	return c.CommandKey
+}
+
+func (c *Client) envKey() string {
+	if c.EnvKey == "" {
+		return "env"
+	}
+	return c.EnvKey
 }
 
 // Lookup finds a client by its --client id.
@@ -177,6 +245,25 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			return []File{f(join(e.Dir, ".codex", "config.toml"))}
 		case "zed":
 			return []File{f(join(e.Dir, ".zed", "settings.json"), "context_servers")}
+		case "visualstudio":
+			return []File{f(join(e.Dir, ".mcp.json"), "servers")} // <solution>\.mcp.json
+		case "junie":
+			return []File{f(join(e.Dir, ".junie", "mcp", "mcp.json"), "mcpServers")}
+		case "roo-code":
+			return []File{f(join(e.Dir, ".roo", "mcp.json"), "mcpServers")}
+		case "kiro":
+			return []File{f(join(e.Dir, ".kiro", "settings", "mcp.json"), "mcpServers")}
+		case "amazonq":
+			return []File{f(join(e.Dir, ".amazonq", "mcp.json"), "mcpServers")}
+		case "trae":
+			return []File{f(join(e.Dir, ".trae", "mcp.json"), "mcpServers")}
+		case "warp":
+			return []File{f(join(e.Dir, ".warp", ".mcp.json"), "mcpServers")}
+		case "opencode":
+			return []File{f(join(e.Dir, "opencode.json"), "mcp"), f(join(e.Dir, "opencode.jsonc"), "mcp")}
+		case "continue":
+			// A block file of its own in the workspace's .continue/mcpServers.
+			return []File{f(join(e.Dir, ".continue", "mcpServers", "mcp-bridge.yaml"), "mcpServers")}
 		}
 		return nil
 	}
@@ -229,9 +316,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "cline":
 		// The VS Code extension keeps its file in the extension's global
 		// storage; Cline's CLI (and newer builds) share ~/.cline/data.
-		ext := join(e.vscodeUser(Lookup("vscode")), "globalStorage", "saoudrizwan.claude-dev")
-		vs := f(join(ext, "settings", "cline_mcp_settings.json"), "mcpServers")
-		vs.marker = ext
+		vs := e.extensionFile(c, "Code", "saoudrizwan.claude-dev", "cline_mcp_settings.json")
 		shared := f(join(home, ".cline", "data", "settings", "cline_mcp_settings.json"), "mcpServers")
 		shared.marker = join(home, ".cline")
 		return []File{vs, shared}
@@ -252,8 +337,89 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			dir = join(home, ".config", "zed")
 		}
 		return []File{f(join(dir, "settings.json"), "context_servers")}
+	case "visualstudio":
+		if e.OS != "windows" {
+			return nil
+		}
+		file := f(join(home, ".mcp.json"), "servers")
+		file.marker = join(e.Getenv("LOCALAPPDATA"), "Microsoft", "VisualStudio")
+		return []File{file}
+	case "junie":
+		return []File{withMarker(f(join(home, ".junie", "mcp", "mcp.json"), "mcpServers"), join(home, ".junie"))}
+	case "copilot-cli":
+		// ~/.copilot; $XDG_CONFIG_HOME/.copilot when that is set (GitHub's
+		// Copilot CLI page); $COPILOT_HOME names the folder itself.
+		dir := e.Getenv("COPILOT_HOME")
+		if dir == "" {
+			dir = join(home, ".copilot")
+			if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
+				dir = filepath.Join(x, ".copilot")
+			}
+		}
+		return []File{f(join(dir, "mcp-config.json"), "mcpServers")}
+	case "roo-code":
+		return []File{e.extensionFile(c, "Code", "rooveterinaryinc.roo-cline", "mcp_settings.json")}
+	case "cline-cursor":
+		return []File{e.extensionFile(c, "Cursor", "saoudrizwan.claude-dev", "cline_mcp_settings.json")}
+	case "cline-windsurf":
+		return []File{e.extensionFile(c, "Windsurf", "saoudrizwan.claude-dev", "cline_mcp_settings.json")}
+	case "kiro":
+		return []File{withMarker(f(join(home, ".kiro", "settings", "mcp.json"), "mcpServers"), join(home, ".kiro"))}
+	case "amazonq":
+		return []File{withMarker(f(join(home, ".aws", "amazonq", "mcp.json"), "mcpServers"), join(home, ".aws", "amazonq"))}
+	case "trae":
+		return []File{f(join(e.appData(), "Trae", "User", "mcp.json"), "mcpServers")}
+	case "lmstudio":
+		return []File{f(join(home, ".lmstudio", "mcp.json"), "mcpServers")}
+	case "warp":
+		return []File{f(join(home, ".warp", ".mcp.json"), "mcpServers")}
+	case "antigravity":
+		// Newer builds keep their settings in ~/.gemini/config, earlier
+		// ones in ~/.gemini/antigravity: the first whose folder exists.
+		current := f(join(home, ".gemini", "config", "mcp_config.json"), "mcpServers")
+		current.marker = filepath.Dir(current.Path)
+		earlier := f(join(home, ".gemini", "antigravity", "mcp_config.json"), "mcpServers")
+		earlier.marker = filepath.Dir(earlier.Path)
+		return []File{current, earlier}
+	case "continue":
+		// config.yaml, and the block files in ~/.continue/mcpServers, which
+		// Continue reads as well. A user still on the deprecated
+		// config.json gets a block file: a new config.yaml would replace
+		// their whole configuration.
+		dir := join(home, ".continue")
+		return []File{f(join(dir, "config.yaml"), "mcpServers"),
+			withMarker(f(join(dir, "mcpServers", "mcp-bridge.yaml"), "mcpServers"), join(dir, "config.json"))}
+	case "goose":
+		dir := join(e.xdgConfig(), "goose")
+		switch e.OS {
+		case "windows":
+			dir = join(e.Getenv("APPDATA"), "Block", "goose", "config")
+		case "darwin":
+			dir = join(home, ".config", "goose")
+		}
+		return []File{f(join(dir, "config.yaml"), "extensions")}
+	case "opencode":
+		// OpenCode reads both and merges them; install writes the one
+		// that exists (opencode.json when neither does).
+		dir := join(e.xdgConfig(), "opencode")
+		return []File{f(join(dir, "opencode.json"), "mcp"), f(join(dir, "opencode.jsonc"), "mcp")}
 	}
 	return nil
+}
+
+// withMarker: the client is installed when the folder marker exists,
+// even before the folder its file goes in does.
+func withMarker(f File, marker string) File {
+	f.marker = marker
+	return f
+}
+
+// extensionFile is a VS Code extension's settings file in the global
+// storage of the editor that runs it (Code, Cursor, Windsurf); the
+// extension is installed when its storage folder exists.
+func (e Env) extensionFile(c *Client, editor, extension, name string) File {
+	ext := join(e.appData(), editor, "User", "globalStorage", extension)
+	return File{Client: c, Path: join(ext, "settings", name), Key: []string{"mcpServers"}, Scope: "user", marker: ext}
 }
 
 // claudeJSON is Claude Code's ~/.claude.json ($CLAUDE_CONFIG_DIR moves it).
@@ -320,6 +486,15 @@ func (e Env) AllFiles() []File {
 				}
 			}
 		}
+	}
+	// Amazon Q's agent file, which its GUI writes: doctor reads the
+	// servers in it; install writes the legacy mcp.json (configs/README.md).
+	for _, dir := range []string{join(e.Home(), ".aws", "amazonq"), join(e.Dir, ".amazonq")} {
+		scope := "user"
+		if dir == join(e.Dir, ".amazonq") {
+			scope = "project"
+		}
+		out = append(out, File{Client: Lookup("amazonq"), Path: join(dir, "default.json"), Key: []string{"mcpServers"}, Scope: scope, Note: "agent file"})
 	}
 	// A file two clients share (.mcp.json for Claude Code and CodeBuddy)
 	// is read once, under the first.

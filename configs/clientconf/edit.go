@@ -46,13 +46,15 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 				_, existed = servers[name]
 			}
 			after, err = tomlSet(before, name, s)
+		} else if f.Client.YAML {
+			after, existed, err = yamlSet(before, f.Client, name, s)
 		} else {
 			var d *jsoncDoc
 			if d, err = parseJSONC(before); err == nil {
 				err = checkStrict(f.Client, d)
 			}
 			if err == nil {
-				after, existed, err = jsonSet(before, append(append([]string(nil), f.Key...), name), f.Client.Type, s)
+				after, existed, err = jsonSet(before, append(serversKey(f, d), name), f.Client, s)
 			}
 		}
 		switch {
@@ -67,6 +69,19 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 	})
 }
 
+// serversKey is where the file keeps its servers: f.Key, except for a file
+// in OpenCode 2's layout, which keeps them under "mcp" → "servers" (1.x
+// has them right under "mcp"; a file with neither gets 1.x's).
+func serversKey(f File, d *jsoncDoc) []string {
+	key := append([]string(nil), f.Key...)
+	if f.Client.ID == "opencode" {
+		if n := d.lookup([]string{"mcp", "servers"}); n != nil && n.object {
+			return []string{"mcp", "servers"}
+		}
+	}
+	return key
+}
+
 // Uninstall removes the entry name from f and nothing else.
 func Uninstall(f File, name string, opt Options) (Result, error) {
 	return change(f, opt, false, func(before []byte) ([]byte, string, error) {
@@ -78,11 +93,13 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 		var err error
 		if f.Client.TOML {
 			after, ok, err = tomlRemove(before, name)
+		} else if f.Client.YAML {
+			after, ok, err = yamlRemove(before, f.Client, name)
 		} else {
 			var d *jsoncDoc
 			if d, err = parseJSONC(before); err == nil {
 				if err = checkStrict(f.Client, d); err == nil {
-					after, ok = d.remove(append(append([]string(nil), f.Key...), name))
+					after, ok = d.remove(append(serversKey(f, d), name))
 				}
 			}
 		}
@@ -204,23 +221,23 @@ func checkStrict(c *Client, d *jsoncDoc) error {
 	return nil
 }
 
-// jsonSet writes the server at path. An existing entry keeps the fields
-// install does not own (a client's own "disabled", "alwaysAllow", …) and
-// environment variables other than CAD_MCP_*.
-func jsonSet(src []byte, path []string, typed bool, s Server) ([]byte, bool, error) {
+// jsonSet writes the server at path in the entry shape of client c. An
+// existing entry keeps the fields install does not own (a client's own
+// "disabled", "alwaysAllow", "tools", …) and environment variables other
+// than CAD_MCP_*.
+func jsonSet(src []byte, path []string, c *Client, s Server) ([]byte, bool, error) {
 	d, err := parseJSONC(src)
 	if err != nil {
 		return nil, false, err
 	}
 	entry := d.lookup(path)
 	if entry == nil || !entry.object {
-		out, err := d.set(path, jsonEntry(typed, s))
+		out, err := d.set(path, jsonEntry(c, s))
 		return out, false, err
 	}
-	var old struct {
-		Env map[string]any `json:"env"`
-	}
+	var old map[string]any
 	_ = d.decode(entry, &old)
+	oldEnv, _ := old[c.envKey()].(map[string]any)
 	type step struct {
 		path  []string
 		value any
@@ -228,23 +245,21 @@ func jsonSet(src []byte, path []string, typed bool, s Server) ([]byte, bool, err
 	}
 	sub := func(k ...string) []string { return append(append([]string(nil), path...), k...) }
 	var steps []step
-	if typed {
-		steps = append(steps, step{path: sub("type"), value: "stdio"})
+	if c.Type != "" {
+		steps = append(steps, step{path: sub("type"), value: c.Type})
 	}
-	args := s.Args
-	if args == nil {
-		args = []string{}
+	for _, m := range commandMembers(c, s) {
+		steps = append(steps, step{path: sub(m.k), value: m.v})
 	}
-	steps = append(steps, step{path: sub("command"), value: s.Command}, step{path: sub("args"), value: args})
-	if old.Env == nil {
-		steps = append(steps, step{path: sub("env"), value: envObject(s.Env)})
+	if oldEnv == nil {
+		steps = append(steps, step{path: sub(c.envKey()), value: envObject(s.Env)})
 	} else {
 		for _, k := range sortedKeys(s.Env) {
-			steps = append(steps, step{path: sub("env", k), value: s.Env[k]})
+			steps = append(steps, step{path: sub(c.envKey(), k), value: s.Env[k]})
 		}
-		for k := range old.Env {
+		for k := range oldEnv {
 			if _, keep := s.Env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
-				steps = append(steps, step{path: sub("env", k), del: true})
+				steps = append(steps, step{path: sub(c.envKey(), k), del: true})
 			}
 		}
 	}
@@ -268,6 +283,19 @@ func jsonSet(src []byte, path []string, typed bool, s Server) ([]byte, bool, err
 	return out, true, nil
 }
 
+// commandMembers are "command" and "args", or for a client that takes
+// them as one array, "command" alone.
+func commandMembers(c *Client, s Server) []kv {
+	args := s.Args
+	if args == nil {
+		args = []string{}
+	}
+	if c.CommandArray {
+		return []kv{{"command", append([]string{s.Command}, args...)}}
+	}
+	return []kv{{"command", s.Command}, {"args", args}}
+}
+
 func jsonEqual(raw []byte, v any) bool {
 	want, err := marshal(v, "", "")
 	if err != nil {
@@ -284,16 +312,14 @@ func jsonEqual(raw []byte, v any) bool {
 }
 
 // jsonEntry is the entry in the order people expect to read it.
-func jsonEntry(typed bool, s Server) orderedObject {
+func jsonEntry(c *Client, s Server) orderedObject {
 	var o orderedObject
-	if typed {
-		o = append(o, kv{"type", "stdio"})
+	if c.Type != "" {
+		o = append(o, kv{"type", c.Type})
 	}
-	args := s.Args
-	if args == nil {
-		args = []string{}
-	}
-	return append(o, kv{"command", s.Command}, kv{"args", args}, kv{"env", envObject(s.Env)})
+	o = append(o, commandMembers(c, s)...)
+	o = append(o, kv{c.envKey(), envObject(s.Env)})
+	return append(o, c.Extra...)
 }
 
 func envObject(env map[string]string) orderedObject {
@@ -314,21 +340,23 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // EntryJSON is the entry as install writes it, for --print-config.
-func EntryJSON(c *Client, s Server) orderedObject { return jsonEntry(c != nil && c.Type, s) }
+func EntryJSON(c *Client, s Server) orderedObject {
+	if c == nil {
+		c = &Client{}
+	}
+	return jsonEntry(c, s)
+}
 
 // Document is a whole file holding just this entry, for --print-config.
 func Document(c *Client, name string, s Server) (string, error) {
 	if c.TOML {
 		return tomlServer(name, s), nil
 	}
-	key := "mcpServers"
-	switch c.ID {
-	case "vscode", "vscode-insiders":
-		key = "servers"
-	case "zed":
-		key = "context_servers"
+	if c.YAML {
+		out, _, err := yamlSet(nil, c, name, s)
+		return strings.TrimSuffix(string(out), "\n"), err
 	}
-	return marshal(orderedObject{{key, orderedObject{{name, jsonEntry(c.Type, s)}}}}, "", "  ")
+	return marshal(orderedObject{{c.ServersKey(), orderedObject{{name, jsonEntry(c, s)}}}}, "", "  ")
 }
 
 // Marshal is JSON without HTML escaping (& < > stay as they are).

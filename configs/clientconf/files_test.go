@@ -113,7 +113,7 @@ func TestReadOnlyConfig(t *testing.T) {
 
 // TestCRLFKept: a file with CRLF line ends gets CRLF lines, JSON and TOML.
 func TestCRLFKept(t *testing.T) {
-	for _, c := range []*Client{Lookup("cursor"), Lookup("codex")} {
+	for _, c := range []*Client{Lookup("cursor"), Lookup("codex"), Lookup("goose"), Lookup("continue")} {
 		f := cursorFile(t)
 		f.Client = c
 		src := strings.ReplaceAll(existing(c), "\n", "\r\n")

@@ -20,7 +20,7 @@ func FuzzJSONCInstall(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		out, _, err := jsonSet([]byte(src), []string{"mcpServers", "cad"}, true, bridge)
+		out, _, err := jsonSet([]byte(src), []string{"mcpServers", "cad"}, Lookup("cursor"), bridge)
 		if err != nil {
 			return
 		}

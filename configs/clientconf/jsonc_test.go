@@ -29,7 +29,7 @@ func TestJSONCAddRemoveRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			added, err := d.set([]string{"mcpServers", "cad"}, jsonEntry(true, bridge))
+			added, err := d.set([]string{"mcpServers", "cad"}, jsonEntry(Lookup("cursor"), bridge))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestJSONCRefusesWhatItCannotEdit(t *testing.T) {
 // keeps the user's own (a proxy) and the entry's other fields.
 func TestJSONUpdateKeepsUserEnv(t *testing.T) {
 	src := `{"mcpServers": {"cad": {"command": "/old", "disabled": true, "env": {"HTTPS_PROXY": "http://proxy:3128", "CAD_MCP_OLD": "1", "CAD_MCP_PORT": "1"}}}}`
-	out, _, err := jsonSet([]byte(src), []string{"mcpServers", "cad"}, false, bridge)
+	out, _, err := jsonSet([]byte(src), []string{"mcpServers", "cad"}, Lookup("claude-desktop"), bridge)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package clientconf
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,6 +24,9 @@ type Registration struct {
 	// reads the first of its user files that exists): this entry is
 	// never used.
 	ShadowedBy string `json:"shadowed_by,omitempty"`
+	// NotRead says why the client never reads this entry, for a reason
+	// other than a file that shadows it.
+	NotRead string `json:"not_read,omitempty"`
 }
 
 // FileProblem is a file that exists but could not be read.
@@ -62,6 +66,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 		}
 		note := f.Note
 		shadowedBy := e.shadowedBy(f)
+		notRead := legacyOff(f)
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
@@ -74,9 +79,19 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 					if where[0] != "projects" { // a project's entries are its local scope, read from this file whatever else exists
 						r.ShadowedBy = shadowedBy
 					}
+					r.NotRead = notRead
 					regs = append(regs, r)
 				}
 			}
+		}
+		if f.Client.YAML {
+			servers, err := yamlServers(b, f.Client)
+			if err != nil {
+				probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
+				continue
+			}
+			add([]string{f.Client.ServersKey()}, servers)
+			continue
 		}
 		if f.Client.TOML {
 			servers, err := tomlServers(b)
@@ -92,7 +107,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 			probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
 			continue
 		}
-		add(f.Key, jsonServers(d, d.lookup(f.Key)))
+		add(serversKey(f, d), jsonServers(d, d.lookup(serversKey(f, d))))
 		if (f.Client.ID == "claude-code" || f.Client.ID == "codebuddy") && filepath.Base(f.Path) != ".mcp.json" {
 			if projects := d.lookup([]string{"projects"}); projects != nil && projects.object {
 				for _, p := range projects.members {
@@ -107,7 +122,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 // shadowedBy is the user file the client reads instead of f, or "" when
 // it reads f (or f is not one of its alternative user files).
 func (e Env) shadowedBy(f File) string {
-	if f.Scope != "user" {
+	if f.Scope != "user" || f.Client.Merged {
 		return ""
 	}
 	cands := e.Candidates(f.Client, "user")
@@ -126,6 +141,30 @@ func (e Env) shadowedBy(f File) string {
 	return "" // a VS Code profile, say: read as well
 }
 
+// legacyOff: Amazon Q reads its legacy mcp.json only while
+// "useLegacyMcpJson" in the default.json beside it is not false.
+func legacyOff(f File) string {
+	if f.Client.ID != "amazonq" || filepath.Base(f.Path) != "mcp.json" {
+		return ""
+	}
+	agent := filepath.Join(filepath.Dir(f.Path), "default.json")
+	b, err := readFile(agent)
+	if err != nil || b == nil {
+		return ""
+	}
+	d, err := parseJSONC(b)
+	if err != nil {
+		return ""
+	}
+	var cfg struct {
+		UseLegacyMcpJson *bool `json:"useLegacyMcpJson"`
+	}
+	if d.decode(d.root, &cfg) != nil || cfg.UseLegacyMcpJson == nil || *cfg.UseLegacyMcpJson {
+		return ""
+	}
+	return fmt.Sprintf(`"useLegacyMcpJson" is false in %s, so Amazon Q reads only that file's servers: set it to true, or move the entry there`, agent)
+}
+
 func (m *jmember) valueOrNil() *jnode {
 	if m == nil {
 		return nil
@@ -139,23 +178,39 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 		return out
 	}
 	for _, m := range n.members {
+		// "command" is a string with "args" beside it, or (OpenCode) one
+		// array holding both; the variables are in "env", or (OpenCode)
+		// "environment".
 		var raw struct {
-			Command string         `json:"command"`
-			Args    []any          `json:"args"`
-			Env     map[string]any `json:"env"`
+			Command     any            `json:"command"`
+			Args        []any          `json:"args"`
+			Env         map[string]any `json:"env"`
+			Environment map[string]any `json:"environment"`
 		}
 		if d.decode(m.value, &raw) != nil {
 			continue
 		}
-		s := Server{Command: raw.Command, Env: map[string]string{}}
-		for _, a := range raw.Args {
+		s := Server{Env: map[string]string{}}
+		args := raw.Args
+		switch cmd := raw.Command.(type) {
+		case string:
+			s.Command = cmd
+		case []any:
+			if len(cmd) > 0 {
+				s.Command, _ = cmd[0].(string)
+				args = cmd[1:]
+			}
+		}
+		for _, a := range args {
 			if str, ok := a.(string); ok {
 				s.Args = append(s.Args, str)
 			}
 		}
-		for k, v := range raw.Env {
-			if str, ok := v.(string); ok {
-				s.Env[k] = str
+		for _, env := range []map[string]any{raw.Environment, raw.Env} {
+			for k, v := range env {
+				if str, ok := v.(string); ok {
+					s.Env[k] = str
+				}
 			}
 		}
 		out[m.key] = s

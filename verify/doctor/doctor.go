@@ -241,6 +241,10 @@ func findConfigs(ctx context.Context, o Options, bases *baseCache) []ConfigEntry
 func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clientconf.Registration) ConfigEntry {
 	e := ConfigEntry{Client: r.Client, File: r.File, Where: r.Where, Server: r.Name, Command: r.Server.Command, Args: r.Server.Args, Note: r.Note}
 	e.CommandExists = commandExists(r.Server.Command)
+	if r.NotRead != "" {
+		e.Problem = fmt.Sprintf("%s never reads this entry: %s", r.Client, r.NotRead)
+		return e
+	}
 	if r.ShadowedBy != "" {
 		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
 		return e

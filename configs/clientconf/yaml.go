@@ -1,0 +1,680 @@
+package clientconf
+
+// The YAML clients (Continue, Goose) are edited with github.com/goccy/go-yaml:
+// its AST keeps comments, key order, blank lines, flow and quoting styles,
+// and prints the file back nearly as written, where gopkg.in/yaml.v3's
+// encoder re-indents the whole file and drops blank lines. The library
+// reads the file, makes the change on its tree (merge, replace or remove
+// one node) and prints it; no YAML is written by hand. What it would
+// re-space elsewhere (two spaces before a comment become one, say) is kept
+// as the user wrote it: the lines the edit did not touch are taken from
+// the original file, and the result is accepted only if it reads back as
+// exactly the library's own output.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// libraryPanic turns a panic inside the YAML library (it has a few on
+// odd input; the fuzz test found them) into an error: the file is then
+// left as it is.
+func libraryPanic(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("the YAML library failed on this file (%v): left as it is", r)
+	}
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// yamlDoc is a parsed YAML client file.
+type yamlDoc struct {
+	file *ast.File
+	root yaml.MapSlice // the document decoded, keys in order; nil when empty
+}
+
+func parseYAML(src []byte) (*yamlDoc, error) {
+	file, err := parser.ParseBytes(src, parser.ParseComments)
+	if err != nil {
+		return nil, fmt.Errorf("not valid YAML: %v", err)
+	}
+	if len(file.Docs) > 1 {
+		return nil, errors.New("the file holds several YAML documents: left as it is")
+	}
+	d := &yamlDoc{file: file}
+	var v any
+	if err := yaml.UnmarshalWithOptions(src, &v, yaml.UseOrderedMap()); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %v", err)
+	}
+	switch v := v.(type) {
+	case nil:
+	case yaml.MapSlice:
+		d.root = v
+	default:
+		return nil, errors.New("the file is not a YAML mapping: left as it is")
+	}
+	return d, nil
+}
+
+// empty: the file has no content yet (no document, or only comments).
+func (d *yamlDoc) empty() bool {
+	return len(d.file.Docs) == 0 || d.file.Docs[0].Body == nil
+}
+
+func mapGet(m yaml.MapSlice, key string) (any, int) {
+	for i, it := range m {
+		if k, ok := it.Key.(string); ok && k == key {
+			return it.Value, i
+		}
+	}
+	return nil, -1
+}
+
+func mapSet(m yaml.MapSlice, key string, v any) yaml.MapSlice {
+	if _, i := mapGet(m, key); i >= 0 {
+		m[i].Value = v
+		return m
+	}
+	return append(m, yaml.MapItem{Key: key, Value: v})
+}
+
+// yamlEntry finds the server name: in the mapping under the client's key
+// (Goose), or the item of the list under it whose "name" it is (Continue).
+// index is the item's place in the list.
+func yamlEntry(c *Client, d *yamlDoc, name string) (entry yaml.MapSlice, index int, err error) {
+	container, at := mapGet(d.root, c.ServersKey())
+	if at < 0 || container == nil {
+		return nil, -1, nil
+	}
+	if c.YAMLList {
+		list, ok := container.([]any)
+		if !ok {
+			return nil, -1, fmt.Errorf("%s is not a list: left as it is", c.ServersKey())
+		}
+		for i, item := range list {
+			m, ok := item.(yaml.MapSlice)
+			if !ok {
+				continue
+			}
+			if n, _ := mapGet(m, "name"); n == name {
+				return m, i, nil
+			}
+		}
+		return nil, -1, nil
+	}
+	m, ok := container.(yaml.MapSlice)
+	if !ok {
+		return nil, -1, fmt.Errorf("%s is not a mapping: left as it is", c.ServersKey())
+	}
+	v, i := mapGet(m, name)
+	if i < 0 {
+		return nil, -1, nil
+	}
+	entry, ok = v.(yaml.MapSlice)
+	if !ok {
+		return nil, -1, fmt.Errorf("%s.%s is not a mapping: left as it is", c.ServersKey(), name)
+	}
+	return entry, i, nil
+}
+
+// yamlNewEntry is the entry as a new one is written.
+func yamlNewEntry(c *Client, name string, s Server) yaml.MapSlice {
+	var e yaml.MapSlice
+	if c.NameInEntry {
+		e = append(e, yaml.MapItem{Key: "name", Value: name})
+	}
+	if c.Type != "" {
+		e = append(e, yaml.MapItem{Key: "type", Value: c.Type})
+	}
+	e = append(e, yaml.MapItem{Key: c.commandKey(), Value: s.Command}, yaml.MapItem{Key: "args", Value: yamlArgs(s)}, yaml.MapItem{Key: c.envKey(), Value: yamlEnv(nil, s.Env)})
+	for _, x := range c.Extra {
+		e = append(e, yaml.MapItem{Key: x.k, Value: x.v})
+	}
+	return e
+}
+
+func yamlArgs(s Server) []string {
+	if s.Args == nil {
+		return []string{}
+	}
+	return s.Args
+}
+
+// yamlEnv is the user's variables with the bridge's CAD_MCP_* ones set
+// in place (new ones after them, and old ones no longer given taken out).
+func yamlEnv(old yaml.MapSlice, env map[string]string) yaml.MapSlice {
+	out := yaml.MapSlice{}
+	for _, it := range old {
+		k, _ := it.Key.(string)
+		if v, ours := env[k]; ours {
+			out = append(out, yaml.MapItem{Key: k, Value: v})
+		} else if !strings.HasPrefix(k, "CAD_MCP_") {
+			out = append(out, it)
+		}
+	}
+	for _, k := range sortedKeys(env) {
+		if _, i := mapGet(old, k); i < 0 {
+			out = append(out, yaml.MapItem{Key: k, Value: env[k]})
+		}
+	}
+	return out
+}
+
+// yamlSet adds or updates the server name; the members of an existing
+// entry that install does not own, and the user's own variables, stay.
+func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, err error) {
+	defer libraryPanic(&err)
+	if rest, ok := bytes.CutPrefix(src, bom); ok { // the library does not read a BOM: kept aside
+		out, existed, err := yamlSet(rest, c, name, s)
+		if err != nil || bytes.Equal(out, rest) {
+			return src, existed, err
+		}
+		return append(append([]byte(nil), bom...), out...), existed, nil
+	}
+	if bytes.Contains(src, []byte("\r\n")) { // edited with LF lines; the caller gives the file its CRLF back
+		lf := bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+		out, existed, err := yamlSet(lf, c, name, s)
+		if err != nil || bytes.Equal(out, lf) {
+			return src, existed, err
+		}
+		return out, existed, nil
+	}
+	d, err := parseYAML(src)
+	if err != nil {
+		return nil, false, err
+	}
+	entry, index, err := yamlEntry(c, d, name)
+	if err != nil {
+		return nil, false, err
+	}
+	key := c.ServersKey()
+	b := (&yaml.PathBuilder{}).Root()
+	var path *yaml.Path
+	var node any
+	merge := true
+	// want is the document the edit must produce, checked at the end.
+	want := append(yaml.MapSlice(nil), d.root...)
+	container, at := mapGet(d.root, key)
+	switch {
+	case entry != nil:
+		updated := append(yaml.MapSlice(nil), entry...)
+		if c.Type != "" {
+			updated = mapSet(updated, "type", c.Type)
+		}
+		updated = mapSet(updated, c.commandKey(), s.Command)
+		updated = mapSet(updated, "args", yamlArgs(s))
+		oldEnv, _ := mapGet(entry, c.envKey())
+		oldMap, _ := oldEnv.(yaml.MapSlice)
+		updated = mapSet(updated, c.envKey(), yamlEnv(oldMap, s.Env))
+		if yamlEqual(entry, updated) {
+			return src, true, nil
+		}
+		if c.YAMLList {
+			list := append([]any(nil), container.([]any)...)
+			list[index] = updated
+			want = mapSet(want, key, list)
+		} else {
+			want = mapSet(want, key, mapSet(append(yaml.MapSlice(nil), container.(yaml.MapSlice)...), name, updated))
+		}
+		// Only the members install owns are replaced, one by one: the
+		// user's own members are never printed again.
+		entryPath := func(member ...string) *yaml.Path {
+			p := (&yaml.PathBuilder{}).Root().Child(key)
+			if c.YAMLList {
+				p = p.Index(uint(index))
+			} else {
+				p = p.Child(name)
+			}
+			for _, m := range member {
+				p = p.Child(m)
+			}
+			return p.Build()
+		}
+		if n, err := entryPath().FilterFile(d.file); err != nil || isFlow(n) != nil || flowAbove(d.file, key) {
+			return nil, true, fmt.Errorf("%s is written in flow style ({…} or […]), which install does not edit: write it as a block (one member per line), then run install again", name)
+		}
+		for _, it := range updated {
+			m := it.Key.(string)
+			old, at := mapGet(entry, m)
+			if at >= 0 && yamlEqual(old, it.Value) {
+				continue
+			}
+			var err error
+			if oldEnv, ok := old.(yaml.MapSlice); ok && m == c.envKey() && yamlEnvInPlace(d.file, entryPath, m, oldEnv, s.Env) {
+				continue
+			}
+			if at >= 0 {
+				text, _ := yaml.Marshal(it.Value)
+				err = entryPath(m).ReplaceWithReader(d.file, bytes.NewReader(text))
+			} else {
+				text, _ := yaml.Marshal(yaml.MapSlice{it})
+				err = entryPath().MergeFromReader(d.file, bytes.NewReader(text))
+			}
+			if err != nil {
+				return nil, true, fmt.Errorf("cannot edit %s here: %v", name, err)
+			}
+		}
+		path = nil
+	case d.empty():
+		var doc yaml.MapSlice
+		for _, x := range c.NewFile {
+			doc = append(doc, yaml.MapItem{Key: x.k, Value: x.v})
+		}
+		doc = append(doc, yaml.MapItem{Key: key, Value: yamlContainer(c, name, s)})
+		out, err := yaml.Marshal(doc)
+		return out, false, err
+	default:
+		switch {
+		case at < 0:
+			path, node = b.Build(), yaml.MapSlice{{Key: key, Value: yamlContainer(c, name, s)}}
+			want = append(want, yaml.MapItem{Key: key, Value: yamlContainer(c, name, s)})
+		case container == nil: // "extensions:" with nothing under it
+			if err := replaceWithBlock(d.file, key, yamlContainer(c, name, s)); err != nil {
+				return nil, false, err
+			}
+			want = moveLast(mapSet(want, key, yamlContainer(c, name, s)), key)
+		default:
+			path, node = b.Child(key).Build(), yamlContainer(c, name, s)
+			if c.YAMLList {
+				want = mapSet(want, key, append(append([]any(nil), container.([]any)...), yamlNewEntry(c, name, s)))
+			} else {
+				want = mapSet(want, key, append(append(yaml.MapSlice(nil), container.(yaml.MapSlice)...), yaml.MapItem{Key: name, Value: yamlNewEntry(c, name, s)}))
+			}
+		}
+	}
+	// Block text cannot go into a flow collection ({…} or […]), and the
+	// library would re-print the user's flow text around it: an empty one
+	// ("extensions: {}") is replaced, a full one refused.
+	if root, servers := flowNodes(d.file, key); path != nil && (root != nil || servers != nil && merge) {
+		if servers == nil || servers.nonEmpty {
+			return nil, entry != nil, fmt.Errorf("%s is written in flow style ({…} or […]), which install does not edit: write it as a block (one entry per line), then run install again", key)
+		}
+		path = nil
+		if err := replaceWithBlock(d.file, key, yamlContainer(c, name, s)); err != nil {
+			return nil, false, err
+		}
+		want = moveLast(want, key)
+	}
+	if path != nil {
+		text, err := yaml.Marshal(node)
+		if err != nil {
+			return nil, false, err
+		}
+		if merge {
+			err = path.MergeFromReader(d.file, bytes.NewReader(text))
+		} else {
+			err = path.ReplaceWithReader(d.file, bytes.NewReader(text))
+		}
+		if err != nil {
+			return nil, entry != nil, fmt.Errorf("cannot edit %s here: %v", key, err)
+		}
+	}
+	out, err := keepUntouchedLines(src, d.file.String())
+	if err != nil {
+		return nil, entry != nil, err
+	}
+	if got, err := yamlValue(out); err != nil || !yamlEqual(got, want) {
+		return nil, entry != nil, fmt.Errorf("cannot edit %s in this file safely (the result would not read as intended): left as it is", key)
+	}
+	// What install writes, uninstall must be able to take out again.
+	if _, _, err := yamlRemove(out, c, name); err != nil {
+		return nil, entry != nil, fmt.Errorf("cannot edit %s in this file safely (uninstall could not take the entry out again: %v): left as it is", key, err)
+	}
+	return out, entry != nil, nil
+}
+
+// flowNode is a collection written in flow style ({…} or […]).
+type flowNode struct{ nonEmpty bool }
+
+func isFlow(n ast.Node) *flowNode {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		if n.IsFlowStyle {
+			return &flowNode{len(n.Values) > 0}
+		}
+	case *ast.SequenceNode:
+		if n.IsFlowStyle {
+			return &flowNode{len(n.Values) > 0}
+		}
+	}
+	return nil
+}
+
+// flowAbove: the document or the client's key is in flow style.
+func flowAbove(f *ast.File, key string) bool {
+	root, servers := flowNodes(f, key)
+	return root != nil || servers != nil
+}
+
+// flowNodes says whether the document itself, and the client's key in
+// it, are written in flow style (nil when not).
+func flowNodes(f *ast.File, key string) (root, servers *flowNode) {
+	flow := isFlow
+	if len(f.Docs) == 0 {
+		return nil, nil
+	}
+	root = flow(f.Docs[0].Body)
+	if n, err := (&yaml.PathBuilder{}).Root().Child(key).Build().FilterFile(f); err == nil {
+		servers = flow(n)
+	}
+	return root, servers
+}
+
+// moveLast puts the key at the end of the mapping.
+func moveLast(m yaml.MapSlice, key string) yaml.MapSlice {
+	v, i := mapGet(m, key)
+	if i < 0 {
+		return m
+	}
+	return append(append(append(yaml.MapSlice{}, m[:i]...), m[i+1:]...), yaml.MapItem{Key: key, Value: v})
+}
+
+// replaceWithBlock sets the value of the document's key (an empty one:
+// nothing, or "{}") to v, printed as a block under the key: the library's
+// own replace would keep the old value's place, after the colon. The key
+// is taken out and added again as a block at the end of the document,
+// with the comments it had.
+func replaceWithBlock(f *ast.File, key string, v any) error {
+	root, ok := f.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		return fmt.Errorf("the file holds nothing but an empty %s: remove that line, then run install again", key)
+	}
+	var comment *ast.CommentGroupNode
+	kept := root.Values[:0:0]
+	for _, mv := range root.Values {
+		if mv.Key.GetToken().Value == key {
+			comment = mv.GetComment()
+		} else {
+			kept = append(kept, mv)
+		}
+	}
+	root.Values = kept
+	text, err := yaml.Marshal(yaml.MapSlice{{Key: key, Value: v}})
+	if err == nil {
+		err = (&yaml.PathBuilder{}).Root().Build().MergeFromReader(f, bytes.NewReader(text))
+	}
+	if err != nil {
+		return fmt.Errorf("cannot edit %s here: %v", key, err)
+	}
+	if root, ok := f.Docs[0].Body.(*ast.MappingNode); ok && comment != nil && len(root.Values) > 0 {
+		_ = root.Values[len(root.Values)-1].SetComment(comment)
+	}
+	return nil
+}
+
+// yamlEnvInPlace sets the bridge's variables in the entry's environment
+// one by one (and takes out its old ones), so the user's own variables
+// are not printed again. False when the environment is not a block
+// mapping it can edit so: the caller replaces it whole.
+func yamlEnvInPlace(f *ast.File, entryPath func(...string) *yaml.Path, envKey string, old yaml.MapSlice, env map[string]string) bool {
+	n, err := entryPath(envKey).FilterFile(f)
+	m, ok := n.(*ast.MappingNode)
+	if err != nil || !ok || m.IsFlowStyle {
+		return false
+	}
+	var gone []string
+	for _, it := range old {
+		k, _ := it.Key.(string)
+		if _, keep := env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) == len(m.Values) {
+		return false // nothing of the user's in it
+	}
+	kept := m.Values[:0:0]
+	for _, v := range m.Values {
+		if !slices.Contains(gone, v.Key.GetToken().Value) {
+			kept = append(kept, v)
+		}
+	}
+	m.Values = kept
+	for _, k := range sortedKeys(env) {
+		var err error
+		if v, at := mapGet(old, k); at < 0 {
+			text, _ := yaml.Marshal(yaml.MapSlice{{Key: k, Value: env[k]}})
+			err = entryPath(envKey).MergeFromReader(f, bytes.NewReader(text))
+		} else if !yamlEqual(v, env[k]) {
+			text, _ := yaml.Marshal(env[k])
+			err = entryPath(envKey, k).ReplaceWithReader(f, bytes.NewReader(text))
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// yamlContainer is what goes under the client's key for one new server.
+func yamlContainer(c *Client, name string, s Server) any {
+	if c.YAMLList {
+		return []any{yamlNewEntry(c, name, s)}
+	}
+	return yaml.MapSlice{{Key: name, Value: yamlNewEntry(c, name, s)}}
+}
+
+// yamlRemove takes the server name out and nothing else.
+func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error) {
+	defer libraryPanic(&err)
+	if rest, ok := bytes.CutPrefix(src, bom); ok {
+		out, removed, err := yamlRemove(rest, c, name)
+		if err != nil || !removed {
+			return nil, removed, err
+		}
+		return append(append([]byte(nil), bom...), out...), true, nil
+	}
+	if bytes.Contains(src, []byte("\r\n")) {
+		return yamlRemove(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), c, name)
+	}
+	d, err := parseYAML(src)
+	if err != nil {
+		return nil, false, err
+	}
+	entry, index, err := yamlEntry(c, d, name)
+	if err != nil || entry == nil {
+		return nil, false, err
+	}
+	if root, servers := flowNodes(d.file, c.ServersKey()); root != nil || servers != nil {
+		return nil, false, fmt.Errorf("%s is written in flow style ({…} or […]), which uninstall does not edit: take %s out by hand", c.ServersKey(), name)
+	}
+	path := (&yaml.PathBuilder{}).Root().Child(c.ServersKey()).Build()
+	container, err := path.FilterFile(d.file)
+	if err != nil {
+		return nil, false, err
+	}
+	switch n := container.(type) {
+	case *ast.SequenceNode:
+		if index >= len(n.Values) {
+			return nil, false, errors.New("cannot find the entry in the file's tree")
+		}
+		n.Values = append(n.Values[:index:index], n.Values[index+1:]...)
+		if len(n.ValueHeadComments) > index {
+			n.ValueHeadComments = append(n.ValueHeadComments[:index:index], n.ValueHeadComments[index+1:]...)
+		}
+		if len(n.Values) == 0 {
+			err = path.ReplaceWithReader(d.file, strings.NewReader("[]\n"))
+		}
+	case *ast.MappingNode:
+		kept := n.Values[:0:0]
+		for _, v := range n.Values {
+			if v.Key.GetToken().Value != name {
+				kept = append(kept, v)
+			}
+		}
+		n.Values = kept
+		if len(kept) == 0 {
+			err = path.ReplaceWithReader(d.file, strings.NewReader("{}\n"))
+		}
+	case *ast.MappingValueNode: // the only server
+		err = path.ReplaceWithReader(d.file, strings.NewReader("{}\n"))
+	default:
+		return nil, false, fmt.Errorf("cannot edit %s here", c.ServersKey())
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out, err := keepUntouchedLines(src, d.file.String())
+	if err != nil {
+		return nil, false, err
+	}
+	// The result must be the document without that one server.
+	want := append(yaml.MapSlice(nil), d.root...)
+	servers, _ := mapGet(d.root, c.ServersKey())
+	if c.YAMLList {
+		list := servers.([]any)
+		want = mapSet(want, c.ServersKey(), append(append([]any{}, list[:index]...), list[index+1:]...))
+	} else {
+		m := servers.(yaml.MapSlice)
+		want = mapSet(want, c.ServersKey(), append(append(yaml.MapSlice{}, m[:index]...), m[index+1:]...))
+	}
+	if got, err := yamlValue(out); err != nil || !yamlEqual(got, want) {
+		return nil, false, fmt.Errorf("cannot take %s out of %s safely (the result would not read as intended): left as it is", name, c.ServersKey())
+	}
+	return out, true, nil
+}
+
+// keepUntouchedLines puts the library's output edited back over the
+// user's own bytes: the lines before and after the part the edit changed
+// are the original file's, so everything the edit did not touch stays as
+// the user wrote it (the library would re-space some of it, and re-prints
+// a few rare forms wrongly). When the library's print of the unedited
+// file does not line up with the file, the file is left as it is.
+func keepUntouchedLines(src []byte, edited string) ([]byte, error) {
+	d, err := parser.ParseBytes(src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.SplitAfter(d.String(), "\n")
+	orig := strings.SplitAfter(string(src), "\n")
+	out := strings.SplitAfter(edited, "\n")
+	if len(src) == 0 {
+		return []byte(edited), nil
+	}
+	// Each line of the library's print must be the file's line, give or
+	// take spacing; otherwise lines cannot be matched up safely.
+	lineUp := len(base) == len(orig)
+	for i := 0; lineUp && i < len(base); i++ {
+		lineUp = strings.Join(strings.Fields(base[i]), " ") == strings.Join(strings.Fields(orig[i]), " ")
+	}
+	if !lineUp {
+		return nil, errors.New("cannot line the library's view of this file up with the file: left as it is")
+	}
+	if len(base)*len(out) > 4_000_000 {
+		return nil, errors.New("the file is too long to edit line by line: left as it is")
+	}
+	// A line diff of the library's print before and after the edit: the
+	// lines both share are taken from the user's file, the others from the
+	// edit.
+	lcs := make([][]int32, len(base)+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, len(out)+1)
+	}
+	for i := len(base) - 1; i >= 0; i-- {
+		for j := len(out) - 1; j >= 0; j-- {
+			if base[i] == out[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var b strings.Builder
+	open := false // the last line written has no line end yet
+	put := func(l string) {
+		if open && l != "" {
+			b.WriteString("\n") // the file's last line had no line end, and more follows now
+		}
+		b.WriteString(l)
+		if l != "" {
+			open = !strings.HasSuffix(l, "\n")
+		}
+	}
+	i, j := 0, 0
+	for i < len(base) || j < len(out) {
+		switch {
+		case i < len(base) && j < len(out) && base[i] == out[j]:
+			put(orig[i])
+			i, j = i+1, j+1
+		case j < len(out) && (i == len(base) || lcs[i][j+1] >= lcs[i+1][j]):
+			put(out[j])
+			j++
+		default:
+			i++
+		}
+	}
+	return []byte(b.String()), nil
+}
+
+func yamlValue(b []byte) (any, error) {
+	var v any
+	err := yaml.UnmarshalWithOptions(b, &v, yaml.UseOrderedMap())
+	return v, err
+}
+
+func yamlEqual(a, b any) bool {
+	x, err1 := yaml.Marshal(a)
+	y, err2 := yaml.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// yamlServers reads every server in a YAML client's file.
+func yamlServers(src []byte, c *Client) (_ map[string]Server, err error) {
+	defer libraryPanic(&err)
+	src = bytes.TrimPrefix(src, bom)
+	d, err := parseYAML(src)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Server{}
+	container, _ := mapGet(d.root, c.ServersKey())
+	add := func(name string, e yaml.MapSlice) {
+		s := Server{Env: map[string]string{}}
+		s.Command, _ = mustGet(e, c.commandKey()).(string)
+		if args, ok := mustGet(e, "args").([]any); ok {
+			for _, a := range args {
+				if str, ok := a.(string); ok {
+					s.Args = append(s.Args, str)
+				}
+			}
+		}
+		if env, ok := mustGet(e, c.envKey()).(yaml.MapSlice); ok {
+			for _, it := range env {
+				k, _ := it.Key.(string)
+				if v, ok := it.Value.(string); ok {
+					s.Env[k] = v
+				}
+			}
+		}
+		out[name] = s
+	}
+	switch container := container.(type) {
+	case []any:
+		for _, item := range container {
+			if m, ok := item.(yaml.MapSlice); ok {
+				if n, ok := mustGet(m, "name").(string); ok {
+					add(n, m)
+				}
+			}
+		}
+	case yaml.MapSlice:
+		for _, it := range container {
+			k, _ := it.Key.(string)
+			if m, ok := it.Value.(yaml.MapSlice); ok {
+				add(k, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+func mustGet(m yaml.MapSlice, key string) any {
+	v, _ := mapGet(m, key)
+	return v
+}

@@ -1,0 +1,246 @@
+package clientconf
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	yamlv3 "gopkg.in/yaml.v3"
+)
+
+// yamlOracle reads YAML with a second, independent parser (gopkg.in/yaml.v3),
+// so that the editor's own parser is not the judge of its output.
+func yamlOracle(src []byte) (map[string]any, error) {
+	var v map[string]any
+	err := yamlv3.Unmarshal(src, &v)
+	if err != nil {
+		return nil, err
+	}
+	out, _ := stringKeys(v).(map[string]any)
+	return out, nil
+}
+
+// stringKeys makes the oracle's mappings with keys other than strings
+// (0: …) comparable to the others.
+func stringKeys(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = stringKeys(x)
+		}
+		return out
+	case map[any]any:
+		out := map[string]any{}
+		for k, x := range v {
+			key, ok := k.(string)
+			if !ok {
+				key = fmt.Sprintf("%T %v", k, k) // 8 and 8.0 stay two keys
+			}
+			out[key] = stringKeys(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = stringKeys(x)
+		}
+		return out
+	}
+	return v
+}
+
+// oracleEntries is the client's servers as the oracle reads them, by name.
+func oracleEntries(c *Client, doc map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	switch container := doc[c.ServersKey()].(type) {
+	case []any:
+		for _, item := range container {
+			if m, ok := item.(map[string]any); ok {
+				if n, ok := m["name"].(string); ok {
+					out[n] = m
+				}
+			}
+		}
+	case map[string]any:
+		for k, v := range container {
+			if m, ok := v.(map[string]any); ok {
+				out[k] = m
+			}
+		}
+	}
+	return out
+}
+
+// FuzzYAMLInstall: for Continue's and Goose's files, if the input parses,
+// install either refuses it (nothing written) or writes a file that
+// parses, in which every other key and every other server keeps its
+// value, our entry has exactly what we wrote (the user's own members and
+// variables kept), and uninstall gives back the input's value.
+func FuzzYAMLInstall(f *testing.F) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		f.Add(c.ID == "goose", existing(c))
+	}
+	for _, s := range []string{
+		"", "# only a comment\n", "{}", "extensions:\n", "extensions: {}\n", "mcpServers: []\n",
+		"extensions:\n  cad:\n    cmd: x\n    envs:\n      KEEP: '1'\n      CAD_MCP_OLD: '2'\n    enabled: false\n",
+		"mcpServers:\n  - name: cad\n    command: x\n    env: {KEEP: \"1\", CAD_MCP_OLD: \"2\"}\n    disabled: true\n",
+		"a: &x {b: 1}\nc: *x\nextensions: {other: {cmd: y}}\n", "extensions: [1, 2]\n", "- a\n- b\n",
+		"a: 1\r\nextensions:\r\n  o:\r\n    cmd: z\r\n", "mcpServers:\n- name: o\n  command: z\n# tail\n",
+		"k: |\n  text\n  more\nextensions:\n  o: {cmd: z}\n", "extensions: !!map {}\n", "\"quoted key\": 1\nextensions: {}\n",
+	} {
+		f.Add(strings.HasPrefix(s, "extensions") || strings.Contains(s, "\nextensions"), s)
+	}
+	f.Fuzz(func(t *testing.T, goose bool, src string) {
+		c := Lookup("continue")
+		if goose {
+			c = Lookup("goose")
+		}
+		before, err := yamlOracle([]byte(src))
+		if err != nil {
+			return
+		}
+		out, _, err := yamlSet([]byte(src), c, "cad", bridge)
+		if err != nil {
+			return
+		}
+		after, err := yamlOracle(out)
+		if err != nil {
+			t.Fatalf("install wrote YAML the oracle cannot read: %v\n%s\nfrom %q", err, out, src)
+		}
+		for k, v := range before {
+			if k != c.ServersKey() && !cmp.Equal(v, after[k]) {
+				t.Fatalf("install changed %q: %v → %v\n%s", k, v, after[k], out)
+			}
+		}
+		oldEntries, newEntries := oracleEntries(c, before), oracleEntries(c, after)
+		for n, e := range oldEntries {
+			if n != "cad" && !cmp.Equal(e, newEntries[n]) {
+				t.Fatalf("install changed the server %q: %v → %v\n%s", n, e, newEntries[n], out)
+			}
+		}
+		got, ok := newEntries["cad"]
+		if !ok {
+			t.Fatalf("no entry in\n%s\nfrom %q", out, src)
+		}
+		env, _ := got[c.envKey()].(map[string]any)
+		if got[c.commandKey()] != bridge.Command || !cmp.Equal(got["args"], []any{bridge.Args[0], bridge.Args[1]}) ||
+			env["CAD_MCP_HOST"] != "127.0.0.1" || env["CAD_MCP_PORT"] != "8080" {
+			t.Fatalf("entry %v in\n%s", got, out)
+		}
+		if old, ok := oldEntries["cad"]; ok {
+			oldEnv, _ := old[c.envKey()].(map[string]any)
+			for k, v := range oldEnv {
+				if !strings.HasPrefix(k, "CAD_MCP_") && !cmp.Equal(env[k], v) {
+					t.Fatalf("the user's variable %s=%v became %v in\n%s", k, v, env[k], out)
+				}
+				if strings.HasPrefix(k, "CAD_MCP_") && k != "CAD_MCP_HOST" && k != "CAD_MCP_PORT" && env[k] != nil {
+					t.Fatalf("the old variable %s stayed in\n%s", k, out)
+				}
+			}
+			for k, v := range old {
+				if k != c.envKey() && k != c.commandKey() && k != "args" && k != "type" && !cmp.Equal(v, got[k]) {
+					t.Fatalf("the user's member %s=%v became %v in\n%s", k, v, got[k], out)
+				}
+			}
+		}
+		back, removed, err := yamlRemove(out, c, "cad")
+		if err != nil || !removed {
+			t.Fatalf("uninstall: %v %v\n%s", removed, err, out)
+		}
+		restored, err := yamlOracle(back)
+		if err != nil {
+			t.Fatalf("uninstall wrote YAML the oracle cannot read: %v\n%s", err, back)
+		}
+		if _, had := oldEntries["cad"]; !had && len(oldEntries) > 0 && !cmp.Equal(before, restored) {
+			t.Fatalf("uninstall did not give back the input (-want +got):\n%s", cmp.Diff(before, restored))
+		}
+	})
+}
+
+// TestYAMLUpdates: re-installing over an entry the user changed sets the
+// bridge's members and variables, keeps the user's own, and leaves the
+// user's lines as they were.
+func TestYAMLUpdates(t *testing.T) {
+	goose := Lookup("goose")
+	for _, src := range []string{
+		"extensions:\n  cad:\n    cmd: /old\n    envs:\n      CAD_MCP_OLD: '2'\n    enabled: false\n",
+		"extensions:\n  cad:\n    cmd: /old\n    envs:\n      KEEP:   'a'    # mine\n      CAD_MCP_OLD: '2'\n      ZED: z\n    enabled: false\nother: 1\n",
+		"extensions:\n  cad:\n    cmd: /old\n    timeout:   600   # longer\n",
+		"extensions:\n  cad:\n    envs: {KEEP: a}\n    cmd: /old\n",
+	} {
+		out, existed, err := yamlSet([]byte(src), goose, "cad", bridge)
+		if err != nil || !existed {
+			t.Errorf("%q: %v %v", src, existed, err)
+			continue
+		}
+		before, _ := yamlOracle([]byte(src))
+		after, err := yamlOracle(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		old := oracleEntries(goose, before)["cad"]
+		got := oracleEntries(goose, after)["cad"]
+		env, _ := got["envs"].(map[string]any)
+		oldEnv, _ := old["envs"].(map[string]any)
+		if got["cmd"] != bridge.Command || env["CAD_MCP_PORT"] != "8080" || env["CAD_MCP_OLD"] != nil || oldEnv["KEEP"] != nil && env["KEEP"] != oldEnv["KEEP"] || old["enabled"] != got["enabled"] || old["timeout"] != nil && old["timeout"] != got["timeout"] {
+			t.Errorf("from %q:\n%s", src, out)
+		}
+		for _, keep := range []string{"KEEP:   'a'    # mine", "timeout:   600   # longer", "other: 1"} {
+			if strings.Contains(src, keep) && !strings.Contains(string(out), keep) {
+				t.Errorf("the line %q was rewritten:\n%s", keep, out)
+			}
+		}
+	}
+}
+
+// TestYAMLFlowStyle: an empty flow collection ("extensions: {}", what a
+// client may write for none) gets the entry as a block; a flow collection
+// with servers in it is refused and left as it is, install and uninstall.
+func TestYAMLFlowStyle(t *testing.T) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		empty := "a: 1\n" + c.ServersKey() + ": {}\nz: 2\n"
+		if c.YAMLList {
+			empty = "a: 1\n" + c.ServersKey() + ":\nz: 2\n"
+		}
+		out, _, err := yamlSet([]byte(empty), c, "cad", bridge)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		if doc, err := yamlOracle(out); err != nil || oracleEntries(c, doc)["cad"] == nil || !strings.HasPrefix(string(out), "a: 1\nz: 2\n"+c.ServersKey()+":\n") {
+			t.Errorf("%s: %v\n%s", c.ID, err, out)
+		}
+		back, _, err := yamlRemove(out, c, "cad")
+		if doc, _ := yamlOracle(back); err != nil || len(oracleEntries(c, doc)) != 0 || doc["a"] != 1 {
+			t.Errorf("%s: uninstall %v\n%s", c.ID, err, back)
+		}
+		full := "a: 1\n" + c.ServersKey() + ": {o: {cmd: x}, cad: {cmd: y}}\n"
+		if c.YAMLList {
+			full = "a: 1\n" + c.ServersKey() + ": [{name: o, command: x}, {name: cad, command: y}]\n"
+		}
+		if _, _, err := yamlSet([]byte(full), c, "cad", bridge); err == nil || !strings.Contains(err.Error(), "flow style") {
+			t.Errorf("%s: install into a flow collection: %v", c.ID, err)
+		}
+		if _, _, err := yamlRemove([]byte(full), c, "cad"); err == nil || !strings.Contains(err.Error(), "flow style") {
+			t.Errorf("%s: uninstall from a flow collection: %v", c.ID, err)
+		}
+	}
+}
+
+// TestYAMLAnchorsChangeNothingElse: anchors, aliases and merge keys where
+// install would write make the edit mean something else (the servers
+// anchored and aliased by another key would gain ours too; an entry that
+// takes its members from "<<: *base" would not read as what we wrote):
+// install refuses and leaves the file as it is.
+func TestYAMLAnchorsChangeNothingElse(t *testing.T) {
+	goose := Lookup("goose")
+	for _, src := range []string{
+		"extensions: &ext\n  o:\n    cmd: x\nprofiles:\n  work: *ext\n",
+		"base: &b\n  cmd: x\nextensions:\n  cad:\n    <<: *b\n    envs:\n      K: v\n",
+	} {
+		if out, _, err := yamlSet([]byte(src), goose, "cad", bridge); err == nil {
+			t.Errorf("install into %q:\n%s", src, out)
+		}
+	}
+}
