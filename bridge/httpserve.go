@@ -132,7 +132,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	// Each stateless request is a client of its own (its id is its own
 	// business), taking its turns with the others of its program.
-	out := newHTTPOut(w, sse, f.hc.WriteTimeout)
+	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.b.log)
 	c := newClient(out, f.b.cfg.MaxMessage, f.b.log)
 	c.turn = group.turn
 	f.b.addClient(c)
@@ -316,7 +316,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout)
+	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout, f.b.log)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(hdrSession, id) }
@@ -381,7 +381,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer f.streams.Add(-1)
-	out := newHTTPOut(w, true, f.hc.WriteTimeout)
+	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.b.log)
 	s.mu.Lock()
 	if s.stream != nil {
 		s.mu.Unlock()
@@ -455,10 +455,12 @@ func (f *httpFront) takeStream() bool {
 	return true
 }
 
-// wait holds the handler until its response is complete: the final answer
-// was written, the client went away, the session ended or the server is
-// stopping. Long streams get keep-alive comments meanwhile. It returns
-// false when the client went away first.
+// wait is the response's own writer: it holds the handler until the
+// response is complete, writing what the core hands over (httpOut) as it
+// comes: the answer was written, the client went away, the session ended or
+// the server is stopping. Long streams get keep-alive comments meanwhile.
+// It returns false when the client went away before its answer was handed
+// over.
 func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) bool {
 	var tick <-chan time.Time
 	if long || out.sse {
@@ -468,21 +470,26 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 	}
 	for {
 		select {
-		case <-out.final:
-			out.close()
-			return true
+		case <-out.wake:
+			if out.flush() {
+				out.close()
+				return true
+			}
 		case <-r.Context().Done():
 			return out.close()
 		case <-ended:
+			out.flush()
 			out.close()
 			return true
 		case <-out.abandoned:
-			if !out.close() && !out.isStarted() {
+			out.flush()
+			if !out.close() && !out.started {
 				out.w.WriteHeader(http.StatusNoContent)
 			}
 			return true
 		case <-f.stopping:
-			if !out.close() && !out.isStarted() {
+			out.flush()
+			if !out.close() && !out.started {
 				f.refuse(out.w, http.StatusServiceUnavailable, "Service Unavailable: mcp-bridge is shutting down")
 			}
 			return true
