@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -100,6 +101,27 @@ func (c *client) start(r *reply, stop func()) bool {
 	return true
 }
 
+// startQuestion marks r as waiting for the user's answer, with withdraw to
+// end the question; false when the client cancelled it already.
+func (c *client) startQuestion(r *reply, withdraw context.CancelCauseFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.cancelled {
+		return false
+	}
+	r.asking = true
+	r.stop = func() { withdraw(errCallCancelled) }
+	r.withdraw = withdraw
+	return true
+}
+
+// endQuestion marks r's question as answered (or withdrawn).
+func (c *client) endQuestion(r *reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.asking, r.stop, r.withdraw = false, nil, nil
+}
+
 // cancel handles notifications/cancelled for id: the request is ended with
 // no answer, and stopped if it is running. Unknown and finished ids are
 // ignored.
@@ -123,17 +145,29 @@ func (c *client) cancel(id rpc.ID) {
 	}
 }
 
-// cancelAll cancels every request of the client in progress: it is gone
-// (an HTTP session that ended).
-func (c *client) cancelAll() {
+// gone ends every request of the client in progress: it is gone (an HTTP
+// session that ended). Queued requests are dropped unsent, running ones
+// stopped; a question still out is withdrawn, and its call refused as
+// cancelled (question.go).
+func (c *client) gone() {
 	c.mu.Lock()
 	var ids []rpc.ID
+	var withdraw []context.CancelCauseFunc
 	for _, r := range c.ids {
+		if r.asking {
+			withdraw = append(withdraw, r.withdraw)
+			continue
+		}
 		ids = append(ids, r.id)
 	}
 	c.mu.Unlock()
+	// The calls queued behind a question first: withdrawing it lets the
+	// worker take them.
 	for _, id := range ids {
 		c.cancel(id)
+	}
+	for _, w := range withdraw {
+		w(errQuestionGone)
 	}
 }
 
@@ -170,7 +204,9 @@ type reply struct {
 	// Guarded by client.mu.
 	tracked   bool
 	cancelled bool   // by the client: nothing is sent for it any more
-	stop      func() // cancels the running call
+	stop      func() // cancels the running call, or withdraws its question
+	asking    bool   // a confirmation question is out for it
+	withdraw  context.CancelCauseFunc
 }
 
 // newReply starts the reply owed for a request (or for a message whose

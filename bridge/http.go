@@ -25,7 +25,8 @@ type HTTPConfig struct {
 	Token string
 
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
-	MaxSessions       int           // open legacy sessions; default 1000
+	UnusedIdle        time.Duration // a legacy session never used after initialize ends; default 10 s
+	MaxSessions       int           // open legacy sessions (one remote address: half); default 1000
 	MaxStreams        int           // open GET and subscriptions/listen streams; default 100
 	KeepAlive         time.Duration // SSE comment on quiet streams; default 15 s
 	ReadHeaderTimeout time.Duration // default 10 s
@@ -45,6 +46,7 @@ func (h *HTTPConfig) setDefaults() {
 		}
 	}
 	def(&h.SessionIdle, 30*time.Minute)
+	def(&h.UnusedIdle, 10*time.Second)
 	def(&h.KeepAlive, 15*time.Second)
 	def(&h.ReadHeaderTimeout, 10*time.Second)
 	def(&h.ReadTimeout, time.Minute)
@@ -94,11 +96,11 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	cfg.setDefaults()
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
-	b := newBridge(cfg, abort)
+	b := newBridge(cfg, hardCtx, abort)
 	f := &httpFront{
 		b:        b,
 		hc:       hc,
-		sessions: newSessions(hc.MaxSessions, hc.SessionIdle),
+		sessions: newSessions(hc.MaxSessions, hc.SessionIdle, hc.UnusedIdle),
 		modern:   map[string]*modernGroup{},
 		stopping: make(chan struct{}),
 	}
@@ -172,7 +174,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	b.endListens()
 	close(f.stopping)
 	for _, s := range f.sessions.all() {
-		f.endSession(s)
+		f.endSession(s, "the bridge stopped")
 	}
 	<-shutDone
 	_ = srv.Close()
@@ -182,7 +184,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 // runJanitor ends idle sessions and forgets idle modern clients.
 func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
-	every := min(f.hc.SessionIdle/4, time.Minute)
+	every := min(f.hc.SessionIdle/4, f.hc.UnusedIdle/4, time.Minute)
 	t := time.NewTicker(max(every, 10*time.Millisecond))
 	defer t.Stop()
 	for {
@@ -190,9 +192,8 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			for _, s := range f.sessions.expire(now) {
-				f.b.log.Debug().Str("session", s.id).Msg("session ended after the idle timeout")
-				f.endSession(s)
+			for _, s := range f.sessions.expired(now) {
+				f.endSession(s, "idle timeout")
 			}
 			f.modernMu.Lock()
 			for k, m := range f.modern {
@@ -249,11 +250,20 @@ func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e 
 	_ = rpc.NewWriter(w).Write(rpc.EncodeError(id, e))
 }
 
-// endSession forgets an ended legacy session: what it has queued is
-// dropped unsent, what runs is stopped, its stream ends.
-func (f *httpFront) endSession(s *session) {
+// endSession is the one way a legacy session ends, whatever the reason
+// (DELETE, the idle timeout, eviction, shutdown): it leaves the table, its
+// POSTs waiting for answers and its GET stream end, what it has queued is
+// dropped unsent, what runs is stopped, and a question still out is
+// withdrawn (its call refused as cancelled). It reports whether the
+// session was still open.
+func (f *httpFront) endSession(s *session, why string) bool {
+	if !f.sessions.remove(s) {
+		return false
+	}
 	f.b.removeClient(s.client)
-	s.client.cancelAll()
+	s.client.gone()
+	f.b.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
+	return true
 }
 
 // isModernVersion: a version string of the stateless era (2026-07-28 and

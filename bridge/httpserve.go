@@ -197,14 +197,20 @@ func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
 // remote host. Two copies of one program on one machine share a turn;
 // different programs, or one program on different machines, get their own.
 func httpClientKey(r *http.Request, req *rpc.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := remoteHost(r)
 	info := rpc.Field(rpc.Field(req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")
 	name, _ := unquoteJSON(rpc.Field(info, "name"))
 	version, _ := unquoteJSON(rpc.Field(info, "version"))
 	return name + "/" + version + "@" + host
+}
+
+// remoteHost is the request's remote address without its port.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {
@@ -257,9 +263,13 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
 			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
 		}
-		s = f.sessions.open(version)
+		var evicted *session
+		s, evicted = f.sessions.open(version, remoteHost(r))
+		if evicted != nil {
+			f.endSession(evicted, "evicted: never used, and the session table was full")
+		}
 		if s == nil {
-			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open", f.hc.MaxSessions))
+			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open and all in use (at most %d, half of them from one address; --max-sessions)", f.sessions.count(), f.hc.MaxSessions))
 			return
 		}
 		// The session's own stream (for list changes) is its GET stream.
@@ -407,13 +417,10 @@ func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, http.StatusBadRequest, sessionRefusal(http.StatusBadRequest))
 		return
 	}
-	s, ok := f.sessions.end(id)
-	if !ok {
+	if s := f.sessions.find(id); s == nil || !f.endSession(s, "DELETE") {
 		f.refuse(w, http.StatusNotFound, sessionRefusal(http.StatusNotFound))
 		return
 	}
-	f.b.removeClient(s.client)
-	f.b.log.Debug().Str("session", id).Msg("session ended by DELETE")
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -479,7 +486,9 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 			return out.close()
 		case <-ended:
 			out.flush()
-			out.close()
+			if !out.close() && !out.started {
+				f.refuse(out.w, http.StatusNotFound, "Not Found: the session ended before this request was answered")
+			}
 			return true
 		case <-out.abandoned:
 			out.flush()

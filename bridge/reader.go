@@ -228,8 +228,12 @@ func (b *bridge) enqueue(j *job) {
 		r.fail(errIDInUse(r.id))
 		return
 	}
+	j.held = j.ask // the worker takes it once the user has agreed
 	switch err := b.queue.push(j); err {
 	case nil:
+		if j.ask {
+			go b.runQuestion(j)
+		}
 	case errQueueClosed:
 		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 	default:

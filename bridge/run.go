@@ -26,7 +26,8 @@ type job struct {
 
 	tool    string // tools/call: the tool's name
 	denied  bool   // refused by the policy
-	ask     bool   // handshake era: ask the user before sending it
+	ask     bool   // handshake era: ask the user before sending it (question.go)
+	held    bool   // guarded by jobQueue.mu: its question is out; its turn waits
 	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
 }
 
@@ -45,6 +46,10 @@ type bridge struct {
 	// answers the jobs still queued without sending them.
 	dropping atomic.Bool
 	abort    context.CancelCauseFunc // ends every call to the base at once
+	// askCtx is the parent of every confirmation question; stopAsking
+	// withdraws them all (shutdown).
+	askCtx     context.Context
+	stopAsking context.CancelCauseFunc
 
 	tools toolState // is the base up, and its last tool list
 
@@ -74,7 +79,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	hardCtx, abort := context.WithCancelCause(context.Background())
 	defer abort(nil)
 	out := rpc.NewWriter(stdout)
-	b := newBridge(cfg, abort)
+	b := newBridge(cfg, hardCtx, abort)
 	b.client = newClient(out, cfg.MaxMessage, cfg.Log)
 	b.addClient(b.client)
 	// The first failed write, from whichever goroutine, stops the bridge:
@@ -110,16 +115,19 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 
 // newBridge is the core every front end shares: the queue in front of the
 // one worker, and what is known of the base. cfg has its defaults set.
-func newBridge(cfg Config, abort context.CancelCauseFunc) *bridge {
+func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFunc) *bridge {
+	askCtx, stopAsking := context.WithCancelCause(hardCtx)
 	return &bridge{
-		cfg:     cfg,
-		log:     cfg.Log,
-		queue:   newJobQueue(cfg.Queue),
-		clients: map[*client]bool{},
-		abort:   abort,
-		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
-		rules:   newRules(&cfg),
+		askCtx:     askCtx,
+		stopAsking: stopAsking,
+		cfg:        cfg,
+		log:        cfg.Log,
+		queue:      newJobQueue(cfg.Queue),
+		clients:    map[*client]bool{},
+		abort:      abort,
+		warned:     map[string]bool{},
+		tools:      toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		rules:      newRules(&cfg),
 	}
 }
 
@@ -236,8 +244,10 @@ func (b *bridge) stopReading(stdin io.Reader) {
 }
 
 // dropQueued marks the bridge as dropping: the worker answers every job
-// still queued with an error instead of sending it. It returns how many.
+// still queued with an error instead of sending it, and the questions still
+// out are withdrawn. It returns how many jobs were queued.
 func (b *bridge) dropQueued() int {
 	b.dropping.Store(true)
+	b.stopAsking(errShutdown)
 	return b.queue.len()
 }
