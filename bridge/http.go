@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -27,7 +26,7 @@ type HTTPConfig struct {
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
 	UnusedIdle        time.Duration // a legacy session never used after initialize ends; default 10 s
 	MaxSessions       int           // open legacy sessions (one remote address: half); default 1000
-	MaxStreams        int           // open GET and subscriptions/listen streams; default 100
+	MaxStreams        int           // open GET and subscriptions/listen streams (one remote address: half); default 100
 	KeepAlive         time.Duration // SSE comment on quiet streams; default 15 s
 	ReadHeaderTimeout time.Duration // default 10 s
 	ReadTimeout       time.Duration // the whole request body; default 60 s
@@ -71,7 +70,7 @@ type httpFront struct {
 	guard guard
 
 	sessions *sessions
-	streams  atomic.Int64 // open long-lived streams
+	streams  *streamTable // open long-lived streams
 
 	modernMu sync.Mutex
 	modern   map[string]*modernGroup // by httpClientKey
@@ -101,6 +100,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		b:        b,
 		hc:       hc,
 		sessions: newSessions(hc.MaxSessions, hc.SessionIdle, hc.UnusedIdle),
+		streams:  newStreamTable(hc.MaxStreams),
 		modern:   map[string]*modernGroup{},
 		stopping: make(chan struct{}),
 	}
@@ -224,7 +224,7 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		"base":     base,
 		"queue":    f.b.queue.len(),
 		"sessions": f.sessions.count(),
-		"streams":  f.streams.Load(),
+		"streams":  f.streams.count(),
 		// clients: stdio, each legacy session and each stateless request
 		// being served.
 		"clients": len(f.b.allClients()),

@@ -46,6 +46,8 @@ type httpOut struct {
 
 	abandonOnce sync.Once
 	abandoned   chan struct{} // the client cancelled the request: no answer comes
+	kickOnce    sync.Once
+	kicked      chan struct{} // a GET stream ended to make room for a newer one
 
 	// The handler's own, never touched by the core.
 	started     bool
@@ -76,7 +78,7 @@ const maxPending = 64
 
 func newHTTPOut(w http.ResponseWriter, sse bool, writeTimeout time.Duration, log zerolog.Logger) *httpOut {
 	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout, log: log,
-		wake: make(chan struct{}, 1), gone: make(chan struct{}), abandoned: make(chan struct{})}
+		wake: make(chan struct{}, 1), gone: make(chan struct{}), abandoned: make(chan struct{}), kicked: make(chan struct{})}
 }
 
 // Write hands one message over. It never blocks and never fails: a client
@@ -260,6 +262,9 @@ func (o *httpOut) close() bool {
 // abandon says that no answer will come: the client cancelled the request
 // (notifications/cancelled, in another POST).
 func (o *httpOut) abandon() { o.abandonOnce.Do(func() { close(o.abandoned) }) }
+
+// kick ends a GET stream to make room for a newer one (streamTable).
+func (o *httpOut) kick() { o.kickOnce.Do(func() { close(o.kicked) }) }
 
 // goneCh is closed when the response has ended: a question asked on it
 // can no longer be answered.

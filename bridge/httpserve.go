@@ -123,12 +123,13 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 
 	sse := req.Method == "subscriptions/listen" || (req.Method == "tools/call" && progressToken(req.Params) != nil && f.b.cfg.ProgressInterval > 0)
 	long := req.Method == "subscriptions/listen"
-	if long && !f.takeStream() {
-		f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d); close one and try again", f.hc.MaxStreams))
-		return
-	}
 	if long {
-		defer f.streams.Add(-1)
+		slot := f.streams.take(remoteHost(r), nil)
+		if slot == nil {
+			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d, half of them from one address; --max-streams); close one and try again", f.hc.MaxStreams))
+			return
+		}
+		defer f.streams.release(slot)
 	}
 	// Each stateless request is a client of its own (its id is its own
 	// business), taking its turns with the others of its program.
@@ -386,12 +387,13 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	if !f.takeStream() {
-		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d)", f.hc.MaxStreams))
+	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.b.log)
+	slot := f.streams.take(remoteHost(r), out.kick)
+	if slot == nil {
+		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d, half of them from one address; --max-streams)", f.hc.MaxStreams))
 		return
 	}
-	defer f.streams.Add(-1)
-	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.b.log)
+	defer f.streams.release(slot)
 	s.mu.Lock()
 	if s.stream != nil {
 		s.mu.Unlock()
@@ -453,15 +455,6 @@ func (discard) WriteBatch([]rpc.Encoded) error { return nil }
 
 // ---- shared ----
 
-// takeStream counts a long-lived stream in, unless the cap is reached.
-func (f *httpFront) takeStream() bool {
-	if f.streams.Add(1) > int64(f.hc.MaxStreams) {
-		f.streams.Add(-1)
-		return false
-	}
-	return true
-}
-
 // wait is the response's own writer: it holds the handler until the
 // response is complete, writing what the core hands over (httpOut) as it
 // comes: the answer was written, the client went away, the session ended or
@@ -495,6 +488,10 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 			if !out.close() && !out.started {
 				out.w.WriteHeader(http.StatusNoContent)
 			}
+			return true
+		case <-out.kicked:
+			out.flush()
+			out.close()
 			return true
 		case <-f.stopping:
 			out.flush()
