@@ -90,7 +90,9 @@ func TestSessionShareOfOneAddress(t *testing.T) {
 // or with a call running, does not expire after --session-idle, while an
 // idle session opened after them does.
 func TestBusySessionsOutliveTheIdleTimeout(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, 20*time.Millisecond })
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+		hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, 20*time.Millisecond
+	})
 	streaming := h.used("2025-06-18")
 	status, _, events, closeStream := h.stream(http.MethodGet, append(withSession(streaming), "Accept", "text/event-stream"), "")
 	defer closeStream()
