@@ -219,22 +219,32 @@ func (c *client) newReply(id rpc.ID, method string, bt *batch) *reply {
 }
 
 // end delivers m as the answer, once. An answer over the size limit is
-// replaced by an error saying so.
-func (r *reply) end(m rpc.Encoded) {
+// replaced by an error saying so. It reports whether this call ended the
+// request (false: it had ended already, and m is dropped).
+func (r *reply) end(m rpc.Encoded) bool { return r.endWith(m, nil) }
+
+// endWith is end with won run first, only when this call ends the request
+// and before the answer goes out: a job's journal line is written exactly
+// once, by whoever ends it, and before its client can see the answer.
+func (r *reply) endWith(m rpc.Encoded, won func()) bool {
 	if !r.ended.CompareAndSwap(false, true) {
-		return
+		return false
+	}
+	if won != nil {
+		won()
 	}
 	r.client.untrack(r)
 	if r.batch != nil {
 		r.batch.put(m, r.tooLargeForBatch)
 		r.batch.release()
-		return
+		return true
 	}
 	if m.Len() > r.client.max {
 		r.client.log.Warn().Str("method", r.method).Int("bytes", m.Len()).Int("limit", r.client.max).Msg("answer over --max-message replaced by an error")
 		m = rpc.EncodeError(r.id, answerTooLarge(r.method, m.Len(), r.client.max, false))
 	}
 	_ = r.stream().Write(m)
+	return true
 }
 
 // stream is where the reply's messages go.
@@ -252,6 +262,12 @@ func (r *reply) notify(m rpc.Encoded) { r.client.notifyOn(r.stream(), m) }
 func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 	r.client.log.Warn().Str("method", r.method).Int("bytes", size).Msg("answer too large for its batch replaced by an error")
 	return rpc.EncodeError(r.id, answerTooLarge(r.method, size, r.client.max, true))
+}
+
+// settle ends a job's reply with its outcome, and journals it when that
+// ended the request (rules.go records it).
+func (b *bridge) settle(j *job, o outcome) {
+	j.reply.endWith(o.answer, func() { b.record(j, o) })
 }
 
 // result and fail end the request with a result or an error.

@@ -17,6 +17,10 @@ import (
 // wait behind it in order, and the worker serves the other clients
 // meanwhile (jobQueue.pop skips a held turn).
 
+// questionIDPrefix starts the id of every question the bridge asks a
+// client.
+const questionIDPrefix = "mcp-bridge-confirm-"
+
 var (
 	// errQuestionGone is why a question is withdrawn when nobody can answer
 	// it any more: the client's session ended or the stream carrying the

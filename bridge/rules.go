@@ -81,15 +81,8 @@ func (a *asker) answered(m *rpc.Response) bool {
 	return ok
 }
 
-// questionIDPrefix starts the id of every question the bridge asks a
-// client; questionPrefix starts the question as encoded, so that an HTTP
-// response carrying it knows it is not the answer.
-const questionIDPrefix = "mcp-bridge-confirm-"
-
-var questionPrefix = []byte(`{"jsonrpc":"2.0","id":"` + questionIDPrefix)
-
-// asksFirst reports whether req is a handshake-era tools/call that the
-// worker will ask c's user to confirm before sending it.
+// asksFirst reports whether req is a handshake-era tools/call that c's user
+// will be asked to confirm before it is sent (question.go).
 func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
 		return false
@@ -205,14 +198,6 @@ func (b *bridge) refusal(j *job, how, why string) outcome {
 		res = b.cfg.Server.Decorate("tools/call", res)
 	}
 	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
-}
-
-// settle journals a job's outcome and ends its reply with it.
-func (b *bridge) settle(j *job, o outcome) {
-	if !j.reply.ended.Load() {
-		b.record(j, o)
-	}
-	j.reply.end(o.answer)
 }
 
 // record writes the journal line for a job's outcome.
