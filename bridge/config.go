@@ -55,8 +55,6 @@ type Config struct {
 	// the call arguments to it.
 	Journal     *journal.Writer
 	JournalArgs bool
-	// Transport names the front end in the journal: "stdio" by default.
-	Transport string
 
 	Server *lifecycle.Server
 	Log    zerolog.Logger
@@ -74,9 +72,6 @@ func (c *Config) setDefaults() {
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
 	def(&c.ConfirmTimeout, 2*time.Minute)
-	if c.Transport == "" {
-		c.Transport = "stdio"
-	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = time.Second
 	}

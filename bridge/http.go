@@ -92,10 +92,7 @@ type modernGroup struct {
 // and returns nil. It returns an error only when the listener fails.
 func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) error {
 	hc.setDefaults()
-	cfg.setDefaults()
-	hardCtx, abort := context.WithCancelCause(context.Background())
-	defer abort(nil)
-	b := newBridge(cfg, hardCtx, abort)
+	b := start(cfg, "http")
 	f := &httpFront{
 		b:        b,
 		hc:       hc,
@@ -114,13 +111,6 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	if hc.Token != "" {
 		f.guard.token = []byte(hc.Token)
 	}
-
-	probeCtx, stopProbe := context.WithCancel(context.Background())
-	proberDone := make(chan struct{})
-	go b.runProber(probeCtx, proberDone)
-	defer func() { stopProbe(); <-proberDone }()
-	workerDone := make(chan struct{})
-	go b.runWorker(hardCtx, workerDone)
 	janitorDone := make(chan struct{})
 	janitorCtx, stopJanitor := context.WithCancel(context.Background())
 	go f.runJanitor(janitorCtx, janitorDone)
@@ -151,7 +141,8 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 			b.log.Error().Err(err).Msg("HTTP listener failed: stopping")
 		}
 	}
-	// Stop accepting; the handlers still running get their answers below.
+	// Stop accepting; the handlers still running get their answers from
+	// the core's stop, then the streams and sessions end.
 	shutDone := make(chan struct{})
 	shutCtx, cancelShut := context.WithTimeout(context.Background(), b.cfg.Grace+5*time.Second)
 	defer cancelShut()
@@ -159,19 +150,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		defer close(shutDone)
 		_ = srv.Shutdown(shutCtx)
 	}()
-	b.queue.close()
-	if n := b.dropQueued(); n > 0 {
-		b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
-	}
-	t := time.NewTimer(b.cfg.Grace)
-	select {
-	case <-workerDone:
-	case <-t.C:
-	}
-	t.Stop()
-	abort(errShutdown)
-	<-workerDone
-	b.endListens()
+	b.stop(true, b.cfg.Grace)
 	close(f.stopping)
 	for _, s := range f.sessions.all() {
 		f.endSession(s, "the bridge stopped")

@@ -11,10 +11,9 @@ import (
 )
 
 // read is the stdio front end's reader goroutine: it reads stdin line by
-// line and dispatches each line for the stdio client, until stdin ends or
+// line and dispatches each line for the stdio client c, until stdin ends or
 // the bridge stops.
-func (b *bridge) read(stdin io.Reader) {
-	c := b.client
+func (b *bridge) read(c *client, stdin io.Reader) {
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
 	for !b.dropping.Load() {
 		line, err := lr.Next()

@@ -95,15 +95,6 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	return ok
 }
 
-// transport names the front end a client came through, for the journal.
-func (b *bridge) transport(c *client) string {
-	switch c.out.(type) {
-	case *httpOut, sessionStream:
-		return "http"
-	}
-	return b.cfg.Transport
-}
-
 // callArgs returns a tools/call's name and arguments.
 func callArgs(params []byte) (string, []byte) {
 	var name string
@@ -207,7 +198,7 @@ func (b *bridge) record(j *job, o outcome) {
 		return
 	}
 	e := &journal.Entry{
-		Time: time.Now().UTC(), PID: pid, Transport: b.transport(j.reply.client), Era: j.era.String(),
+		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.era.String(),
 		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
 		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
