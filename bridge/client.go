@@ -7,6 +7,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -32,6 +34,7 @@ type client struct {
 	// initialized is set once a legacy client has sent initialize: it was
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
 	initialized atomic.Bool
+	version     atomic.Pointer[string] // the protocol version initialize agreed
 
 	asker asker // what confirmation needs to know of this client (rules.go)
 
@@ -41,6 +44,21 @@ type client struct {
 
 func newClient(out stream, max int, log zerolog.Logger) *client {
 	return &client{out: out, max: max, log: log, turn: &turn{}, ids: map[string]*reply{}}
+}
+
+// setVersion keeps the protocol version an initialize result agreed.
+func (c *client) setVersion(result []byte) {
+	v, _ := unquoteJSON(rpc.Field(result, "protocolVersion"))
+	c.version.Store(&v)
+}
+
+// legacyVersion is the protocol version the client's initialize agreed,
+// or the latest handshake-era one when there was none.
+func (c *client) legacyVersion() string {
+	if v := c.version.Load(); v != nil && *v != "" {
+		return *v
+	}
+	return lifecycle.LatestLegacy
 }
 
 // notify sends a message that answers nothing (a notification). One that

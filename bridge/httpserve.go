@@ -80,15 +80,15 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 	}
 	body = bytes.TrimSpace(body)
 	msgs, isBatch := rpc.DecodeLine(body)
+	var known facts // a lone request's, worked out once for routing and the core
 	if !isBatch && len(msgs) == 1 {
 		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
-			if era, _ := lifecycle.EraOf(req.Params); era == lifecycle.Modern {
-				headerModern = true
-			}
+			known = factsOf(req)
+			headerModern = headerModern || known.era == lifecycle.Modern
 		}
 	}
 	if headerModern {
-		f.modernPost(w, r, body, msgs, isBatch)
+		f.modernPost(w, r, msgs, isBatch, known)
 		return
 	}
 	f.legacyPost(w, r, body, msgs, isBatch)
@@ -99,7 +99,7 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 // modernPost serves one stateless request: headers checked against the
 // body, then the core, with the request's context as its lifetime: when
 // the client closes the response, the request is cancelled.
-func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
+func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rpc.Decoded, isBatch bool, known facts) {
 	if isBatch {
 		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: batches are not part of the 2026-07-28 transport"))
 		return
@@ -114,7 +114,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted) // a notification (none is defined) or a stray response
 		return
 	}
-	if status, werr := checkModernRequest(r.Header, req); werr != nil {
+	if status, werr := checkModernRequest(r.Header, req, &known); werr != nil {
 		f.errorStatus(w, status, req.ID, werr)
 		return
 	}
@@ -138,7 +138,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 	c.turn = group.turn
 	f.b.addClient(c)
 	defer f.b.removeClient(c)
-	f.b.dispatch(c, out, d, nil)
+	f.b.dispatch(c, out, d, nil, &known)
 	if !f.wait(r, out, long, nil) {
 		// The client closed the response: the request is cancelled. Queued,
 		// it is dropped unsent; running, its base connection is closed.
@@ -147,9 +147,10 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 }
 
 // checkModernRequest applies the transport's header rules and the era's
-// per-request rules, with the status each failure gets.
-func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
-	_, version := lifecycle.EraOf(req.Params)
+// per-request rules, with the status each failure gets; f is the request's
+// facts, marked checked when the era's rules pass.
+func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.WireError) {
+	version := f.version
 	if version == "" {
 		return http.StatusBadRequest, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must name the protocol version", lifecycle.MetaProtocolVersion)
 	}
@@ -165,6 +166,7 @@ func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
 	if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
 		return http.StatusBadRequest, werr
 	}
+	f.checked = true
 	switch hm := h.Get(hdrMethod); {
 	case hm == "":
 		return mismatch("the %s header is required", hdrMethod)
@@ -259,13 +261,8 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			f.refuse(w, http.StatusBadRequest, "Invalid Request: initialize must not be part of a batch")
 			return
 		}
-		req := msgs[0].Msg.(*rpc.Request)
-		version := lifecycle.LatestLegacy
-		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
-			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
-		}
 		var evicted *session
-		s, evicted = f.sessions.open(version, remoteHost(r))
+		s, evicted = f.sessions.open(remoteHost(r))
 		if evicted != nil {
 			f.endSession(evicted, "evicted: never used, and the session table was full")
 		}
@@ -277,7 +274,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		s.client = newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
 		f.b.addClient(s.client)
 		s.hold()
-		f.b.log.Debug().Str("session", s.id).Str("version", version).Msg("session opened")
+		f.b.log.Debug().Str("session", s.id).Msg("session opened")
 	} else {
 		var status int
 		if s, status = f.findSession(r); s == nil {
@@ -286,8 +283,8 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		}
 	}
 	defer s.release()
-	if isBatch && s.version != "2025-03-26" {
-		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
+	if v := s.client.legacyVersion(); isBatch && v != "2025-03-26" {
+		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", v))
 		return
 	}
 	answered, progress, asks := 0, false, false // messages owed an answer: requests, and what is invalid
@@ -312,7 +309,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	if answered == 0 {
 		for _, d := range msgs {
-			f.b.dispatch(s.client, discard{}, d, nil)
+			f.b.dispatch(s.client, discard{}, d, nil, nil)
 		}
 		// A cancelled request is owed no answer: the POST that carried it
 		// ends without one.

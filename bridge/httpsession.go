@@ -10,10 +10,9 @@ import (
 // session is one legacy-era (2025-03-26 … 2025-11-25) HTTP client, from
 // its initialize to DELETE, the idle timeout or eviction.
 type session struct {
-	id      string
-	version string // negotiated by initialize
-	addr    string // the remote host that opened it, for its share of the table
-	client  *client
+	id     string
+	addr   string  // the remote host that opened it, for its share of the table
+	client *client // its protocol version is the one its initialize agreed
 
 	mu       sync.Mutex
 	lastUsed time.Time
@@ -92,7 +91,7 @@ func newSessionID() string {
 // open starts a session for a client at addr; nil when there is no room.
 // evicted, when not nil, is the never-used session that made room: the
 // caller ends it. The caller sets the new session's client.
-func (t *sessions) open(version, addr string) (s, evicted *session) {
+func (t *sessions) open(addr string) (s, evicted *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -108,7 +107,7 @@ func (t *sessions) open(version, addr string) (s, evicted *session) {
 	if evicted != nil {
 		t.removeLocked(evicted)
 	}
-	s = &session{id: newSessionID(), version: version, addr: addr, lastUsed: time.Now(), ended: make(chan struct{}), waiting: map[string]*httpOut{}}
+	s = &session{id: newSessionID(), addr: addr, lastUsed: time.Now(), ended: make(chan struct{}), waiting: map[string]*httpOut{}}
 	t.byID[s.id] = s
 	t.order = append(t.order, s)
 	t.perIP[addr]++
