@@ -240,7 +240,11 @@ func (f *httpFront) endSession(s *session, why string) bool {
 		return false
 	}
 	f.b.removeClient(s.client)
+	// Its requests first, then its POSTs and stream: a question whose
+	// stream closes is withdrawn, which lets the worker take the calls
+	// behind it, and those must be cancelled by then.
 	s.client.gone()
+	s.endOnce.Do(func() { close(s.ended) })
 	f.b.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
 	return true
 }

@@ -166,14 +166,12 @@ func (t *sessions) find(id string) *session {
 	return t.byID[id]
 }
 
-// remove takes s out of the table and closes its ended channel, once; it
-// reports whether s was still open. Only httpFront.endSession calls it.
+// remove takes s out of the table; it reports whether s was still in it.
+// Only httpFront.endSession calls it.
 func (t *sessions) remove(s *session) bool {
 	t.mu.Lock()
-	was := t.removeLocked(s)
-	t.mu.Unlock()
-	s.endOnce.Do(func() { close(s.ended) })
-	return was
+	defer t.mu.Unlock()
+	return t.removeLocked(s)
 }
 
 // expired returns the sessions idle past their timeout (they stay in the
