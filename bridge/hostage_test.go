@@ -139,7 +139,7 @@ func TestQuestionHoldsOnlyItsClient(t *testing.T) {
 	}
 
 	drop()
-	if r := <-later; r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+	if r := within(t, later); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
 		t.Fatalf("A's later call after the question was withdrawn: %d %s", r.status, r.body)
 	}
 	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
@@ -162,7 +162,7 @@ func TestDeleteWithdrawsTheQuestion(t *testing.T) {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
 	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
-	if r := <-later; r.status != http.StatusNotFound {
+	if r := within(t, later); r.status != http.StatusNotFound {
 		t.Errorf("A's later call's POST after DELETE: %d %s", r.status, r.body)
 	}
 	for e := range events { // the stream ends; at most the withdrawal made it out first
@@ -197,7 +197,7 @@ func TestDeleteDropsQueuedCalls(t *testing.T) {
 	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(s), ""); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
-	if r := <-queued; r.status != http.StatusNotFound {
+	if r := within(t, queued); r.status != http.StatusNotFound {
 		t.Errorf("the deleted session's POST: %d %s", r.status, r.body)
 	}
 	h.post(withSession(x), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
@@ -209,4 +209,16 @@ func TestDeleteDropsQueuedCalls(t *testing.T) {
 	if n := h.sim.CallsFor(`"queued"`); n != 0 {
 		t.Errorf("the deleted session's queued call ran %d times", n)
 	}
+}
+
+// within is the answer on ch, which must come within the test's patience.
+func within(t *testing.T, ch <-chan answer) answer {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(waitLimit):
+		t.Fatal("no answer")
+	}
+	return answer{}
 }
