@@ -262,7 +262,12 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			return
 		}
 		var evicted *session
-		s, evicted = f.sessions.open(remoteHost(r))
+		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *client {
+			// The session's own stream (for list changes) is its GET stream.
+			c := newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
+			f.b.addClient(c)
+			return c
+		})
 		if evicted != nil {
 			f.endSession(evicted, "evicted: never used, and the session table was full")
 		}
@@ -270,10 +275,6 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open and all in use (at most %d, half of them from one address; --max-sessions)", f.sessions.count(), f.hc.MaxSessions))
 			return
 		}
-		// The session's own stream (for list changes) is its GET stream.
-		s.client = newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
-		f.b.addClient(s.client)
-		s.hold()
 		f.b.log.Debug().Str("session", s.id).Msg("session opened")
 	} else {
 		var status int

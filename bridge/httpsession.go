@@ -88,10 +88,11 @@ func newSessionID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// open starts a session for a client at addr; nil when there is no room.
+// open starts a session for a client at addr, held (the caller releases
+// it), with the client newClient makes for it; nil when there is no room.
 // evicted, when not nil, is the never-used session that made room: the
-// caller ends it. The caller sets the new session's client.
-func (t *sessions) open(addr string) (s, evicted *session) {
+// caller ends it.
+func (t *sessions) open(addr string, newClient func(*session) *client) (s, evicted *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -107,7 +108,8 @@ func (t *sessions) open(addr string) (s, evicted *session) {
 	if evicted != nil {
 		t.removeLocked(evicted)
 	}
-	s = &session{id: newSessionID(), addr: addr, lastUsed: time.Now(), ended: make(chan struct{}), waiting: map[string]*httpOut{}}
+	s = &session{id: newSessionID(), addr: addr, lastUsed: time.Now(), busy: 1, ended: make(chan struct{}), waiting: map[string]*httpOut{}}
+	s.client = newClient(s)
 	t.byID[s.id] = s
 	t.order = append(t.order, s)
 	t.perIP[addr]++
