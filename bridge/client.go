@@ -1,10 +1,13 @@
 package bridge
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -31,6 +34,7 @@ type client struct {
 	// initialized is set once a legacy client has sent initialize: it was
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
 	initialized atomic.Bool
+	version     atomic.Pointer[string] // the protocol version initialize agreed
 
 	asker asker // what confirmation needs to know of this client (rules.go)
 
@@ -40,6 +44,21 @@ type client struct {
 
 func newClient(out stream, max int, log zerolog.Logger) *client {
 	return &client{out: out, max: max, log: log, turn: &turn{}, ids: map[string]*reply{}}
+}
+
+// setVersion keeps the protocol version an initialize result agreed.
+func (c *client) setVersion(result []byte) {
+	v, _ := unquoteJSON(rpc.Field(result, "protocolVersion"))
+	c.version.Store(&v)
+}
+
+// legacyVersion is the protocol version the client's initialize agreed,
+// or the latest handshake-era one when there was none.
+func (c *client) legacyVersion() string {
+	if v := c.version.Load(); v != nil && *v != "" {
+		return *v
+	}
+	return lifecycle.LatestLegacy
 }
 
 // notify sends a message that answers nothing (a notification). One that
@@ -100,6 +119,27 @@ func (c *client) start(r *reply, stop func()) bool {
 	return true
 }
 
+// startQuestion marks r as waiting for the user's answer, with withdraw to
+// end the question; false when the client cancelled it already.
+func (c *client) startQuestion(r *reply, withdraw context.CancelCauseFunc) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r.cancelled {
+		return false
+	}
+	r.asking = true
+	r.stop = func() { withdraw(errCallCancelled) }
+	r.withdraw = withdraw
+	return true
+}
+
+// endQuestion marks r's question as answered (or withdrawn).
+func (c *client) endQuestion(r *reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.asking, r.stop, r.withdraw = false, nil, nil
+}
+
 // cancel handles notifications/cancelled for id: the request is ended with
 // no answer, and stopped if it is running. Unknown and finished ids are
 // ignored.
@@ -123,17 +163,29 @@ func (c *client) cancel(id rpc.ID) {
 	}
 }
 
-// cancelAll cancels every request of the client in progress: it is gone
-// (an HTTP session that ended).
-func (c *client) cancelAll() {
+// gone ends every request of the client in progress: it is gone (an HTTP
+// session that ended). Queued requests are dropped unsent, running ones
+// stopped; a question still out is withdrawn, and its call refused as
+// cancelled (question.go).
+func (c *client) gone() {
 	c.mu.Lock()
 	var ids []rpc.ID
+	var withdraw []context.CancelCauseFunc
 	for _, r := range c.ids {
+		if r.asking {
+			withdraw = append(withdraw, r.withdraw)
+			continue
+		}
 		ids = append(ids, r.id)
 	}
 	c.mu.Unlock()
+	// The calls queued behind a question first: withdrawing it lets the
+	// worker take them.
 	for _, id := range ids {
 		c.cancel(id)
+	}
+	for _, w := range withdraw {
+		w(errQuestionGone)
 	}
 }
 
@@ -170,7 +222,9 @@ type reply struct {
 	// Guarded by client.mu.
 	tracked   bool
 	cancelled bool   // by the client: nothing is sent for it any more
-	stop      func() // cancels the running call
+	stop      func() // cancels the running call, or withdraws its question
+	asking    bool   // a confirmation question is out for it
+	withdraw  context.CancelCauseFunc
 }
 
 // newReply starts the reply owed for a request (or for a message whose
@@ -183,22 +237,32 @@ func (c *client) newReply(id rpc.ID, method string, bt *batch) *reply {
 }
 
 // end delivers m as the answer, once. An answer over the size limit is
-// replaced by an error saying so.
-func (r *reply) end(m rpc.Encoded) {
+// replaced by an error saying so. It reports whether this call ended the
+// request (false: it had ended already, and m is dropped).
+func (r *reply) end(m rpc.Encoded) bool { return r.endWith(m, nil) }
+
+// endWith is end with won run first, only when this call ends the request
+// and before the answer goes out: a job's journal line is written exactly
+// once, by whoever ends it, and before its client can see the answer.
+func (r *reply) endWith(m rpc.Encoded, won func()) bool {
 	if !r.ended.CompareAndSwap(false, true) {
-		return
+		return false
+	}
+	if won != nil {
+		won()
 	}
 	r.client.untrack(r)
 	if r.batch != nil {
 		r.batch.put(m, r.tooLargeForBatch)
 		r.batch.release()
-		return
+		return true
 	}
 	if m.Len() > r.client.max {
 		r.client.log.Warn().Str("method", r.method).Int("bytes", m.Len()).Int("limit", r.client.max).Msg("answer over --max-message replaced by an error")
 		m = rpc.EncodeError(r.id, answerTooLarge(r.method, m.Len(), r.client.max, false))
 	}
 	_ = r.stream().Write(m)
+	return true
 }
 
 // stream is where the reply's messages go.
@@ -216,6 +280,12 @@ func (r *reply) notify(m rpc.Encoded) { r.client.notifyOn(r.stream(), m) }
 func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 	r.client.log.Warn().Str("method", r.method).Int("bytes", size).Msg("answer too large for its batch replaced by an error")
 	return rpc.EncodeError(r.id, answerTooLarge(r.method, size, r.client.max, true))
+}
+
+// settle ends a job's reply with its outcome, and journals it when that
+// ended the request (rules.go records it).
+func (b *bridge) settle(j *job, o outcome) {
+	j.reply.endWith(o.answer, func() { b.record(j, o) })
 }
 
 // result and fail end the request with a result or an error.

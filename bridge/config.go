@@ -58,8 +58,6 @@ type Config struct {
 	// JournalRequired: while the journal cannot be written, tools/call is
 	// refused and nothing is sent to CAD.
 	JournalRequired bool
-	// Transport names the front end in the journal: "stdio" by default.
-	Transport string
 
 	Server *lifecycle.Server
 	Log    zerolog.Logger
@@ -77,9 +75,6 @@ func (c *Config) setDefaults() {
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
 	def(&c.ConfirmTimeout, 2*time.Minute)
-	if c.Transport == "" {
-		c.Transport = "stdio"
-	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = time.Second
 	}

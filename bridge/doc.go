@@ -1,19 +1,23 @@
-// Package bridge serves the CAD base to MCP clients. A front end (stdio
-// today) reads a client's messages and dispatches them: the protocol the
-// bridge speaks itself is answered at once; tools/list and tools/call become
-// jobs for the one ordered worker, which forwards each to the base on a
-// fresh TCP connection and answers with the client's id. Run wires the
-// stdio front end to the core and owns every goroutine it starts.
+// Package bridge serves the CAD base to MCP clients. A front end (stdio, or
+// Streamable HTTP) reads a client's messages and dispatches them: the
+// protocol the bridge speaks itself is answered at once; tools/list and
+// tools/call become jobs for the one ordered worker, which forwards each to
+// the base on a fresh TCP connection and answers with the client's id. Run
+// (stdio) and Serve (HTTP) wire a front end to the core and own every
+// goroutine they start.
 //
 // Files by role:
-//   - run.go: start-up, the named goroutines, the one shutdown.
+//   - run.go: the core (bridge, job), stdio start-up, the named goroutines,
+//     the one shutdown.
 //   - reader.go: the stdio reader, and dispatch (callable by any front end;
 //     it must not block).
 //   - client.go: a client as the core sees it (its stream, its requests in
 //     progress by id) and reply, the exactly-once completion of a request.
-//   - queue.go: the jobs waiting for the worker.
+//   - queue.go: the jobs waiting for the worker, in turns per client.
 //   - worker.go: the worker (invoked sequentially): call the base, turn its
-//     answer into the client's.
+//     answer into the client's. It never waits for a client.
+//   - question.go: handshake-era confirmation questions, asked outside the
+//     worker; only the asking client's later calls wait for the answer.
 //   - batch.go: the one-line answer to a batch, within --max-message.
 //   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
 //     up/down and heartbeats, the tool-list cache, client-facing errors.
@@ -25,4 +29,9 @@
 //     policy), confirmation (sub-package confirm: elicitation/create in the
 //     handshake era, input_required with a signed requestState in
 //     2026-07-28) and the journal (sub-package journal).
+//   - http.go: Serve, the Streamable HTTP front end's start-up, shutdown
+//     and janitor; httpserve.go: its requests in both eras; httpout.go: a
+//     response's own writer (the core only hands messages over);
+//     httpsession.go, httpstreams.go: the session and stream tables with
+//     their limits; httpguard.go: Origin, Host and token checks.
 package bridge

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -25,8 +24,9 @@ type HTTPConfig struct {
 	Token string
 
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
-	MaxSessions       int           // open legacy sessions; default 1000
-	MaxStreams        int           // open GET and subscriptions/listen streams; default 100
+	UnusedIdle        time.Duration // a legacy session never used after initialize ends; default 10 s
+	MaxSessions       int           // open legacy sessions (one remote address: half); default 1000
+	MaxStreams        int           // open GET and subscriptions/listen streams (one remote address: half); default 100
 	KeepAlive         time.Duration // SSE comment on quiet streams; default 15 s
 	ReadHeaderTimeout time.Duration // default 10 s
 	ReadTimeout       time.Duration // the whole request body; default 60 s
@@ -45,6 +45,7 @@ func (h *HTTPConfig) setDefaults() {
 		}
 	}
 	def(&h.SessionIdle, 30*time.Minute)
+	def(&h.UnusedIdle, 10*time.Second)
 	def(&h.KeepAlive, 15*time.Second)
 	def(&h.ReadHeaderTimeout, 10*time.Second)
 	def(&h.ReadTimeout, time.Minute)
@@ -69,7 +70,7 @@ type httpFront struct {
 	guard guard
 
 	sessions *sessions
-	streams  atomic.Int64 // open long-lived streams
+	streams  *streamTable // open long-lived streams
 
 	modernMu sync.Mutex
 	modern   map[string]*modernGroup // by httpClientKey
@@ -91,14 +92,12 @@ type modernGroup struct {
 // and returns nil. It returns an error only when the listener fails.
 func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) error {
 	hc.setDefaults()
-	cfg.setDefaults()
-	hardCtx, abort := context.WithCancelCause(context.Background())
-	defer abort(nil)
-	b := newBridge(cfg, abort)
+	b := start(cfg, "http")
 	f := &httpFront{
 		b:        b,
 		hc:       hc,
-		sessions: newSessions(hc.MaxSessions, hc.SessionIdle),
+		sessions: newSessions(hc.MaxSessions, hc.SessionIdle, hc.UnusedIdle),
+		streams:  newStreamTable(hc.MaxStreams),
 		modern:   map[string]*modernGroup{},
 		stopping: make(chan struct{}),
 	}
@@ -112,13 +111,6 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	if hc.Token != "" {
 		f.guard.token = []byte(hc.Token)
 	}
-
-	probeCtx, stopProbe := context.WithCancel(context.Background())
-	proberDone := make(chan struct{})
-	go b.runProber(probeCtx, proberDone)
-	defer func() { stopProbe(); <-proberDone }()
-	workerDone := make(chan struct{})
-	go b.runWorker(hardCtx, workerDone)
 	janitorDone := make(chan struct{})
 	janitorCtx, stopJanitor := context.WithCancel(context.Background())
 	go f.runJanitor(janitorCtx, janitorDone)
@@ -149,7 +141,8 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 			b.log.Error().Err(err).Msg("HTTP listener failed: stopping")
 		}
 	}
-	// Stop accepting; the handlers still running get their answers below.
+	// Stop accepting; the handlers still running get their answers from
+	// the core's stop, then the streams and sessions end.
 	shutDone := make(chan struct{})
 	shutCtx, cancelShut := context.WithTimeout(context.Background(), b.cfg.Grace+5*time.Second)
 	defer cancelShut()
@@ -157,22 +150,10 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		defer close(shutDone)
 		_ = srv.Shutdown(shutCtx)
 	}()
-	b.queue.close()
-	if n := b.dropQueued(); n > 0 {
-		b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
-	}
-	t := time.NewTimer(b.cfg.Grace)
-	select {
-	case <-workerDone:
-	case <-t.C:
-	}
-	t.Stop()
-	abort(errShutdown)
-	<-workerDone
-	b.endListens()
+	b.stop(true, b.cfg.Grace)
 	close(f.stopping)
 	for _, s := range f.sessions.all() {
-		f.endSession(s)
+		f.endSession(s, "the bridge stopped")
 	}
 	<-shutDone
 	_ = srv.Close()
@@ -182,7 +163,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 // runJanitor ends idle sessions and forgets idle modern clients.
 func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
-	every := min(f.hc.SessionIdle/4, time.Minute)
+	every := min(f.hc.SessionIdle/4, f.hc.UnusedIdle/4, time.Minute)
 	t := time.NewTicker(max(every, 10*time.Millisecond))
 	defer t.Stop()
 	for {
@@ -190,9 +171,8 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			for _, s := range f.sessions.expire(now) {
-				f.b.log.Debug().Str("session", s.id).Msg("session ended after the idle timeout")
-				f.endSession(s)
+			for _, s := range f.sessions.expired(now) {
+				f.endSession(s, "idle timeout")
 			}
 			f.modernMu.Lock()
 			for k, m := range f.modern {
@@ -223,7 +203,7 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		"base":     base,
 		"queue":    f.b.queue.len(),
 		"sessions": f.sessions.count(),
-		"streams":  f.streams.Load(),
+		"streams":  f.streams.count(),
 		// clients: stdio, each legacy session and each stateless request
 		// being served.
 		"clients": len(f.b.allClients()),
@@ -249,11 +229,24 @@ func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e 
 	_ = rpc.NewWriter(w).Write(rpc.EncodeError(id, e))
 }
 
-// endSession forgets an ended legacy session: what it has queued is
-// dropped unsent, what runs is stopped, its stream ends.
-func (f *httpFront) endSession(s *session) {
+// endSession is the one way a legacy session ends, whatever the reason
+// (DELETE, the idle timeout, eviction, shutdown): it leaves the table, its
+// POSTs waiting for answers and its GET stream end, what it has queued is
+// dropped unsent, what runs is stopped, and a question still out is
+// withdrawn (its call refused as cancelled). It reports whether the
+// session was still open.
+func (f *httpFront) endSession(s *session, why string) bool {
+	if !f.sessions.remove(s) {
+		return false
+	}
 	f.b.removeClient(s.client)
-	s.client.cancelAll()
+	// Its requests first, then its POSTs and stream: a question whose
+	// stream closes is withdrawn, which lets the worker take the calls
+	// behind it, and those must be cancelled by then.
+	s.client.gone()
+	s.endOnce.Do(func() { close(s.ended) })
+	f.b.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
+	return true
 }
 
 // isModernVersion: a version string of the stateless era (2026-07-28 and

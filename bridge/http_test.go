@@ -51,11 +51,16 @@ func TestHTTPGuard(t *testing.T) {
 		{"foreign Origin, GET", "GET", withAuth("Origin", "https://evil.example", "Accept", "text/event-stream"), "", 403},
 		{"foreign Origin, DELETE", "DELETE", withAuth("Origin", "https://evil.example"), "", 403},
 		{"Origin null", "POST", withAuth("Origin", "null"), listBody, 403},
-		{"rebound Host, POST", "POST", withAuth("Host", "evil.example:8931"), listBody, 403},
-		{"rebound Host, GET", "GET", withAuth("Host", "evil.example", "Accept", "text/event-stream"), "", 403},
+		// A rebinding page cannot send the token: with one, the machine's
+		// names are fine.
+		{"a name for the Host, with the token", "POST", withAuth("Host", "cadbox.local:8931"), listBody, 200},
+		{"a name for the Host, without the token", "POST", append(withSession(sid), "Host", "cadbox.local:8931"), listBody, 401},
 		{"no token", "POST", withSession(sid), listBody, 401},
 		{"wrong token", "POST", append(withSession(sid), auth, "Bearer s3cre"), listBody, 401},
 		{"token not Bearer", "POST", append(withSession(sid), auth, "Basic s3cret"), listBody, 401},
+		{"token without scheme", "POST", append(withSession(sid), auth, "s3cret"), listBody, 401},
+		{"bearer in lower case", "POST", append(withSession(sid), auth, "bearer s3cret"), listBody, 200},
+		{"BEARER in upper case", "POST", append(withSession(sid), auth, "BEARER s3cret"), listBody, 200},
 		{"loopback Origin", "POST", withAuth("Origin", "http://localhost:6274"), listBody, 200},
 		{"allowed Origin", "POST", withAuth("Origin", "https://cad.example"), listBody, 200},
 		{"localhost Host", "POST", withAuth("Host", "localhost:1234"), listBody, 200},
@@ -86,6 +91,37 @@ func TestHTTPGuard(t *testing.T) {
 	if r := h.do(context.Background(), "GET", strings.TrimSuffix(h.url, "/mcp")+"/healthz", nil, ""); r.status != 401 {
 		t.Errorf("healthz without the token: %d", r.status)
 	}
+}
+
+// TestHTTPHostWithoutToken: served without a token, a Host that is
+// neither the listen address nor a loopback name is refused (DNS
+// rebinding), and the refusal says what would allow it.
+func TestHTTPHostWithoutToken(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	sid := h.initialize("2025-06-18")
+	for _, c := range []statusCase{
+		{"rebound Host, POST", "POST", append(withSession(sid), "Host", "evil.example:8931"), listBody, 403},
+		{"rebound Host, GET", "GET", append(withSession(sid), "Host", "evil.example", "Accept", "text/event-stream"), "", 403},
+		{"localhost Host", "POST", append(withSession(sid), "Host", "localhost:1234"), listBody, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := h.do(context.Background(), c.method, h.url, c.headers, c.body)
+			if r.status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
+			}
+			if msg, _ := field(t, orEmpty(r.body), "error.message").(string); c.status == 403 && !strings.Contains(msg, "set a token") {
+				t.Errorf("the refusal does not say what would allow the name: %s", r.body)
+			}
+		})
+	}
+}
+
+// orEmpty is a body, or {} when there is none.
+func orEmpty(body string) string {
+	if body == "" {
+		return "{}"
+	}
+	return body
 }
 
 func TestHTTPMediaTypesAndLimits(t *testing.T) {

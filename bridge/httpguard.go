@@ -26,16 +26,29 @@ func (g *guard) check(r *http.Request) (int, string) {
 	if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o) {
 		return http.StatusForbidden, "Forbidden: Origin " + o + " is not allowed (see --allow-origin)"
 	}
-	if !g.hostAllowed(r.Host) {
-		return http.StatusForbidden, "Forbidden: Host " + r.Host + " is not this server (DNS rebinding protection)"
-	}
 	if g.token != nil {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), g.token) != 1 {
+		// A DNS-rebinding page cannot send the token: with one, any Host
+		// is fine (remote clients may use the machine's name).
+		if subtle.ConstantTimeCompare(bearerToken(r.Header.Get("Authorization")), g.token) != 1 {
 			return http.StatusUnauthorized, "Unauthorized: a valid bearer token is required"
 		}
+		return 0, ""
+	}
+	if !g.hostAllowed(r.Host) {
+		return http.StatusForbidden, "Forbidden: Host " + r.Host + " is not this server's listen address or a loopback name (DNS rebinding protection); " +
+			"to reach it by that name, set a token (--token-file or CAD_MCP_TOKEN): with a token any Host is accepted"
 	}
 	return 0, ""
+}
+
+// bearerToken is the credentials of an Authorization header whose scheme
+// is Bearer, in any case (RFC 9110 §11.1); nil for any other.
+func bearerToken(h string) []byte {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil
+	}
+	return []byte(strings.TrimSpace(token))
 }
 
 // originAllowed: a loopback origin (http://localhost:3000, http://127.0.0.1)

@@ -32,11 +32,12 @@ func FuzzModernHeaders(f *testing.F) {
 				h.Set(k, v)
 			}
 		}
-		status, werr := checkModernRequest(h, req)
+		f := factsOf(req)
+		status, werr := checkModernRequest(h, req, &f)
 		if werr == nil {
 			_, v := lifecycle.EraOf(req.Params)
 			got, ok := headerValue(name)
-			if status != 0 || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
+			if status != 0 || !f.checked || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
 				t.Fatalf("let through: status %d, headers %q %q %q, body %s", status, version, method, name, body)
 			}
 			return

@@ -1,11 +1,12 @@
 package bridge
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -14,95 +15,176 @@ import (
 // POST, or a GET or subscriptions/listen stream. It is the core's stream
 // for that response: each message becomes the JSON body or one SSE event.
 //
-// A JSON response carries exactly the first response (or batch array):
+// The core never writes to the client's connection: Write only hands the
+// message over, and the response's own handler goroutine (wait) writes it.
+// So a client that reads slowly, or not at all, delays nobody but itself,
+// and the worker goes on to the next job at once. The hand-over is bounded:
+// one answer (the response's last message) and at most maxPending
+// notifications; past that a notification is dropped with a warning.
+//
+// A JSON response carries exactly the first answer (or batch array):
 // notifications cannot travel in it and are dropped (the handler picks SSE
 // whenever some are expected). An SSE response carries every message; the
-// response is its last event. Once closed, by the handler or at the final
-// answer, nothing more is written.
+// answer is its last event. Once the answer is handed over, or the response
+// closed, later messages are dropped.
 type httpOut struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
 	sse          bool
 	writeTimeout time.Duration
 	header       func(h http.Header) // extra headers, set before the first byte (Mcp-Session-Id)
+	log          zerolog.Logger
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	failed  bool // a write to the client failed: it is gone
-	final   chan struct{}
+	mu       sync.Mutex
+	pending  []outMsg // handed over, not yet written
+	notes    int      // notifications among pending
+	answered bool     // the answer was handed over: nothing follows it
+	closed   bool     // the handler is done with the response
+
+	wake chan struct{} // a token while pending may hold messages
+	gone chan struct{} // closed with the response: a question on it can no longer be answered
 
 	abandonOnce sync.Once
 	abandoned   chan struct{} // the client cancelled the request: no answer comes
+	kickOnce    sync.Once
+	kicked      chan struct{} // a GET stream ended to make room for a newer one
+
+	// The handler's own, never touched by the core.
+	started     bool
+	wroteAnswer bool
+	failed      bool // a write to the client failed: it is gone
 }
 
-func newHTTPOut(w http.ResponseWriter, sse bool, writeTimeout time.Duration) *httpOut {
-	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout,
-		final: make(chan struct{}), abandoned: make(chan struct{})}
+// outMsg is one message handed over: a message, or a batch's array.
+type outMsg struct {
+	m      rpc.Encoded
+	batch  []rpc.Encoded // non-nil: the answer to a batch
+	answer bool          // the response's last message
 }
 
-// notificationPrefix starts every encoded notification; anything else is
-// a response.
-var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":`)
+func (o outMsg) len() int {
+	if o.batch == nil {
+		return o.m.Len()
+	}
+	n := 2 + max(len(o.batch)-1, 0)
+	for _, m := range o.batch {
+		n += m.Len()
+	}
+	return n
+}
 
-// Write takes one message. It never fails: a client that went away is not
-// the core's concern (the handler sees it through the request context).
+// maxPending bounds the notifications waiting for one response's writer.
+const maxPending = 64
+
+func newHTTPOut(w http.ResponseWriter, sse bool, writeTimeout time.Duration, log zerolog.Logger) *httpOut {
+	return &httpOut{w: w, rc: http.NewResponseController(w), sse: sse, writeTimeout: writeTimeout, log: log,
+		wake: make(chan struct{}, 1), gone: make(chan struct{}), abandoned: make(chan struct{}), kicked: make(chan struct{})}
+}
+
+// Write hands one message over. It never blocks and never fails: a client
+// that went away is not the core's concern (the handler sees it through
+// the request context).
 func (o *httpOut) Write(m rpc.Encoded) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.closed {
-		o.deliver(m.AppendTo(make([]byte, 0, m.Len())))
-	}
+	o.hand(outMsg{m: m, answer: m.Kind() == rpc.KindResponse})
 	return nil
 }
 
-// WriteBatch takes the answer to a batch: one array.
+// WriteBatch hands over the answer to a batch: one array.
 func (o *httpOut) WriteBatch(ms []rpc.Encoded) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		return nil
-	}
-	b := []byte{'['}
-	for i, m := range ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = m.AppendTo(b)
-	}
-	o.deliver(append(b, ']'))
+	o.hand(outMsg{batch: ms, answer: true})
 	return nil
 }
 
-// deliver writes one line; o.mu is held.
-func (o *httpOut) deliver(line []byte) {
-	// Neither a notification nor the bridge's confirmation question
-	// (rules.go) is the answer that ends the response.
-	isFinal := !bytes.HasPrefix(line, notificationPrefix) && !bytes.HasPrefix(line, questionPrefix)
-	if !o.sse {
-		if !isFinal {
-			return
+func (o *httpOut) hand(msg outMsg) {
+	answer := msg.answer
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case o.closed || o.answered:
+		if answer {
+			o.log.Debug().Int("bytes", msg.len()).Msg("answer dropped: its HTTP response has ended")
 		}
+		return
+	case !answer && !o.sse:
+		return // a JSON response carries nothing but its answer
+	case !answer && o.notes >= maxPending:
+		o.log.Warn().Msg("notification dropped: the client is not reading its stream")
+		return
+	}
+	if answer {
+		o.answered = true
+	} else {
+		o.notes++
+	}
+	o.pending = append(o.pending, msg)
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush writes what was handed over; the handler calls it. It reports
+// whether the answer has been written (or the client is gone), after which
+// the response is complete.
+func (o *httpOut) flush() (done bool) {
+	o.mu.Lock()
+	msgs := o.pending
+	o.pending = nil
+	o.notes = 0
+	o.mu.Unlock()
+	for _, msg := range msgs {
+		o.writeMsg(msg)
+		o.wroteAnswer = o.wroteAnswer || msg.answer
+	}
+	return o.failed || o.wroteAnswer
+}
+
+// writeMsg writes one message as the JSON body or one SSE event.
+func (o *httpOut) writeMsg(msg outMsg) {
+	if !o.sse {
 		// A length, not chunks: the client has the whole answer with the
 		// first flush, and the connection is ready for its next request.
-		o.w.Header().Set("Content-Length", strconv.Itoa(len(line)))
+		o.w.Header().Set("Content-Length", strconv.Itoa(msg.len()))
 		o.start("application/json")
-		o.write(line)
-		o.finish()
+		o.writeBody(msg)
+		o.flushWire()
 		return
 	}
 	o.start("text/event-stream")
-	buf := make([]byte, 0, len(line)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, line...)
-	buf = append(buf, "\n\n"...)
-	o.write(buf)
-	if isFinal {
-		o.finish()
+	o.write([]byte("event: message\ndata: "))
+	o.writeBody(msg)
+	o.write([]byte("\n\n"))
+	o.flushWire()
+}
+
+// writeBody writes a message's bytes from where they lie: a 15 MiB answer
+// is not copied to be sent.
+func (o *httpOut) writeBody(msg outMsg) {
+	if msg.batch == nil {
+		o.writeEncoded(msg.m)
+		return
+	}
+	o.write([]byte{'['})
+	for i, m := range msg.batch {
+		if i > 0 {
+			o.write([]byte{','})
+		}
+		o.writeEncoded(m)
+	}
+	o.write([]byte{']'})
+}
+
+func (o *httpOut) writeEncoded(m rpc.Encoded) {
+	if m.Len() <= 64<<10 {
+		o.write(m.AppendTo(make([]byte, 0, m.Len())))
+		return
+	}
+	for _, part := range m.Parts() {
+		o.write(part)
 	}
 }
 
-// start sends the status line and headers once; o.mu is held.
+// start sends the status line and headers once.
 func (o *httpOut) start(contentType string) {
 	if o.started {
 		return
@@ -120,72 +202,70 @@ func (o *httpOut) start(contentType string) {
 	o.w.WriteHeader(http.StatusOK)
 }
 
-// write sends bytes and flushes them, each write with its own deadline so
-// that long streams are not cut by the server's write timeout; o.mu is held.
+// write sends bytes, each write with its own deadline so that long streams
+// are not cut by the server's write timeout.
 func (o *httpOut) write(b []byte) {
-	if o.failed {
+	if o.failed || len(b) == 0 {
 		return
 	}
 	_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
 	if _, err := o.w.Write(b); err != nil {
 		o.failed = true
-		return
-	}
-	if err := o.rc.Flush(); err != nil {
-		o.failed = true
 	}
 }
 
-func (o *httpOut) finish() {
-	if !o.closed {
-		o.closed = true
-		close(o.final)
+func (o *httpOut) flushWire() {
+	if o.failed {
+		return
+	}
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
+	if err := o.rc.Flush(); err != nil {
+		o.failed = true
 	}
 }
 
 // openStream sends the SSE headers now, for a stream that may stay quiet
 // for a while (a GET stream).
 func (o *httpOut) openStream() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	o.start("text/event-stream")
-	o.write(nil)
+	o.flushWire()
 }
 
 // keepAlive writes an SSE comment, so that proxies and clients with idle
 // timeouts keep a quiet stream open. It reports false when the client is
 // gone.
 func (o *httpOut) keepAlive() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed || !o.sse || !o.started {
-		return !o.failed
+	if o.sse && o.started {
+		o.write([]byte(":\n\n"))
+		o.flushWire()
 	}
-	o.write([]byte(":\n\n"))
 	return !o.failed
 }
 
-// close makes every later write a no-op; it reports whether the final
-// answer had been written.
+// close ends the hand-over: later messages are dropped, and so is what is
+// still pending (the client is gone, or its session ended). It reports
+// whether the answer had been handed over.
 func (o *httpOut) close() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	select {
-	case <-o.final:
-		return true
-	default:
+	if !o.closed {
+		o.closed = true
+		close(o.gone)
 	}
-	o.closed = true
-	return false
+	if n := len(o.pending); n > 0 {
+		o.log.Debug().Int("messages", n).Msg("messages dropped: their HTTP response has ended")
+		o.pending = nil
+	}
+	return o.answered
 }
 
 // abandon says that no answer will come: the client cancelled the request
 // (notifications/cancelled, in another POST).
 func (o *httpOut) abandon() { o.abandonOnce.Do(func() { close(o.abandoned) }) }
 
-// isStarted reports whether any byte of the response was sent.
-func (o *httpOut) isStarted() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.started
-}
+// kick ends a GET stream to make room for a newer one (streamTable).
+func (o *httpOut) kick() { o.kickOnce.Do(func() { close(o.kicked) }) }
+
+// goneCh is closed when the response has ended: a question asked on it
+// can no longer be answered.
+func (o *httpOut) goneCh() <-chan struct{} { return o.gone }

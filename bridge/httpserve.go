@@ -80,15 +80,15 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 	}
 	body = bytes.TrimSpace(body)
 	msgs, isBatch := rpc.DecodeLine(body)
+	var known facts // a lone request's, worked out once for routing and the core
 	if !isBatch && len(msgs) == 1 {
 		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
-			if era, _ := lifecycle.EraOf(req.Params); era == lifecycle.Modern {
-				headerModern = true
-			}
+			known = factsOf(req)
+			headerModern = headerModern || known.era == lifecycle.Modern
 		}
 	}
 	if headerModern {
-		f.modernPost(w, r, body, msgs, isBatch)
+		f.modernPost(w, r, msgs, isBatch, known)
 		return
 	}
 	f.legacyPost(w, r, body, msgs, isBatch)
@@ -99,7 +99,7 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 // modernPost serves one stateless request: headers checked against the
 // body, then the core, with the request's context as its lifetime: when
 // the client closes the response, the request is cancelled.
-func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
+func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rpc.Decoded, isBatch bool, known facts) {
 	if isBatch {
 		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: batches are not part of the 2026-07-28 transport"))
 		return
@@ -114,7 +114,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted) // a notification (none is defined) or a stray response
 		return
 	}
-	if status, werr := checkModernRequest(r.Header, req); werr != nil {
+	if status, werr := checkModernRequest(r.Header, req, &known); werr != nil {
 		f.errorStatus(w, status, req.ID, werr)
 		return
 	}
@@ -123,21 +123,22 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 
 	sse := req.Method == "subscriptions/listen" || (req.Method == "tools/call" && progressToken(req.Params) != nil && f.b.cfg.ProgressInterval > 0)
 	long := req.Method == "subscriptions/listen"
-	if long && !f.takeStream() {
-		f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d); close one and try again", f.hc.MaxStreams))
-		return
-	}
 	if long {
-		defer f.streams.Add(-1)
+		slot := f.streams.take(remoteHost(r), nil)
+		if slot == nil {
+			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d, half of them from one address; --max-streams); close one and try again", f.hc.MaxStreams))
+			return
+		}
+		defer f.streams.release(slot)
 	}
 	// Each stateless request is a client of its own (its id is its own
 	// business), taking its turns with the others of its program.
-	out := newHTTPOut(w, sse, f.hc.WriteTimeout)
+	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.b.log)
 	c := newClient(out, f.b.cfg.MaxMessage, f.b.log)
 	c.turn = group.turn
 	f.b.addClient(c)
 	defer f.b.removeClient(c)
-	f.b.dispatch(c, out, d, nil)
+	f.b.dispatch(c, out, d, nil, &known)
 	if !f.wait(r, out, long, nil) {
 		// The client closed the response: the request is cancelled. Queued,
 		// it is dropped unsent; running, its base connection is closed.
@@ -146,9 +147,10 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, body []by
 }
 
 // checkModernRequest applies the transport's header rules and the era's
-// per-request rules, with the status each failure gets.
-func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
-	_, version := lifecycle.EraOf(req.Params)
+// per-request rules, with the status each failure gets; f is the request's
+// facts, marked checked when the era's rules pass.
+func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.WireError) {
+	version := f.version
 	if version == "" {
 		return http.StatusBadRequest, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must name the protocol version", lifecycle.MetaProtocolVersion)
 	}
@@ -164,6 +166,7 @@ func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
 	if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
 		return http.StatusBadRequest, werr
 	}
+	f.checked = true
 	switch hm := h.Get(hdrMethod); {
 	case hm == "":
 		return mismatch("the %s header is required", hdrMethod)
@@ -197,14 +200,20 @@ func checkModernRequest(h http.Header, req *rpc.Request) (int, *rpc.WireError) {
 // remote host. Two copies of one program on one machine share a turn;
 // different programs, or one program on different machines, get their own.
 func httpClientKey(r *http.Request, req *rpc.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := remoteHost(r)
 	info := rpc.Field(rpc.Field(req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")
 	name, _ := unquoteJSON(rpc.Field(info, "name"))
 	version, _ := unquoteJSON(rpc.Field(info, "version"))
 	return name + "/" + version + "@" + host
+}
+
+// remoteHost is the request's remote address without its port.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {
@@ -252,21 +261,21 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			f.refuse(w, http.StatusBadRequest, "Invalid Request: initialize must not be part of a batch")
 			return
 		}
-		req := msgs[0].Msg.(*rpc.Request)
-		version := lifecycle.LatestLegacy
-		if res, werr := f.b.cfg.Server.Initialize(req.Params); werr == nil {
-			version, _ = unquoteJSON(rpc.Field(res, "protocolVersion"))
+		var evicted *session
+		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *client {
+			// The session's own stream (for list changes) is its GET stream.
+			c := newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
+			f.b.addClient(c)
+			return c
+		})
+		if evicted != nil {
+			f.endSession(evicted, "evicted: never used, and the session table was full")
 		}
-		s = f.sessions.open(version)
 		if s == nil {
-			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open", f.hc.MaxSessions))
+			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open and all in use (at most %d, half of them from one address; --max-sessions)", f.sessions.count(), f.hc.MaxSessions))
 			return
 		}
-		// The session's own stream (for list changes) is its GET stream.
-		s.client = newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
-		f.b.addClient(s.client)
-		s.hold()
-		f.b.log.Debug().Str("session", s.id).Str("version", version).Msg("session opened")
+		f.b.log.Debug().Str("session", s.id).Msg("session opened")
 	} else {
 		var status int
 		if s, status = f.findSession(r); s == nil {
@@ -275,8 +284,8 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		}
 	}
 	defer s.release()
-	if isBatch && s.version != "2025-03-26" {
-		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", s.version))
+	if v := s.client.legacyVersion(); isBatch && v != "2025-03-26" {
+		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", v))
 		return
 	}
 	answered, progress, asks := 0, false, false // messages owed an answer: requests, and what is invalid
@@ -301,7 +310,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	if answered == 0 {
 		for _, d := range msgs {
-			f.b.dispatch(s.client, discard{}, d, nil)
+			f.b.dispatch(s.client, discard{}, d, nil, nil)
 		}
 		// A cancelled request is owed no answer: the POST that carried it
 		// ends without one.
@@ -316,7 +325,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout)
+	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout, f.b.log)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(hdrSession, id) }
@@ -376,12 +385,13 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	if !f.takeStream() {
-		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d)", f.hc.MaxStreams))
+	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.b.log)
+	slot := f.streams.take(remoteHost(r), out.kick)
+	if slot == nil {
+		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d, half of them from one address; --max-streams)", f.hc.MaxStreams))
 		return
 	}
-	defer f.streams.Add(-1)
-	out := newHTTPOut(w, true, f.hc.WriteTimeout)
+	defer f.streams.release(slot)
 	s.mu.Lock()
 	if s.stream != nil {
 		s.mu.Unlock()
@@ -407,13 +417,10 @@ func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, http.StatusBadRequest, sessionRefusal(http.StatusBadRequest))
 		return
 	}
-	s, ok := f.sessions.end(id)
-	if !ok {
+	if s := f.sessions.find(id); s == nil || !f.endSession(s, "DELETE") {
 		f.refuse(w, http.StatusNotFound, sessionRefusal(http.StatusNotFound))
 		return
 	}
-	f.b.removeClient(s.client)
-	f.b.log.Debug().Str("session", id).Msg("session ended by DELETE")
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -446,19 +453,12 @@ func (discard) WriteBatch([]rpc.Encoded) error { return nil }
 
 // ---- shared ----
 
-// takeStream counts a long-lived stream in, unless the cap is reached.
-func (f *httpFront) takeStream() bool {
-	if f.streams.Add(1) > int64(f.hc.MaxStreams) {
-		f.streams.Add(-1)
-		return false
-	}
-	return true
-}
-
-// wait holds the handler until its response is complete: the final answer
-// was written, the client went away, the session ended or the server is
-// stopping. Long streams get keep-alive comments meanwhile. It returns
-// false when the client went away first.
+// wait is the response's own writer: it holds the handler until the
+// response is complete, writing what the core hands over (httpOut) as it
+// comes: the answer was written, the client went away, the session ended or
+// the server is stopping. Long streams get keep-alive comments meanwhile.
+// It returns false when the client went away before its answer was handed
+// over.
 func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) bool {
 	var tick <-chan time.Time
 	if long || out.sse {
@@ -468,21 +468,32 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 	}
 	for {
 		select {
-		case <-out.final:
-			out.close()
-			return true
+		case <-out.wake:
+			if out.flush() {
+				out.close()
+				return true
+			}
 		case <-r.Context().Done():
 			return out.close()
 		case <-ended:
-			out.close()
+			out.flush()
+			if !out.close() && !out.started {
+				f.refuse(out.w, http.StatusNotFound, "Not Found: the session ended before this request was answered")
+			}
 			return true
 		case <-out.abandoned:
-			if !out.close() && !out.isStarted() {
+			out.flush()
+			if !out.close() && !out.started {
 				out.w.WriteHeader(http.StatusNoContent)
 			}
 			return true
+		case <-out.kicked:
+			out.flush()
+			out.close()
+			return true
 		case <-f.stopping:
-			if !out.close() && !out.isStarted() {
+			out.flush()
+			if !out.close() && !out.started {
 				f.refuse(out.w, http.StatusServiceUnavailable, "Service Unavailable: mcp-bridge is shutting down")
 			}
 			return true

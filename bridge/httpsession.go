@@ -8,22 +8,25 @@ import (
 )
 
 // session is one legacy-era (2025-03-26 … 2025-11-25) HTTP client, from
-// its initialize to DELETE or the idle timeout.
+// its initialize to DELETE, the idle timeout or eviction.
 type session struct {
-	id      string
-	version string // negotiated by initialize
-	client  *client
+	id     string
+	addr   string  // the remote host that opened it, for its share of the table
+	client *client // its protocol version is the one its initialize agreed
 
 	mu       sync.Mutex
 	lastUsed time.Time
+	used     bool                // a request came after initialize
 	busy     int                 // requests and streams in progress: never idle while > 0
 	stream   *httpOut            // the GET stream, nil when none is open
 	waiting  map[string]*httpOut // POSTs waiting for the answer to one request, by id key
-	ended    chan struct{}       // closed when the session ends
+
+	endOnce sync.Once
+	ended   chan struct{} // closed when the session ends
 }
 
-// touch marks the session used now; hold/release bracket a request or a
-// stream so that a session is never idle while it is in use.
+// hold and release bracket a request or a stream, so that a session is
+// never idle while it is in use; each marks it used now.
 func (s *session) hold() {
 	s.mu.Lock()
 	s.busy++
@@ -38,16 +41,43 @@ func (s *session) release() {
 	s.mu.Unlock()
 }
 
-// sessions is the table of open legacy sessions.
-type sessions struct {
-	mu   sync.Mutex
-	byID map[string]*session
-	max  int
-	idle time.Duration
+// idle reports whether the session has been unused past its timeout: the
+// idle timeout once it was used, the much shorter unused one before.
+func (s *session) idle(now time.Time, idle, unused time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	limit := idle
+	if !s.used {
+		limit = unused
+	}
+	return s.busy == 0 && now.Sub(s.lastUsed) > limit
 }
 
-func newSessions(max int, idle time.Duration) *sessions {
-	return &sessions{byID: map[string]*session{}, max: max, idle: idle}
+// evictable: opened and never used since, nor in use.
+func (s *session) evictable() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.used && s.busy == 0
+}
+
+// sessions is the table of open legacy sessions. It holds at most max,
+// and one remote address at most share of them, so that one client
+// opening sessions in a loop cannot lock the others out: when the table
+// (or the address's share) is full, the oldest session never used after
+// its initialize makes room, and only when there is none is anyone refused.
+type sessions struct {
+	mu     sync.Mutex
+	byID   map[string]*session
+	order  []*session // by opening time, oldest first
+	perIP  map[string]int
+	max    int
+	share  int
+	idle   time.Duration
+	unused time.Duration
+}
+
+func newSessions(n int, idle, unused time.Duration) *sessions {
+	return &sessions{byID: map[string]*session{}, perIP: map[string]int{}, max: n, share: max(1, n/2), idle: idle, unused: unused}
 }
 
 // newSessionID is 128 random bits in URL-safe Base64: visible ASCII, as
@@ -58,74 +88,115 @@ func newSessionID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// open starts a session; nil when the table is full. The caller sets its
-// client.
-func (t *sessions) open(version string) *session {
+// open starts a session for a client at addr, held (the caller releases
+// it), with the client newClient makes for it; nil when there is no room.
+// evicted, when not nil, is the never-used session that made room: the
+// caller ends it.
+func (t *sessions) open(addr string, newClient func(*session) *client) (s, evicted *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.byID) >= t.max {
-		return nil
+	switch {
+	case t.perIP[addr] >= t.share:
+		if evicted = t.oldestEvictable(addr); evicted == nil {
+			return nil, nil
+		}
+	case len(t.byID) >= t.max:
+		if evicted = t.oldestEvictable(""); evicted == nil {
+			return nil, nil
+		}
 	}
-	s := &session{id: newSessionID(), version: version, lastUsed: time.Now(), ended: make(chan struct{}), waiting: map[string]*httpOut{}}
+	if evicted != nil {
+		t.removeLocked(evicted)
+	}
+	s = &session{id: newSessionID(), addr: addr, lastUsed: time.Now(), busy: 1, ended: make(chan struct{}), waiting: map[string]*httpOut{}}
+	s.client = newClient(s)
 	t.byID[s.id] = s
-	return s
+	t.order = append(t.order, s)
+	t.perIP[addr]++
+	return s, evicted
 }
 
-// get finds an open session and holds it; the caller releases it.
+// oldestEvictable is the oldest never-used session, of addr when it is not
+// empty; t.mu is held.
+func (t *sessions) oldestEvictable(addr string) *session {
+	for _, s := range t.order {
+		if (addr == "" || s.addr == addr) && s.evictable() {
+			return s
+		}
+	}
+	return nil
+}
+
+// removeLocked takes s out of the table; t.mu is held. It reports whether
+// s was in it.
+func (t *sessions) removeLocked(s *session) bool {
+	if t.byID[s.id] != s {
+		return false
+	}
+	delete(t.byID, s.id)
+	for i, o := range t.order {
+		if o == s {
+			t.order = append(t.order[:i:i], t.order[i+1:]...)
+			break
+		}
+	}
+	if t.perIP[s.addr]--; t.perIP[s.addr] <= 0 {
+		delete(t.perIP, s.addr)
+	}
+	return true
+}
+
+// get finds an open session, marks it used and holds it; the caller
+// releases it.
 func (t *sessions) get(id string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.byID[id]
 	if s != nil {
 		s.hold()
+		s.mu.Lock()
+		s.used = true
+		s.mu.Unlock()
 	}
 	return s
 }
 
-// end removes a session; it reports whether it was open.
-func (t *sessions) end(id string) (*session, bool) {
+// find returns an open session without holding it.
+func (t *sessions) find(id string) *session {
 	t.mu.Lock()
-	s, ok := t.byID[id]
-	delete(t.byID, id)
-	t.mu.Unlock()
-	if ok {
-		close(s.ended)
-	}
-	return s, ok
+	defer t.mu.Unlock()
+	return t.byID[id]
 }
 
-// expire ends the sessions idle for longer than the idle timeout and
-// returns them.
-func (t *sessions) expire(now time.Time) []*session {
-	return t.endMatching(func(s *session) bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.busy == 0 && now.Sub(s.lastUsed) > t.idle
-	})
+// remove takes s out of the table; it reports whether s was still in it.
+// Only httpFront.endSession calls it.
+func (t *sessions) remove(s *session) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.removeLocked(s)
 }
 
-// all ends every session, at shutdown.
+// expired returns the sessions idle past their timeout (they stay in the
+// table until ended).
+func (t *sessions) expired(now time.Time) []*session {
+	return t.matching(func(s *session) bool { return s.idle(now, t.idle, t.unused) })
+}
+
+// all returns every open session, for shutdown.
 func (t *sessions) all() []*session {
-	return t.endMatching(func(*session) bool { return true })
+	return t.matching(func(*session) bool { return true })
 }
 
-// endMatching removes the sessions match picks (it is called with t.mu
-// held), closes their ended channels once t.mu is released, and returns
-// them.
-func (t *sessions) endMatching(match func(*session) bool) []*session {
+func (t *sessions) matching(match func(*session) bool) []*session {
 	t.mu.Lock()
-	var gone []*session
-	for id, s := range t.byID {
+	defer t.mu.Unlock()
+	var out []*session
+	for _, s := range t.order {
 		if match(s) {
-			delete(t.byID, id)
-			gone = append(gone, s)
+			out = append(out, s)
 		}
 	}
-	t.mu.Unlock()
-	for _, s := range gone {
-		close(s.ended)
-	}
-	return gone
+	return out
 }
 
 func (t *sessions) count() int {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -24,19 +25,23 @@ type turn struct {
 // requests keep their order, and a busy client cannot starve the others
 // (with n turns waiting, a job waits for at most one job of each other
 // turn between two of its own turn's). With one client that is plain
-// arrival order. push never waits (the reader must not block); pop waits
-// for a job. Safe for concurrent use.
+// arrival order. A job held at the head of its turn (a confirmation
+// question is out for it) holds that turn only: the worker takes the
+// others' jobs meanwhile. push never waits (the reader must not block); pop
+// waits for a job. Safe for concurrent use.
 type jobQueue struct {
 	mu     sync.Mutex
-	ring   []*turn // turns with jobs, in rotation order
-	n      int     // jobs queued, all turns
+	cond   *sync.Cond // signalled when a job may be ready, or the queue closed
+	ring   []*turn    // turns with jobs, in rotation order
+	n      int        // jobs queued, all turns
 	max    int
 	closed bool
-	ready  chan struct{} // a token while jobs may be waiting; closed with the queue
 }
 
 func newJobQueue(max int) *jobQueue {
-	return &jobQueue{max: max, ready: make(chan struct{}, 1)}
+	q := &jobQueue{max: max}
+	q.cond = sync.NewCond(&q.mu)
+	return q
 }
 
 // push adds a job, or fails with errQueueFull or errQueueClosed. The queue
@@ -61,51 +66,72 @@ func (q *jobQueue) push(j *job) error {
 	}
 	t.jobs = append(t.jobs, j)
 	q.n++
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
+	q.cond.Signal()
 	return nil
 }
 
-// pop returns the next job in rotation, waiting for one; false once the
-// queue is closed and empty.
+// pop returns the next job in rotation that is not held, waiting for one;
+// false once the queue is closed and empty.
 func (q *jobQueue) pop() (*job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for {
-		q.mu.Lock()
-		if len(q.ring) > 0 {
-			t := q.ring[0]
+		for i, t := range q.ring {
 			j := t.jobs[0]
+			if j.held {
+				continue // its turn waits for the answer; the others go on
+			}
 			t.jobs[0] = nil
 			t.jobs = t.jobs[1:]
-			q.ring[0] = nil
-			q.ring = q.ring[1:]
+			q.ring = slices.Delete(q.ring, i, i+1)
 			if len(t.jobs) > 0 {
 				q.ring = append(q.ring, t) // its next job waits for the others' turns
 			} else {
 				t.jobs = nil
 			}
 			q.n--
-			q.mu.Unlock()
 			return j, true
 		}
-		closed := q.closed
-		q.mu.Unlock()
-		if closed {
+		if q.closed && q.n == 0 {
 			return nil, false
 		}
-		<-q.ready
+		q.cond.Wait()
 	}
+}
+
+// release lets the worker take a held job.
+func (q *jobQueue) release(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	j.held = false
+	q.cond.Broadcast()
+}
+
+// remove takes a job out of the queue unsent (its question was refused or
+// withdrawn); the jobs behind it in its turn move up.
+func (q *jobQueue) remove(j *job) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t := j.reply.client.turn
+	i := slices.Index(t.jobs, j)
+	if i < 0 {
+		return
+	}
+	t.jobs = slices.Delete(t.jobs, i, i+1)
+	q.n--
+	if len(t.jobs) == 0 {
+		t.jobs = nil
+		q.ring = slices.DeleteFunc(q.ring, func(o *turn) bool { return o == t })
+	}
+	q.cond.Broadcast()
 }
 
 // close refuses further jobs; those queued are still popped.
 func (q *jobQueue) close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.closed {
-		q.closed = true
-		close(q.ready)
-	}
+	q.closed = true
+	q.cond.Broadcast()
 }
 
 func (q *jobQueue) isClosed() bool {

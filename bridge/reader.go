@@ -11,10 +11,9 @@ import (
 )
 
 // read is the stdio front end's reader goroutine: it reads stdin line by
-// line and dispatches each line for the stdio client, until stdin ends or
+// line and dispatches each line for the stdio client c, until stdin ends or
 // the bridge stops.
-func (b *bridge) read(stdin io.Reader) {
-	c := b.client
+func (b *bridge) read(c *client, stdin io.Reader) {
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
 	for !b.dropping.Load() {
 		line, err := lr.Next()
@@ -58,7 +57,7 @@ func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
 		defer bt.release() // the reader's own hold
 	}
 	for _, d := range msgs {
-		b.dispatch(c, out, d, bt)
+		b.dispatch(c, out, d, bt, nil)
 	}
 }
 
@@ -66,8 +65,23 @@ func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
+// facts are what the bridge works out about a request before it handles
+// it, once: its era and protocol version, and whether the era's per-request
+// rules were checked already (by a front end that had to, to route it).
+type facts struct {
+	era     lifecycle.Era
+	version string
+	checked bool // lifecycle.CheckModern passed
+}
+
+func factsOf(req *rpc.Request) facts {
+	era, version := lifecycle.EraOf(req.Params)
+	return facts{era: era, version: version}
+}
+
 // dispatch handles one message from client c; its answer goes to out.
-func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch) {
+// known, when not nil, is what the front end worked out about the request.
+func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch, known *facts) {
 	var r *reply // the answer this message is owed, if any
 	switch m := d.Msg.(type) {
 	case *rpc.Request:
@@ -100,7 +114,12 @@ func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch) {
 	case *rpc.Response:
 		b.clientResponse(c, m)
 	case *rpc.Request:
-		b.request(c, m, r)
+		f := known
+		if f == nil {
+			fs := factsOf(m)
+			f = &fs
+		}
+		b.request(c, m, r, *f)
 	}
 }
 
@@ -127,16 +146,16 @@ func (b *bridge) notification(c *client, n *rpc.Notification) {
 }
 
 // request answers a request at once, or queues it for the base.
-func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
+func (b *bridge) request(c *client, req *rpc.Request, r *reply, f facts) {
 	if c.inUse(req.ID) {
 		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
 		r.fail(errIDInUse(req.ID))
 		return
 	}
-	era, version := lifecycle.EraOf(req.Params)
+	era := f.era
 	srv := b.cfg.Server
-	if era == lifecycle.Modern && req.Method != "server/discover" {
-		if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
+	if era == lifecycle.Modern && req.Method != "server/discover" && !f.checked {
+		if werr := lifecycle.CheckModern(f.version, req.Params); werr != nil {
 			r.fail(werr)
 			return
 		}
@@ -156,6 +175,7 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply) {
 			return
 		}
 		c.initialized.Store(true)
+		c.setVersion(res)
 		c.asker.initialized(req.Params, res)
 		r.result(res)
 	case "ping":
@@ -201,8 +221,12 @@ func (b *bridge) enqueue(j *job) {
 		r.fail(errIDInUse(r.id))
 		return
 	}
+	j.held = j.ask // the worker takes it once the user has agreed
 	switch err := b.queue.push(j); err {
 	case nil:
+		if j.ask {
+			go b.runQuestion(j)
+		}
 	case errQueueClosed:
 		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 	default:

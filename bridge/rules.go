@@ -1,12 +1,10 @@
 package bridge
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -86,15 +84,8 @@ func (a *asker) answered(m *rpc.Response) bool {
 	return ok
 }
 
-// questionIDPrefix starts the id of every question the bridge asks a
-// client; questionPrefix starts the question as encoded, so that an HTTP
-// response carrying it knows it is not the answer.
-const questionIDPrefix = "mcp-bridge-confirm-"
-
-var questionPrefix = []byte(`{"jsonrpc":"2.0","id":"` + questionIDPrefix)
-
-// asksFirst reports whether req is a handshake-era tools/call that the
-// worker will ask c's user to confirm before sending it.
+// asksFirst reports whether req is a handshake-era tools/call that c's user
+// will be asked to confirm before it is sent (question.go).
 func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
 		return false
@@ -108,15 +99,6 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	}
 	_, ok := b.rules.policy.NeedsConfirm(tp.name)
 	return ok
-}
-
-// transport names the front end a client came through, for the journal.
-func (b *bridge) transport(c *client) string {
-	switch c.out.(type) {
-	case *httpOut, sessionStream:
-		return "http"
-	}
-	return b.cfg.Transport
 }
 
 // admitCall applies the policy and confirmation to a tools/call the reader
@@ -206,74 +188,6 @@ func (b *bridge) refusal(j *job, how, why string) outcome {
 	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
 }
 
-// settle journals a job's outcome and ends its reply with it.
-func (b *bridge) settle(j *job, o outcome) {
-	if !j.reply.ended.Load() {
-		b.record(j, o)
-	}
-	j.reply.end(o.answer)
-}
-
-// askUser is the worker's handshake-era confirmation: an elicitation/create
-// request to the client, and its answer. It returns the refusal to give
-// when the call must not run, or nil when the user agreed. ctx ends when
-// the client cancels the call or the bridge stops.
-func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
-	g, c := b.rules, j.reply.client
-	a := &c.asker
-	name, args := j.params.name, j.params.args
-	params := confirm.LegacyParams(name, args)
-	if a.formMode.Load() {
-		params = confirm.Params(name, args)
-	}
-	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
-	ch := make(chan *rpc.Response, 1)
-	a.mu.Lock()
-	if a.asks == nil {
-		a.asks = map[string]chan *rpc.Response{}
-	}
-	a.asks[id.Key()] = ch
-	a.mu.Unlock()
-	defer func() {
-		a.mu.Lock()
-		delete(a.asks, id.Key())
-		a.mu.Unlock()
-	}()
-	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
-	out := c.out // stdio; over HTTP, the call's own response stream
-	if j.reply.out != nil {
-		out = j.reply.out
-	}
-	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
-		return refused("refused", "the question could not be sent to the client")
-	}
-	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
-	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
-	defer cancel()
-	select {
-	case resp := <-ch:
-		if resp.Error != nil {
-			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
-		}
-		switch ans := confirm.Read(resp.Result); ans {
-		case confirm.Accepted:
-			j.confirm = "accepted"
-			return nil
-		case confirm.Invalid:
-			return refused("refused", "the client's answer to the question was not an elicitation result")
-		default:
-			return refused(ans.String(), "you "+ans.String()+" it")
-		}
-	case <-askCtx.Done():
-		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
-			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
-		if ctx.Err() == nil { // our own timeout, not the client's cancel or shutdown
-			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
-		}
-		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
-	}
-}
-
 // record writes the journal line for a job's outcome.
 func (b *bridge) record(j *job, o outcome) {
 	g := b.rules
@@ -281,7 +195,7 @@ func (b *bridge) record(j *job, o outcome) {
 		return
 	}
 	e := &journal.Entry{
-		Time: time.Now().UTC(), PID: pid, Transport: b.transport(j.reply.client), Era: j.era.String(),
+		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.era.String(),
 		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
 		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),

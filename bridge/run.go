@@ -27,7 +27,8 @@ type job struct {
 
 	tool    string // tools/call: the tool's name
 	denied  bool   // refused by the policy
-	ask     bool   // handshake era: ask the user before sending it
+	ask     bool   // handshake era: ask the user before sending it (question.go)
+	held    bool   // guarded by jobQueue.mu: its question is out; its turn waits
 	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
 }
 
@@ -36,8 +37,8 @@ type bridge struct {
 	cfg Config
 	log zerolog.Logger
 
-	client *client // the stdio client
-	queue  *jobQueue
+	transport string // the front end, for the journal: stdio or http
+	queue     *jobQueue
 
 	clientsMu sync.Mutex
 	clients   map[*client]bool // every client, for list changes and shutdown
@@ -46,6 +47,13 @@ type bridge struct {
 	// answers the jobs still queued without sending them.
 	dropping atomic.Bool
 	abort    context.CancelCauseFunc // ends every call to the base at once
+	// The core's goroutines (start, stop).
+	workerDone, proberDone chan struct{}
+	stopProbe              context.CancelFunc
+	// askCtx is the parent of every confirmation question; stopAsking
+	// withdraws them all (shutdown).
+	askCtx     context.Context
+	stopAsking context.CancelCauseFunc
 
 	tools toolState // is the base up, and its last tool list
 
@@ -71,31 +79,20 @@ var (
 // ended and its reader has too, unless stdin is a reader that cannot be
 // interrupted (then the reader ends at its next read).
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
-	cfg.setDefaults()
-	hardCtx, abort := context.WithCancelCause(context.Background())
-	defer abort(nil)
 	out := rpc.NewWriter(stdout)
-	b := newBridge(cfg, abort)
-	b.client = newClient(out, cfg.MaxMessage, cfg.Log)
-	b.addClient(b.client)
+	b := start(cfg, "stdio")
+	c := newClient(out, b.cfg.MaxMessage, b.log)
+	b.addClient(c)
 	// The first failed write, from whichever goroutine, stops the bridge:
 	// nothing more goes to CAD, the call in flight is cancelled.
 	outFailed := make(chan struct{})
 	out.OnFail(func(error) {
 		b.dropping.Store(true)
-		abort(errOutFailed)
+		b.abort(errOutFailed)
 		close(outFailed) // OnFail runs once
 	})
-
-	probeCtx, stopProbe := context.WithCancel(context.Background())
-	proberDone := make(chan struct{})
-	go b.runProber(probeCtx, proberDone)
-	defer func() { stopProbe(); <-proberDone }()
-
 	readerDone := make(chan struct{})
-	go b.runReader(stdin, readerDone)
-	workerDone := make(chan struct{})
-	go b.runWorker(hardCtx, workerDone)
+	go b.runReader(c, stdin, readerDone)
 
 	var why exit
 	select {
@@ -106,21 +103,70 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	case <-outFailed:
 		why = exitOutFailed
 	}
-	return b.shutdown(why, stdin, out, readerDone, workerDone)
+	return b.shutdown(why, stdin, out, readerDone)
+}
+
+// start is how every front end starts the core: the bridge with cfg's
+// defaults set, its worker and its prober. transport names the front end
+// in the journal. stop is the one way to end them.
+func start(cfg Config, transport string) *bridge {
+	cfg.setDefaults()
+	hardCtx, abort := context.WithCancelCause(context.Background())
+	b := newBridge(cfg, hardCtx, abort)
+	b.transport = transport
+	probeCtx, stopProbe := context.WithCancel(context.Background())
+	b.stopProbe = stopProbe
+	b.proberDone, b.workerDone = make(chan struct{}), make(chan struct{})
+	go b.runProber(probeCtx, b.proberDone)
+	go b.runWorker(hardCtx, b.workerDone)
+	return b
+}
+
+// stop ends the core, in one order whatever the front end and the reason:
+// no new jobs; the queued ones dropped (answered unsent) when drop is set;
+// the worker gets allowance to finish, after which the queue is dropped
+// anyway and the call in flight aborted; open listens are answered; the
+// prober ends. The front end has stopped reading first.
+func (b *bridge) stop(drop bool, allowance time.Duration) {
+	b.queue.close()
+	if drop {
+		if n := b.dropQueued(); n > 0 {
+			b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
+		}
+	}
+	if allowance > 0 {
+		t := time.NewTimer(allowance)
+		select {
+		case <-b.workerDone:
+		case <-t.C:
+			if n := b.dropQueued(); n > 0 || !drop {
+				b.log.Warn().Int("dropped", n).Dur("after_ms", allowance).Msg("shutdown timeout: abandoning the remaining requests")
+			}
+		}
+		t.Stop()
+	}
+	b.abort(errShutdown)
+	<-b.workerDone
+	b.endListens()
+	b.stopProbe()
+	<-b.proberDone
 }
 
 // newBridge is the core every front end shares: the queue in front of the
 // one worker, and what is known of the base. cfg has its defaults set.
-func newBridge(cfg Config, abort context.CancelCauseFunc) *bridge {
+func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFunc) *bridge {
+	askCtx, stopAsking := context.WithCancelCause(hardCtx)
 	return &bridge{
-		cfg:     cfg,
-		log:     cfg.Log,
-		queue:   newJobQueue(cfg.Queue),
-		clients: map[*client]bool{},
-		abort:   abort,
-		warned:  map[string]bool{},
-		tools:   toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
-		rules:   newRules(&cfg),
+		askCtx:     askCtx,
+		stopAsking: stopAsking,
+		cfg:        cfg,
+		log:        cfg.Log,
+		queue:      newJobQueue(cfg.Queue),
+		clients:    map[*client]bool{},
+		abort:      abort,
+		warned:     map[string]bool{},
+		tools:      toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		rules:      newRules(&cfg),
 	}
 }
 
@@ -155,9 +201,9 @@ func (b *bridge) runProber(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-func (b *bridge) runReader(stdin io.Reader, done chan<- struct{}) {
+func (b *bridge) runReader(c *client, stdin io.Reader, done chan<- struct{}) {
 	defer close(done)
-	b.read(stdin)
+	b.read(c, stdin)
 }
 
 func (b *bridge) runWorker(hardCtx context.Context, done chan<- struct{}) {
@@ -174,11 +220,11 @@ const (
 	exitOutFailed             // stdout failed: stop at once
 )
 
-// shutdown is the one way out of Run, whatever the reason, in one order:
-// stop reading, drop the queue unless stdin simply ended, give the worker
-// its allowance (ShutdownTimeout, Grace, or none) and then abort what it is
-// doing, end open listens, and wait briefly for the reader.
-func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone, workerDone <-chan struct{}) error {
+// shutdown is the one way out of Run, whatever the reason: stop reading,
+// then stop the core (it drops the queue unless stdin simply ended, and
+// gives the worker its allowance: ShutdownTimeout, Grace, or none), and
+// wait briefly for the reader.
+func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone <-chan struct{}) error {
 	var allowance time.Duration
 	switch why {
 	case exitEOF:
@@ -191,25 +237,7 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 		b.log.Error().Err(out.Err()).Msg("writing to stdout failed (the client closed it?): stopping; nothing more is sent to CAD")
 	}
 	b.stopReading(stdin)
-	if why != exitEOF {
-		if n := b.dropQueued(); n > 0 && why == exitSignal {
-			b.log.Warn().Int("dropped", n).Msg("queued requests dropped at shutdown, none sent to CAD")
-		}
-	}
-	if allowance > 0 {
-		t := time.NewTimer(allowance)
-		select {
-		case <-workerDone:
-		case <-t.C:
-			if why == exitEOF {
-				n := b.dropQueued()
-				b.log.Warn().Int("dropped", n).Dur("after_ms", allowance).Msg("shutdown timeout: abandoning the remaining requests")
-			}
-		}
-		t.Stop()
-	}
-	b.abort(errShutdown)
-	<-workerDone
+	b.stop(why != exitEOF, allowance)
 
 	var result error
 	if err := out.Err(); err != nil {
@@ -217,7 +245,6 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 		// say so whichever exit this was.
 		result = fmt.Errorf("writing to stdout: %w", err)
 	}
-	b.endListens()
 	select {
 	case <-readerDone:
 	case <-time.After(250 * time.Millisecond):
@@ -226,9 +253,9 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 	return result
 }
 
-// stopReading makes the reader stop: stdin is closed when it can be (a pipe
-// made pollable by the caller, or an io.Pipe in tests), and the queue is
-// closed to new work.
+// stopReading makes the reader stop: the queue is closed to new work, and
+// stdin is closed when it can be (a pipe made pollable by the caller, or an
+// io.Pipe in tests).
 func (b *bridge) stopReading(stdin io.Reader) {
 	b.queue.close()
 	if c, ok := stdin.(io.Closer); ok {
@@ -237,8 +264,10 @@ func (b *bridge) stopReading(stdin io.Reader) {
 }
 
 // dropQueued marks the bridge as dropping: the worker answers every job
-// still queued with an error instead of sending it. It returns how many.
+// still queued with an error instead of sending it, and the questions still
+// out are withdrawn. It returns how many jobs were queued.
 func (b *bridge) dropQueued() int {
 	b.dropping.Store(true)
+	b.stopAsking(errShutdown)
 	return b.queue.len()
 }

@@ -14,9 +14,12 @@ import (
 
 // work is the worker goroutine, the other side of the contract with
 // dispatch. Like a go-sdk jsonrpc2 Handler, it is invoked sequentially: it
-// forwards queued jobs to the base one at a time, in arrival order, and may
-// block for as long as the base takes (bounded by the call timeouts), until
-// the queue is closed and drained.
+// forwards queued jobs to the base one at a time, taking turns between the
+// clients (jobQueue), and may block for as long as the base takes (bounded
+// by the call timeouts), until the queue is closed and drained. It never
+// waits for a client: answers are handed to the client's stream (over HTTP,
+// the response's own writer), and confirmation questions are asked before
+// a job reaches it (question.go).
 func (b *bridge) work(hardCtx context.Context) {
 	b.learnTools(hardCtx)
 	for {
@@ -34,7 +37,8 @@ var testHookAnswered func(method string)
 
 // runJob forwards one job and ends its reply, exactly once whatever
 // happens: cancelled while queued (no answer), dropped at shutdown, the
-// base's answer or failure, or a panic.
+// base's answer or failure, or a panic. The call's timeout starts here, so
+// after the user agreed to a call that needed confirmation.
 func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	r := j.reply
 	if b.dropping.Load() {
@@ -60,25 +64,6 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if o := b.unlisted(hardCtx, j); o != nil {
 		b.settle(j, *o)
 		return
-	}
-	if j.ask {
-		askCtx, stopAsk := context.WithCancel(hardCtx)
-		if !r.client.start(r, func() { stopAsk(); cancel() }) {
-			stopAsk()
-			return
-		}
-		refused := b.askUser(askCtx, j)
-		stopAsk()
-		if refused != nil {
-			b.settle(j, *refused)
-			return
-		}
-		// The call's own timeout starts once the user has agreed.
-		ctx, cancel = context.WithTimeout(hardCtx, timeout)
-		defer cancel()
-		if !r.client.start(r, cancel) {
-			return // cancelled while the question was out
-		}
 	}
 	if werr := b.journalGate(j); werr != nil {
 		b.settle(j, outcome{answer: rpc.EncodeError(r.id, werr), err: werr})

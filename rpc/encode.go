@@ -19,7 +19,24 @@ type Encoded struct {
 	head []byte
 	body []byte
 	tail string
+	kind EncodedKind
 }
+
+// EncodedKind says what an encoded message is, so that whoever carries it
+// (an HTTP response that ends with its answer) need not read its bytes.
+type EncodedKind uint8
+
+const (
+	// KindResponse is a result or an error: the answer to a request.
+	KindResponse EncodedKind = iota
+	// KindRequest is a request the sender expects an answer to.
+	KindRequest
+	// KindNotification is a request without id: it answers nothing.
+	KindNotification
+)
+
+// Kind is what the message is.
+func (m Encoded) Kind() EncodedKind { return m.kind }
 
 // Len is the message's length in bytes, without the newline.
 func (m Encoded) Len() int { return len(m.head) + len(m.body) + len(m.tail) }
@@ -31,16 +48,24 @@ func (m Encoded) AppendTo(b []byte) []byte {
 	return append(b, m.tail...)
 }
 
+// Parts are the message's bytes in order, as they lie: for a writer that
+// sends a large message without copying it.
+func (m Encoded) Parts() [3][]byte { return [3][]byte{m.head, m.body, []byte(m.tail)} }
+
 // EncodeRequest encodes {"jsonrpc":"2.0","id":id,"method":method,"params":params};
 // params is left out when nil.
 func EncodeRequest(id ID, method string, params []byte) Encoded {
 	h := appendHead(make([]byte, 0, 64), id)
 	h = append(h, `,"method":`...)
 	h = appendString(h, method)
-	if params == nil {
-		return Encoded{head: h, tail: "}"}
+	kind := KindRequest
+	if id.IsZero() {
+		kind = KindNotification
 	}
-	return Encoded{head: append(h, `,"params":`...), body: clean(params), tail: "}"}
+	if params == nil {
+		return Encoded{head: h, tail: "}", kind: kind}
+	}
+	return Encoded{head: append(h, `,"params":`...), body: clean(params), tail: "}", kind: kind}
 }
 
 // EncodeNotification encodes {"jsonrpc":"2.0","method":method,"params":params};

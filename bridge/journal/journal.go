@@ -62,12 +62,13 @@ type Entry struct {
 	Message   string      `json:"message,omitempty"`
 	// DurationMs is from the request's arrival to its answer.
 	DurationMs float64 `json:"durationMs"`
-	Bytes      int     `json:"bytes"` // size of the answer's result or error
+	Bytes      int     `json:"bytes"` // size of the answer as sent: the whole JSON-RPC message
 	Denied     bool    `json:"denied,omitempty"`
 	Confirmed  bool    `json:"confirmed,omitempty"`
 	Declined   bool    `json:"declined,omitempty"`
-	// Confirm says how confirmation went when the call needed it:
-	// accepted, declined, cancelled, timed out, unsupported, refused.
+	// Confirm says how confirmation went when the call needed it: asked
+	// (a 2026-07-28 input_required answer), accepted, declined, cancelled,
+	// timed out, unsupported, refused.
 	Confirm string          `json:"confirm,omitempty"`
 	Args    json.RawMessage `json:"args,omitempty"` // only with --journal-args
 	// ArgsBytes and ArgsSHA256 stand for arguments longer than MaxArgs,

@@ -55,6 +55,7 @@ type bridgeFlags struct {
 	allowRemote  bool
 	sessionIdle  time.Duration
 	maxStreams   int
+	maxSessions  int
 }
 
 func newBridgeFlags(stderr io.Writer) *bridgeFlags {

@@ -21,7 +21,8 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
-	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most (env CAD_MCP_MAX_STREAMS)")
+	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
+	fs.IntVar(&f.maxSessions, "max-sessions", 1000, "with --listen: open legacy sessions at most, half of them from one address (env CAD_MCP_MAX_SESSIONS)")
 }
 
 // checkHTTP validates the HTTP settings after parsing.
@@ -32,8 +33,8 @@ func (f *bridgeFlags) checkHTTP() error {
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
 	}
-	if f.sessionIdle <= 0 || f.maxStreams < 1 {
-		return fmt.Errorf("--session-idle must be positive and --max-streams at least 1")
+	if f.sessionIdle <= 0 || f.maxStreams < 1 || f.maxSessions < 1 {
+		return fmt.Errorf("--session-idle must be positive, and --max-streams and --max-sessions at least 1")
 	}
 	return nil
 }
@@ -82,6 +83,7 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		Token:        token,
 		SessionIdle:  f.sessionIdle,
 		MaxStreams:   f.maxStreams,
+		MaxSessions:  f.maxSessions,
 		Version:      version,
 		Started:      time.Now(),
 	}, ln)

@@ -1,5 +1,6 @@
 // Command mcp-bridge serves a CAD program's raw-TCP tool base to standard
-// MCP clients over stdio. Subcommands run the simulated base, the
+// MCP clients over stdio, or over Streamable HTTP with --listen.
+// Subcommands install it in clients, run the simulated base, the
 // end-to-end checks and the demo.
 package main
 

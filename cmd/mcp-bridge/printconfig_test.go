@@ -68,6 +68,8 @@ func TestListenRefusals(t *testing.T) {
 		{"bad address", nil, []string{"--listen", "8931"}, "want HOST:PORT"},
 		{"claude desktop takes no URL", nil, []string{"--print-config", "--client", "claude-desktop", "--listen", "127.0.0.1:8931"}, "stdio servers only"},
 		{"empty token file", nil, []string{"--listen", "0.0.0.0:0", "--token-file", os.DevNull}, "is empty"},
+		{"no sessions", nil, []string{"--listen", "127.0.0.1:0", "--max-sessions", "0"}, "--max-sessions at least 1"},
+		{"no sessions from the environment", map[string]string{"CAD_MCP_MAX_SESSIONS": "0"}, []string{"--listen", "127.0.0.1:0"}, "--max-sessions at least 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, errs, code := runCLI(t, tt.env, "", tt.args...)

@@ -37,6 +37,10 @@ type Figure struct {
 	Direct  *Stats  `json:"direct,omitempty"`
 	Bridged *Stats  `json:"bridged,omitempty"`
 	Ratio   float64 `json:"ratio,omitempty"` // bridged p50 / direct p50, or as the figure says
+	// Floor is the same figure for a minimal relay (relay/main.go) in the
+	// same run, and VsFloor the bridge's p50 (or value) over the floor's.
+	Floor   *Stats  `json:"floor,omitempty"`
+	VsFloor float64 `json:"vs_floor,omitempty"`
 	Value   float64 `json:"value,omitempty"` // for single-valued figures
 	Target  string  `json:"target,omitempty"`
 	Met     *bool   `json:"met,omitempty"`
@@ -116,17 +120,41 @@ func Run(opts Options) (*Report, error) {
 		return nil, err
 	}
 
+	// The floor: a minimal relay, built now, measured beside the bridge.
+	var fl *floor
+	var relay *verify.Bridge
+	if bin, cleanup, err := buildRelay(); err != nil {
+		logf("bench: no floor: %v", err)
+	} else {
+		defer cleanup()
+		fl = &floor{bin: bin, base: base}
+		if _, relay, err = spawnToInit(fl.startStdio); err != nil {
+			return nil, fmt.Errorf("the floor relay: %w", err)
+		}
+		defer relay.Close()
+	}
+
 	latency := func(name, frame string, runs int, target float64) error {
 		logf("bench: %s (%d runs each way)", name, runs)
-		d, br, err := alternate(runs,
+		fns := []func() error{
 			func() error { _, err := directCall(base, frame); return err },
-			func() error { _, err := roundTrip(b, frame); return err })
+			func() error { _, err := roundTrip(b, frame); return err },
+		}
+		if relay != nil {
+			fns = append(fns, func() error { _, err := roundTrip(relay, frame); return err })
+		}
+		st, err := alternateN(runs, fns...)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		d, br := st[0], st[1]
 		ratio := br.P50 / d.P50
-		rep.Figures = append(rep.Figures, Figure{Name: name, Unit: "µs", Direct: d, Bridged: br, Ratio: ratio,
-			Target: fmt.Sprintf("p50 ratio ≤ %.1f", target), Met: met(ratio <= target)})
+		f := Figure{Name: name, Unit: "µs", Direct: d, Bridged: br, Ratio: ratio,
+			Target: fmt.Sprintf("p50 ratio ≤ %.1f", target), Met: met(ratio <= target)}
+		if relay != nil {
+			f = withFloor(f, st[2])
+		}
+		rep.Figures = append(rep.Figures, f)
 		return nil
 	}
 
@@ -145,10 +173,10 @@ func Run(opts Options) (*Report, error) {
 		try("batch of 15 MiB answers", bigBatch(opts, base, rep, logf))
 		try("ping during a call", pingDuringCall(opts, base, rep, logf))
 	}
-	try("HTTP", httpFigures(opts, base, b, rep, logf))
-	try("start-up", startup(opts, base, rep, logf))
-	try("throughput", throughput(opts, base, rep, logf))
-	try("idle RSS", idleRSS(opts, base, rep))
+	try("HTTP", httpFigures(opts, base, b, fl, faults, rep, logf))
+	try("start-up", startup(opts, base, fl, rep, logf))
+	try("throughput", throughput(opts, base, fl, rep, logf))
+	try("idle RSS", idleRSS(opts, base, fl, rep))
 	return rep, nil
 }
 
@@ -223,24 +251,33 @@ func bigBatch(opts Options, base string, rep *Report, logf func(string, ...any))
 // alternate runs direct and bridged runs times each, in alternating order
 // so that machine drift cancels, and returns their latency stats.
 func alternate(runs int, direct, bridged func() error) (*Stats, *Stats, error) {
-	var d, b []time.Duration
+	st, err := alternateN(runs, direct, bridged)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st[0], st[1], nil
+}
+
+// alternateN runs each of fns runs times, starting each round with the
+// next one in turn so that machine drift cancels, and returns their
+// latency stats in the order of fns.
+func alternateN(runs int, fns ...func() error) ([]*Stats, error) {
+	samples := make([][]time.Duration, len(fns))
 	for i := range runs {
-		for _, isDirect := range []bool{i%2 == 0, i%2 != 0} {
+		for k := range fns {
+			n := (i + k) % len(fns)
 			start := time.Now()
-			if isDirect {
-				if err := direct(); err != nil {
-					return nil, nil, fmt.Errorf("direct: %w", err)
-				}
-				d = append(d, time.Since(start))
-			} else {
-				if err := bridged(); err != nil {
-					return nil, nil, fmt.Errorf("bridged: %w", err)
-				}
-				b = append(b, time.Since(start))
+			if err := fns[n](); err != nil {
+				return nil, fmt.Errorf("%s: %w", []string{"direct", "bridged", "floor"}[min(n, 2)], err)
 			}
+			samples[n] = append(samples[n], time.Since(start))
 		}
 	}
-	return stats(d), stats(b), nil
+	out := make([]*Stats, len(fns))
+	for n, s := range samples {
+		out[n] = stats(s)
+	}
+	return out, nil
 }
 
 // memFigure reads a memory figure of the bridge (VmRSS, VmHWM) against a
@@ -292,21 +329,24 @@ func pingDuringCall(opts Options, base string, rep *Report, logf func(string, ..
 }
 
 // startup measures spawn → initialize answered, and stdin EOF → exit.
-func startup(opts Options, base string, rep *Report, logf func(string, ...any)) error {
+func startup(opts Options, base string, fl *floor, rep *Report, logf func(string, ...any)) error {
 	logf("bench: start-up and exit (20 runs)")
-	var up, down []time.Duration
+	var up, down, floorUp []time.Duration
 	for range 20 {
-		start := time.Now()
-		b, err := startBridge(opts.Bridge, base)
+		if fl != nil {
+			d, r, err := spawnToInit(fl.startStdio)
+			if err != nil {
+				return fmt.Errorf("the floor relay: %w", err)
+			}
+			r.Close()
+			floorUp = append(floorUp, d)
+		}
+		d, b, err := spawnToInit(func() (*verify.Bridge, error) { return startBridge(opts.Bridge, base) })
 		if err != nil {
 			return err
 		}
-		if _, err := roundTrip(b, verify.Initialize("1", "2025-06-18")); err != nil {
-			b.Close()
-			return err
-		}
-		up = append(up, time.Since(start))
-		start = time.Now()
+		up = append(up, d)
+		start := time.Now()
 		b.CloseStdin()
 		if code, err := b.Wait(time.Minute); err != nil || code != 0 {
 			return fmt.Errorf("bridge exit %d: %v", code, err)
@@ -314,15 +354,19 @@ func startup(opts Options, base string, rep *Report, logf func(string, ...any)) 
 		down = append(down, time.Since(start))
 	}
 	s := stats(up)
+	var fs *Stats
+	if fl != nil {
+		fs = stats(floorUp)
+	}
 	rep.Figures = append(rep.Figures,
-		Figure{Name: "start-up: spawn → initialize answered", Unit: "µs", Bridged: s, Target: "p50 ≤ 5 ms", Met: met(s.P50 <= 5000)},
+		withFloor(Figure{Name: "start-up: spawn → initialize answered", Unit: "µs", Bridged: s, Target: "p50 ≤ 5 ms", Met: met(s.P50 <= 5000)}, fs),
 		Figure{Name: "exit: stdin EOF → process gone", Unit: "µs", Bridged: stats(down)})
 	return nil
 }
 
 // throughput writes Calls requests without waiting and reads the answers,
 // in order, against a direct sequential loop.
-func throughput(opts Options, base string, rep *Report, logf func(string, ...any)) error {
+func throughput(opts Options, base string, fl *floor, rep *Report, logf func(string, ...any)) error {
 	n := opts.Calls
 	logf("bench: throughput, %d pipelined calls vs a direct sequential loop", n)
 	frame := func(i int) string { return verify.ToolCall(strconv.Itoa(i), "get_drawing_info", `{}`) }
@@ -340,7 +384,34 @@ func throughput(opts Options, base string, rep *Report, logf func(string, ...any
 		return err
 	}
 	defer b.Close()
-	start = time.Now()
+	bridgedRate, err := pipelined(b, n, frame)
+	if err != nil {
+		return err
+	}
+	var floorRate *Stats
+	if fl != nil {
+		r, err := fl.startStdio()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		rate, err := pipelined(r, n, frame)
+		if err != nil {
+			return fmt.Errorf("the floor relay: %w", err)
+		}
+		floorRate = &Stats{P50: rate, N: n}
+	}
+	ratio := bridgedRate / directRate
+	rep.Figures = append(rep.Figures, withFloor(Figure{Name: fmt.Sprintf("throughput, %d pipelined calls", n), Unit: "calls/s",
+		Direct: &Stats{P50: directRate, N: n}, Bridged: &Stats{P50: bridgedRate, N: n}, Ratio: ratio,
+		Target: "bridged / direct ≥ 0.8", Met: met(ratio >= 0.8), Note: "direct: a sequential loop; vs floor below 1 is slower"}, floorRate))
+	return nil
+}
+
+// pipelined writes n requests to b without waiting and reads the answers,
+// which must come in order; it returns the rate.
+func pipelined(b *verify.Bridge, n int, frame func(int) string) (float64, error) {
+	start := time.Now()
 	errc := make(chan error, 1)
 	go func() {
 		var batch strings.Builder
@@ -359,35 +430,46 @@ func throughput(opts Options, base string, rep *Report, logf func(string, ...any
 	for i := range n {
 		line, err := recv(b)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result"`) {
-			return fmt.Errorf("answer %d out of order or failed: %.200s", i, line)
+			return 0, fmt.Errorf("answer %d out of order or failed: %.200s", i, line)
 		}
 	}
-	bridgedRate := float64(n) / time.Since(start).Seconds()
-	if err := <-errc; err != nil {
-		return err
-	}
-	ratio := bridgedRate / directRate
-	rep.Figures = append(rep.Figures, Figure{Name: fmt.Sprintf("throughput, %d pipelined calls", n), Unit: "calls/s",
-		Direct: &Stats{P50: directRate, N: n}, Bridged: &Stats{P50: bridgedRate, N: n}, Ratio: ratio,
-		Target: "bridged / direct ≥ 0.8", Met: met(ratio >= 0.8), Note: "direct: a sequential loop"})
-	return nil
+	rate := float64(n) / time.Since(start).Seconds()
+	return rate, <-errc
 }
 
-func idleRSS(opts Options, base string, rep *Report) error {
-	b, err := startBridge(opts.Bridge, base)
+func idleRSS(opts Options, base string, fl *floor, rep *Report) error {
+	_, b, err := spawnToInit(func() (*verify.Bridge, error) { return startBridge(opts.Bridge, base) })
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	if _, err := roundTrip(b, verify.Initialize("1", "2025-06-18")); err != nil {
-		return err
+	var r *verify.Bridge
+	if fl != nil {
+		if _, r, err = spawnToInit(fl.startStdio); err != nil {
+			return fmt.Errorf("the floor relay: %w", err)
+		}
+		defer r.Close()
 	}
 	time.Sleep(100 * time.Millisecond)
-	rep.Figures = append(rep.Figures, memFigure("idle RSS after initialize", b.PID(), "VmRSS", 12))
+	f := memFigure("idle RSS after initialize", b.PID(), "VmRSS", 12)
+	if r != nil {
+		f = memWithFloor(f, memFloor(r.PID(), "VmRSS"))
+	}
+	rep.Figures = append(rep.Figures, f)
 	return nil
+}
+
+// memWithFloor adds the floor to a memory figure.
+func memWithFloor(f Figure, fl *Stats) Figure {
+	if fl == nil || fl.P50 == 0 || f.Value == 0 {
+		return f
+	}
+	f.Floor = fl
+	f.VsFloor = f.Value / fl.P50
+	return f
 }
 
 // directCall is what any client must do at least: connect, send, read the
@@ -444,7 +526,7 @@ func roundTrip(b *verify.Bridge, line string) (string, error) {
 func Print(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "mcp-bridge bench: %d CPUs, %s, %s, base %s\n", rep.CPUs, rep.GoVersion, rep.OS, rep.Base)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FIGURE\tDIRECT p50 / p99\tBRIDGED p50 / p99\tRATIO / VALUE\tTARGET\tMET")
+	fmt.Fprintln(tw, "FIGURE\tDIRECT p50 / p99\tBRIDGED p50 / p99\tRATIO / VALUE\tFLOOR p50\tVS FLOOR\tTARGET\tMET")
 	num := func(s *Stats, unit string) string {
 		if s == nil {
 			return "-"
@@ -469,7 +551,19 @@ func Print(w io.Writer, rep *Report) {
 		if f.Note != "" {
 			ok += " (" + f.Note + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, num(f.Direct, f.Unit), num(f.Bridged, f.Unit), val, f.Target, ok)
+		floorP50, vs := "-", "-"
+		if f.Floor != nil {
+			switch f.Unit {
+			case "calls/s":
+				floorP50 = fmt.Sprintf("%.0f calls/s", f.Floor.P50)
+			case "MiB":
+				floorP50 = fmt.Sprintf("%.1f MiB", f.Floor.P50)
+			default:
+				floorP50 = us(f.Floor.P50)
+			}
+			vs = fmt.Sprintf("%.2f", f.VsFloor)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, num(f.Direct, f.Unit), num(f.Bridged, f.Unit), val, floorP50, vs, f.Target, ok)
 	}
 	tw.Flush()
 }

@@ -41,6 +41,11 @@ func startHTTPBridge(bin, base string) (*httpBridge, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	return waitHTTP(cmd, addr)
+}
+
+// waitHTTP waits until the child serving HTTP at addr answers /healthz.
+func waitHTTP(cmd *exec.Cmd, addr string) (*httpBridge, error) {
 	h := &httpBridge{cmd: cmd, url: "http://" + addr + "/mcp",
 		client: &http.Client{Timeout: answerWait, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -119,11 +124,20 @@ func (h *httpBridge) call(session string, i int) error {
 	return nil
 }
 
+// expectBig posts a call whose answer is about 1 MiB.
+func (h *httpBridge) expectBig(session, frame string) error {
+	ans, _, err := h.post(session, frame)
+	if err == nil && len(ans) < 1<<20 {
+		err = fmt.Errorf("1 MiB answer came back with %d bytes: %.200s", len(ans), ans)
+	}
+	return err
+}
+
 // httpFigures are the HTTP front end's figures beside the stdio ones, from
 // the same run: a small call over HTTP (keep-alive) against the same call
 // over stdio, ten clients' throughput against one's, and the RSS of 100
 // idle legacy sessions.
-func httpFigures(opts Options, base string, stdio *verify.Bridge, rep *Report, logf func(string, ...any)) error {
+func httpFigures(opts Options, base string, stdio *verify.Bridge, fl *floor, faults bool, rep *Report, logf func(string, ...any)) error {
 	h, err := startHTTPBridge(opts.Bridge, base)
 	if err != nil {
 		return err
@@ -133,18 +147,50 @@ func httpFigures(opts Options, base string, stdio *verify.Bridge, rep *Report, l
 	if err != nil {
 		return err
 	}
+	var relay *httpBridge
+	if fl != nil {
+		if relay, err = fl.startHTTP(); err != nil {
+			return fmt.Errorf("the floor relay: %w", err)
+		}
+		defer relay.close()
+	}
 
 	logf("bench: small tools/call over HTTP (keep-alive) vs stdio (%d runs each way)", opts.Runs)
 	frame := verify.ToolCall("1", "get_drawing_info", `{}`)
-	s, ht, err := alternate(opts.Runs,
+	fns := []func() error{
 		func() error { _, err := roundTrip(stdio, frame); return err },
-		func() error { return h.call(sid, 1) })
+		func() error { return h.call(sid, 1) },
+	}
+	if relay != nil {
+		fns = append(fns, func() error { return relay.call("relay", 1) })
+	}
+	st, err := alternateN(opts.Runs, fns...)
 	if err != nil {
 		return fmt.Errorf("HTTP vs stdio: %w", err)
 	}
+	s, ht := st[0], st[1]
 	ratio := ht.P50 / s.P50
-	rep.Figures = append(rep.Figures, Figure{Name: "small tools/call over HTTP (keep-alive)", Unit: "µs", Direct: s, Bridged: ht, Ratio: ratio,
-		Target: "p50 HTTP / stdio ≤ 1.2", Met: met(ratio <= 1.2), Note: "direct column: the same call over stdio"})
+	f := Figure{Name: "small tools/call over HTTP (keep-alive)", Unit: "µs", Direct: s, Bridged: ht, Ratio: ratio,
+		Target: "p50 HTTP / stdio ≤ 1.2", Met: met(ratio <= 1.2), Note: "direct column: the same call over stdio; floor: the HTTP relay"}
+	if relay != nil {
+		f = withFloor(f, st[2])
+	}
+	rep.Figures = append(rep.Figures, f)
+
+	if faults && relay != nil {
+		runs := max(opts.Runs/5, 20)
+		logf("bench: 1 MiB answer over HTTP vs the HTTP relay (%d runs each way)", runs)
+		big := verify.ToolCall("3", "fault_big", `{"mib":1}`)
+		st, err := alternateN(runs,
+			func() error { return h.expectBig(sid, big) },
+			func() error { return relay.expectBig("relay", big) })
+		if err != nil {
+			return fmt.Errorf("1 MiB over HTTP: %w", err)
+		}
+		vs := st[0].P50 / st[1].P50
+		rep.Figures = append(rep.Figures, Figure{Name: "tools/call, 1 MiB answer over HTTP", Unit: "µs", Bridged: st[0], Floor: st[1], VsFloor: vs,
+			Target: "p50 ≤ 1.15 × floor", Met: met(vs <= 1.15)})
+	}
 
 	n := opts.Calls / 5
 	logf("bench: HTTP throughput, %d calls from one client, then from ten", n)

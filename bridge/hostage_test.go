@@ -1,0 +1,224 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+)
+
+// rawPost sends a POST on a connection of its own and never reads the
+// answer: a client that asked and stopped reading.
+func rawPost(t *testing.T, h *httpHarness, headers hdr, body string) net.Conn {
+	t.Helper()
+	addr := strings.TrimSuffix(strings.TrimPrefix(h.url, "http://"), "/mcp")
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096) // so that the answer cannot hide in the socket buffers
+	}
+	var req strings.Builder
+	fmt.Fprintf(&req, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", addr, len(body))
+	for i := 0; i+1 < len(headers); i += 2 {
+		fmt.Fprintf(&req, "%s: %s\r\n", headers[i], headers[i+1])
+	}
+	req.WriteString("\r\n")
+	req.WriteString(body)
+	if _, err := conn.Write([]byte(req.String())); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// TestUnreadAnswerHoldsNobody: client A asks for a 15 MiB answer and never
+// reads it; client B's call is answered while A's answer is still unread
+// (the worker hands A's answer to A's own writer and goes on). Before, the
+// worker wrote A's answer itself and B waited for A's write timeout.
+func TestUnreadAnswerHoldsNobody(t *testing.T) {
+	h := newHTTPHarness(t, nil) // the write timeout is the default minute
+	a := h.initialize("2025-06-18")
+	b := h.initialize("2025-06-18")
+	conn := rawPost(t, h, withSession(a), call(`"big"`, "fault_big", `{"mib":15}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"big"`) == 1 })
+	if r := h.post(withSession(b), call(`"small"`, "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+		t.Fatalf("B's call: %d %s", r.status, r.body)
+	}
+	// A has not read its answer; B was answered all the same. A goes away:
+	// its answer is dropped and the bridge goes on.
+	conn.Close()
+	if r := h.post(withSession(b), call(`"after"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+		t.Fatalf("after A left: %d %s", r.status, r.body)
+	}
+}
+
+// journalLines reads a journal as "id tool outcome confirm" lines.
+func journalLines(path string) []string {
+	var got []string
+	_ = journal.Each(path, func(l journal.Line) bool {
+		e := l.Entry
+		got = append(got, fmt.Sprintf("%s %s %s %s", e.ID, e.Tool, e.Outcome, e.Confirm))
+		return true
+	})
+	return got
+}
+
+// confirmHarness serves the test policy (delete_entities needs the user's
+// confirmation) with a journal and a confirmation timeout far beyond any
+// test's patience: a question ends only by an answer or a withdrawal.
+func confirmHarness(t *testing.T) (*httpHarness, string) {
+	t.Helper()
+	p, err := policy.Build("test-policy.json", []byte(testPolicy), policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpath := filepath.Join(tempDir(t), "journal.jsonl")
+	jw, err := journal.Open(jpath, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jw.Close() })
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
+		c.Policy, c.Journal, c.ConfirmTimeout = p, jw, time.Hour
+	})
+	return h, jpath
+}
+
+// askingSession opens a session whose client can ask, and sends a call
+// that needs confirmation; it returns the session, the events of the
+// call's stream (the question already read) and a function that drops
+// that stream.
+func askingSession(t *testing.T, h *httpHarness, id string) (string, <-chan string, func()) {
+	t.Helper()
+	r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"asker","version":"1"}}}`)
+	sid := r.header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	status, _, events, drop := h.stream(http.MethodPost, withSession(sid), call(id, "delete_entities", `{"handles":["1"]}`))
+	if status != http.StatusOK {
+		t.Fatalf("the call to confirm: status %d", status)
+	}
+	if q := next(t, events); field(t, q, "method") != "elicitation/create" {
+		t.Fatalf("want the question, got %s", q)
+	}
+	return sid, events, drop
+}
+
+// TestQuestionHoldsOnlyItsClient: while A's question is out, B's calls are
+// answered and A's own later call waits (its order is kept); when A's
+// stream drops, nobody can answer, so the question is withdrawn at once:
+// the call is refused as cancelled (journal), never sent to CAD, and A's
+// later call runs. Before, the question was asked by the one worker: B
+// waited for the confirmation timeout.
+func TestQuestionHoldsOnlyItsClient(t *testing.T) {
+	h, jpath := confirmHarness(t)
+	a, _, drop := askingSession(t, h, `"q"`)
+	queued := field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
+	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
+
+	b := h.initialize("2025-06-18")
+	for i := range 3 {
+		if r := h.post(withSession(b), call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+			t.Fatalf("B's call %d while A's question is out: %d %s", i, r.status, r.body)
+		}
+	}
+	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
+		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
+	}
+
+	drop()
+	if r := within(t, later); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+		t.Fatalf("A's later call after the question was withdrawn: %d %s", r.status, r.body)
+	}
+	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
+	if n := h.sim.CallsFor(`"q"`); n != 0 {
+		t.Errorf("the call whose question was withdrawn ran %d times", n)
+	}
+}
+
+// TestDeleteWithdrawsTheQuestion: A's DELETE ends A's question at once;
+// the call is refused as cancelled and never sent to CAD, and A's call
+// queued behind it runs 0 times.
+func TestDeleteWithdrawsTheQuestion(t *testing.T) {
+	h, jpath := confirmHarness(t)
+	a, events, drop := askingSession(t, h, `"q"`)
+	defer drop()
+	queued := field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
+	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
+	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(a), ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
+	if r := within(t, later); r.status != http.StatusNotFound {
+		t.Errorf("A's later call's POST after DELETE: %d %s", r.status, r.body)
+	}
+	for e := range events { // the stream ends; at most the withdrawal made it out first
+		if field(t, e, "method") != "notifications/cancelled" && field(t, e, "result.isError") != true {
+			t.Errorf("an event after DELETE: %s", e)
+		}
+	}
+	// The worker has passed the point where they would have run.
+	b := h.initialize("2025-06-18")
+	if r := h.post(withSession(b), call(`"b"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+		t.Fatalf("B: %d %s", r.status, r.body)
+	}
+	for _, id := range []string{`"q"`, `"a-later"`} {
+		if n := h.sim.CallsFor(id); n != 0 {
+			t.Errorf("%s ran %d times", id, n)
+		}
+	}
+}
+
+// TestDeleteDropsQueuedCalls: a session's call queued behind another
+// client's slow call runs 0 times once the session is deleted (as when it
+// expires). Before, DELETE forgot the session but its queued call still
+// ran in CAD after the 204.
+func TestDeleteDropsQueuedCalls(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	x := h.initialize("2025-06-18")
+	slow := h.postAsync(withSession(x), call(`"hang"`, "fault_hang", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	s := h.initialize("2025-06-18")
+	queued := h.postAsync(withSession(s), call(`"queued"`, "get_drawing_info", `{}`))
+	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
+	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(s), ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	if r := within(t, queued); r.status != http.StatusNotFound {
+		t.Errorf("the deleted session's POST: %d %s", r.status, r.body)
+	}
+	h.post(withSession(x), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	<-slow
+	// X's next call runs after the place the deleted call had in line.
+	if r := h.post(withSession(x), call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+		t.Fatalf("X's next call: %d %s", r.status, r.body)
+	}
+	if n := h.sim.CallsFor(`"queued"`); n != 0 {
+		t.Errorf("the deleted session's queued call ran %d times", n)
+	}
+}
+
+// within is the answer on ch, which must come within the test's patience.
+func within(t *testing.T, ch <-chan answer) answer {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(waitLimit):
+		t.Fatal("no answer")
+	}
+	return answer{}
+}

@@ -1,0 +1,222 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fromAddr makes the harness's client connect from another loopback
+// address: another machine, as far as the bridge can tell.
+func (h *httpHarness) fromAddr(ip string) *httpHarness {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	other := *h
+	other.client = &http.Client{Timeout: waitLimit, Transport: &http.Transport{DialContext: d.DialContext}}
+	return &other
+}
+
+// used opens a legacy session and uses it once.
+func (h *httpHarness) used(version string) string {
+	h.t.Helper()
+	sid := h.initialize(version)
+	if r := h.post(withSession(sid), pingBody); r.status != http.StatusOK {
+		h.t.Fatalf("ping in a new session: %d %s", r.status, r.body)
+	}
+	return sid
+}
+
+// TestNeverUsedSessionsDoNotLockOut: 1,000 initialize POSTs that are
+// never followed up do not stop a new client from opening a session: the
+// oldest never-used one makes room. A session in use is never evicted.
+// Before, every new client got 503 until the idle timeout (30 min).
+func TestNeverUsedSessionsDoNotLockOut(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.UnusedIdle = time.Hour })
+	inUse := h.used("2025-06-18")
+	for i := range 1000 {
+		r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+		if r.status != http.StatusOK {
+			t.Fatalf("initialize %d: %d %s", i, r.status, r.body)
+		}
+	}
+	fresh := h.initialize("2025-11-25")
+	if r := h.post(withSession(fresh), listBody); r.status != http.StatusOK {
+		t.Errorf("the new client's tools/list: %d %s", r.status, r.body)
+	}
+	if r := h.post(withSession(inUse), pingBody); r.status != http.StatusOK {
+		t.Errorf("the session in use was evicted: %d %s", r.status, r.body)
+	}
+	if n := field(t, h.health(), "sessions").(float64); n > 1000 {
+		t.Errorf("%v sessions open, the limit is 1000", n)
+	}
+}
+
+// TestUnusedSessionsExpireQuickly: a session never used after initialize
+// ends after the short unused timeout; one in use waits for the idle one.
+func TestUnusedSessionsExpireQuickly(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.UnusedIdle = 20 * time.Millisecond })
+	inUse := h.used("2025-06-18")
+	unused := h.initialize("2025-06-18")
+	waitFor(t, func() bool { return field(t, h.health(), "sessions") == float64(1) })
+	if r := h.post(withSession(unused), pingBody); r.status != http.StatusNotFound {
+		t.Errorf("the unused session: %d %s", r.status, r.body)
+	}
+	if r := h.post(withSession(inUse), pingBody); r.status != http.StatusOK {
+		t.Errorf("the session in use: %d %s", r.status, r.body)
+	}
+}
+
+// TestSessionShareOfOneAddress: one remote address holds at most half of
+// --max-sessions; when its share is in use, it is refused (503, naming
+// the flag) while another address still gets a session.
+func TestSessionShareOfOneAddress(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
+	h.used("2025-06-18")
+	h.used("2025-06-18")
+	r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "--max-sessions") {
+		t.Errorf("a third session from one address: %d %s", r.status, r.body)
+	}
+	if other := h.fromAddr("127.0.0.2"); other.initialize("2025-06-18") == "" {
+		t.Error("no session for another address")
+	}
+}
+
+// TestBusySessionsOutliveTheIdleTimeout: a session with an open GET stream,
+// or with a call running, does not expire after --session-idle, while an
+// idle session opened after them does.
+func TestBusySessionsOutliveTheIdleTimeout(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+		hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, 20*time.Millisecond
+	})
+	streaming := h.used("2025-06-18")
+	status, _, events, closeStream := h.stream(http.MethodGet, append(withSession(streaming), "Accept", "text/event-stream"), "")
+	defer closeStream()
+	if status != http.StatusOK {
+		t.Fatalf("GET: %d", status)
+	}
+	calling := h.used("2025-06-18")
+	hang := h.postAsync(withSession(calling), call(`"hang"`, "fault_hang", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	idle := h.used("2025-06-18")
+	// Asking about the session would keep it alive: watch the health count.
+	waitFor(t, func() bool { return field(t, h.health(), "sessions").(float64) < 3 })
+	if r := h.post(withSession(idle), pingBody); r.status != http.StatusNotFound {
+		t.Fatalf("the idle session: %d %s", r.status, r.body)
+	}
+	for name, sid := range map[string]string{"with a GET stream": streaming, "with a call running": calling} {
+		if r := h.post(withSession(sid), pingBody); r.status != http.StatusOK {
+			t.Errorf("the session %s expired: %d %s", name, r.status, r.body)
+		}
+	}
+	select {
+	case e, ok := <-events:
+		t.Errorf("the GET stream carried %q (open: %v)", e, ok)
+	default:
+	}
+	h.post(withSession(calling), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	<-hang
+}
+
+// TestMaxStreams: --max-streams 1 allows one stream; a newer GET stream
+// takes the place of the oldest; a listen is never ended to make room,
+// and one address holds at most half of the table.
+func TestMaxStreams(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxStreams = 1 })
+	getStream := func(h *httpHarness) <-chan string {
+		sid := h.used("2025-06-18")
+		status, _, events, closeStream := h.stream(http.MethodGet, append(withSession(sid), "Accept", "text/event-stream"), "")
+		t.Cleanup(closeStream)
+		if status != http.StatusOK {
+			t.Fatalf("GET stream: %d", status)
+		}
+		return events
+	}
+	first := getStream(h)
+	if n := field(t, h.health(), "streams"); n != float64(1) {
+		t.Fatalf("streams: %v", n)
+	}
+	getStream(h)
+	streamEnds(t, first, "the oldest GET stream, for a newer one")
+	if n := field(t, h.health(), "streams"); n != float64(1) {
+		t.Errorf("streams after the newer one: %v", n)
+	}
+
+	h2 := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxStreams = 2 })
+	listen := func(h *httpHarness, id string) int {
+		body := `{"jsonrpc":"2.0","id":"` + id + `","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+		req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+		hd := modernHeaders("subscriptions/listen", "")
+		for i := 0; i+1 < len(hd); i += 2 {
+			req.Header.Set(hd[i], hd[i+1])
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		resp, err := h.client.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+		}
+		return resp.StatusCode
+	}
+	old := getStream(h2)
+	newer := getStream(h2)
+	streamEnds(t, old, "a GET stream, for a newer one from its address (its share is half the table)")
+	if s := listen(h2.fromAddr("127.0.0.2"), "l1"); s != http.StatusOK {
+		t.Fatalf("a listen from another address: %d", s)
+	}
+	if s := listen(h2.fromAddr("127.0.0.3"), "l2"); s != http.StatusOK {
+		t.Fatalf("a listen when the table is full: %d", s)
+	}
+	streamEnds(t, newer, "the GET stream, for a listen when the table was full")
+	if s := listen(h2.fromAddr("127.0.0.3"), "l3"); s != http.StatusServiceUnavailable {
+		t.Errorf("a listen with only listens open: %d", s)
+	}
+}
+
+// streamEnds waits for a stream to end, reading past its events.
+func streamEnds(t *testing.T, events <-chan string, what string) {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s did not end", what)
+		}
+	}
+}
+
+// TestChunkedPostOverTheLimit: a POST without Content-Length (chunked)
+// larger than --max-message is refused with 413 like one with a length.
+func TestChunkedPostOverTheLimit(t *testing.T) {
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.MaxMessage = 4096 })
+	sid := h.initialize("2025-06-18")
+	big := call("1", "get_drawing_info", fmt.Sprintf(`{"x":%q}`, strings.Repeat("x", 5000)))
+	// A reader of unknown length: the client sends the body chunked.
+	req, _ := http.NewRequest(http.MethodPost, h.url, io.MultiReader(strings.NewReader(big)))
+	for _, kv := range [][2]string{{"Content-Type", "application/json"}, {"Accept", "application/json, text/event-stream"}, {"Mcp-Session-Id", sid}} {
+		req.Header.Set(kv[0], kv[1])
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked POST over --max-message: %d %s", resp.StatusCode, body)
+	}
+	if h.sim.Calls() != 0 {
+		t.Errorf("the base ran %d calls", h.sim.Calls())
+	}
+}

@@ -1,0 +1,132 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Handshake-era confirmation is asked outside the worker, so that one
+// unanswered question holds only the client that must answer it: the job
+// waits at the head of its client's turn (held), the client's later calls
+// wait behind it in order, and the worker serves the other clients
+// meanwhile (jobQueue.pop skips a held turn).
+
+// questionIDPrefix starts the id of every question the bridge asks a
+// client.
+const questionIDPrefix = "mcp-bridge-confirm-"
+
+var (
+	// errQuestionGone is why a question is withdrawn when nobody can answer
+	// it any more: the client's session ended or the stream carrying the
+	// question closed.
+	errQuestionGone = errors.New("the client's session or stream ended")
+	// errCallCancelled is why a question is withdrawn when the client
+	// cancelled its call (notifications/cancelled).
+	errCallCancelled = errors.New("the client cancelled the call")
+)
+
+// runQuestion is the goroutine enqueue starts for a job that needs the
+// user's confirmation (job.ask). It asks, and then either lets the worker
+// take the job (the user agreed) or answers it with the refusal and takes
+// it out of the queue unsent. It ends when the question is answered, times
+// out, or is withdrawn: the client cancelled the call, its session or the
+// stream carrying the question ended, or the bridge is stopping (askCtx).
+func (b *bridge) runQuestion(j *job) {
+	r := j.reply
+	ctx, withdraw := context.WithCancelCause(b.askCtx)
+	defer withdraw(nil)
+	defer func() {
+		if p := recover(); p != nil {
+			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while asking for a confirmation; the bridge goes on")
+			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while asking to confirm %s (see its log)", r.method))
+			b.queue.remove(j)
+		}
+	}()
+	if !r.client.startQuestion(r, withdraw) {
+		b.queue.remove(j) // cancelled already; its reply has ended
+		return
+	}
+	refused := b.askUser(ctx, j)
+	r.client.endQuestion(r)
+	if refused == nil {
+		b.queue.release(j)
+		return
+	}
+	b.settle(j, *refused)
+	b.queue.remove(j)
+}
+
+// goner is a stream that can end before its client does (an HTTP
+// response): a question asked on it cannot be answered once it has.
+type goner interface{ goneCh() <-chan struct{} }
+
+// askUser is the handshake-era confirmation: an elicitation/create request
+// to the client, on the stream the call's answer goes to, and its answer.
+// It returns the refusal to give when the call must not run, or nil when
+// the user agreed. ctx ends when the question is withdrawn.
+func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
+	g, c := b.rules, j.reply.client
+	a := &c.asker
+	name, args := j.params.name, j.params.args // what was checked, and what runs
+	params := confirm.LegacyParams(name, args)
+	if a.formMode.Load() {
+		params = confirm.Params(name, args)
+	}
+	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
+	ch := make(chan *rpc.Response, 1)
+	a.mu.Lock()
+	if a.asks == nil {
+		a.asks = map[string]chan *rpc.Response{}
+	}
+	a.asks[id.Key()] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.asks, id.Key())
+		a.mu.Unlock()
+	}()
+	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	out := j.reply.stream() // stdio; over HTTP, the call's own response stream
+	var gone <-chan struct{}
+	if gn, ok := out.(goner); ok {
+		gone = gn.goneCh()
+	}
+	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
+		return refused("refused", "the question could not be sent to the client")
+	}
+	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
+	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
+	defer cancel()
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
+		}
+		switch ans := confirm.Read(resp.Result); ans {
+		case confirm.Accepted:
+			j.confirm = "accepted"
+			return nil
+		case confirm.Invalid:
+			return refused("refused", "the client's answer to the question was not an elicitation result")
+		default:
+			return refused(ans.String(), "you "+ans.String()+" it")
+		}
+	case <-gone:
+		b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("question withdrawn: the stream carrying it closed")
+		return refused("cancelled", "the stream carrying the question closed before you answered")
+	case <-askCtx.Done():
+		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
+			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
+		if ctx.Err() == nil { // our own timeout
+			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
+		}
+		b.log.Info().Str("tool", name).Str("ask", id.String()).AnErr("why", context.Cause(ctx)).Msg("question withdrawn")
+		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+	}
+}
