@@ -157,8 +157,13 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
 			return false
 		}
+		ask, err := confirm.InputRequest(name, args)
+		if err != nil {
+			b.refuse(j, "refused", err.Error())
+			return false
+		}
 		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
-			confirm.InputRequest(name, args), g.signer.Issue(name, args))
+			ask, g.signer.Issue(name, args))
 		j.confirm = "asked"
 		res = b.cfg.Server.Decorate("tools/call", res)
 		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
@@ -222,9 +227,14 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	g, c := b.rules, j.reply.client
 	a := &c.asker
 	name, args := j.params.name, j.params.args
-	params := confirm.LegacyParams(name, args)
+	ask := confirm.LegacyParams
 	if a.formMode.Load() {
-		params = confirm.Params(name, args)
+		ask = confirm.Params
+	}
+	params, err := ask(name, args)
+	if err != nil {
+		o := b.refusal(j, "refused", err.Error())
+		return &o
 	}
 	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
 	ch := make(chan *rpc.Response, 1)

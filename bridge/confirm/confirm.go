@@ -8,9 +8,12 @@ package confirm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -22,62 +25,159 @@ const InputKey = "confirm"
 
 // Params returns the params of the elicitation/create request that asks the
 // user whether to run tool with args (raw JSON object, or nil): a form with
-// one required boolean, which every elicitation-capable client can show.
-func Params(tool string, args []byte) []byte {
+// one required boolean, which every elicitation-capable client can show. It
+// fails when the question could not show every argument (Message).
+func Params(tool string, args []byte) ([]byte, error) {
+	msg, err := Message(tool, args)
+	if err != nil {
+		return nil, err
+	}
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"confirm": map[string]any{
 				"type":        "boolean",
-				"title":       "Run " + tool,
-				"description": "Tick to let the assistant run " + tool + " on your drawing; leave it or decline to stop it.",
+				"title":       "Run " + label(tool),
+				"description": "Tick to let the assistant run " + label(tool) + " on your drawing; leave it or decline to stop it.",
 				"default":     false,
 			},
 		},
 		"required": []string{"confirm"},
 	}
-	b, _ := json.Marshal(map[string]any{"mode": "form", "message": Message(tool, args), "requestedSchema": schema})
-	return b
+	b, _ := json.Marshal(map[string]any{"mode": "form", "message": msg, "requestedSchema": schema})
+	return b, nil
 }
 
 // LegacyParams is Params for clients of 2025-06-18 and before, whose
 // elicitation params have no "mode".
-func LegacyParams(tool string, args []byte) []byte {
-	return rpc.WithoutMember(Params(tool, args), "mode")
+func LegacyParams(tool string, args []byte) ([]byte, error) {
+	p, err := Params(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return rpc.WithoutMember(p, "mode"), nil
 }
 
 // InputRequest is the input_required result's inputRequests member value.
-func InputRequest(tool string, args []byte) []byte {
-	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, InputKey, Params(tool, args))
+func InputRequest(tool string, args []byte) ([]byte, error) {
+	p, err := Params(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, InputKey, p), nil
 }
 
 const (
-	maxValue   = 200  // characters of one argument shown
+	maxName    = 64   // characters of one argument's name shown
+	maxValue   = 200  // characters of one argument's value shown, room permitting
+	minValue   = 16   // the fewest a value is cut to before the question gives up
 	maxMessage = 2000 // characters of the whole message
 )
 
-// Message is the question shown to the user: the tool and each argument on
-// its own line, values as compact JSON, long ones cut.
-func Message(tool string, args []byte) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The assistant wants to run %s on your drawing. Allow it?", tool)
-	var m map[string]json.RawMessage
-	if rpc.Kind(args) == '{' && json.Unmarshal(args, &m) == nil && len(m) > 0 {
-		b.WriteString("\n\nArguments:")
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+// Message is the question shown to the user: the tool and every argument on
+// a line of its own, sorted by name, values as compact JSON. The arguments,
+// names included, come from the assistant, so nothing in them may pass for
+// another line or hide one: a name that is not plain text (a space, a quote,
+// a colon, a line break, an invisible or bidirectional character) is shown
+// quoted with such characters escaped, and cut when long; values are
+// escaped alike and cut to share the room. It fails when even then the
+// names do not all fit in maxMessage characters: a question that hid an
+// argument would not be the user's agreement to it.
+func Message(tool string, args []byte) (string, error) {
+	head := fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool))
+	type arg struct{ name, value string }
+	var list []arg
+	if rpc.Kind(args) == rpc.KindObject {
+		if rpc.ScanObject(args, func(k string, from, to int) bool {
 			var v bytes.Buffer
-			_ = json.Compact(&v, m[k])
-			fmt.Fprintf(&b, "\n  %s: %s", k, cut(v.String(), maxValue))
+			_ = json.Compact(&v, args[from:to])
+			list = append(list, arg{label(k), visible(v.String())})
+			return true
+		}) != nil {
+			return "", errors.New("its arguments cannot be read")
 		}
-	} else {
-		b.WriteString("\n\n(no arguments)")
 	}
-	return cut(b.String(), maxMessage)
+	if len(list) == 0 {
+		return head + "\n\n(no arguments)", nil
+	}
+	slices.SortStableFunc(list, func(a, b arg) int { return strings.Compare(a.name, b.name) })
+	const intro, sep = "\n\nArguments:", ": "
+	room := maxMessage - utf8.RuneCountInString(head+intro)
+	lens := make([]int, len(list))
+	for i, a := range list {
+		room -= utf8.RuneCountInString("\n  " + a.name + sep)
+		lens[i] = utf8.RuneCountInString(a.value)
+	}
+	// The longest cut that lets every value fit.
+	fits := func(c int) bool {
+		n := 0
+		for _, l := range lens {
+			n += min(l, c)
+		}
+		return n <= room
+	}
+	c := maxValue
+	for c >= minValue && !fits(c) {
+		c--
+	}
+	if c < minValue {
+		return "", fmt.Errorf("its %d arguments cannot all be shown in one question", len(list))
+	}
+	var b strings.Builder
+	b.WriteString(head + intro)
+	for _, a := range list {
+		b.WriteString("\n  " + a.name + sep + cut(a.value, c))
+	}
+	return b.String(), nil
+}
+
+// label is a name as the question shows it: as it is when it is plain
+// text, else quoted with its invisible characters escaped; cut at maxName
+// characters either way.
+func label(name string) string {
+	plain := name != "" && utf8.RuneCountInString(name) <= maxName
+	for _, r := range name {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\:`, r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(visible(string(r)))
+		}
+	}
+	return `"` + cut(b.String(), maxName) + `"`
+}
+
+// visible escapes, as \uXXXX, every character of s that the user would not
+// see as itself: controls, line and paragraph separators, spaces other
+// than " ", invisible formatting characters (zero-width, bidirectional
+// overrides), and bytes that are not UTF-8 (shown as U+FFFD, which is how
+// decoders read them). In compact JSON such characters can only be inside
+// strings, where the escape means the same.
+func visible(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			r = unicode.ReplacementChar
+		} else if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.String()
 }
 
 func cut(s string, n int) string {

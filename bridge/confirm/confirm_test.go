@@ -59,16 +59,16 @@ func TestRequestState(t *testing.T) {
 }
 
 func TestMessageNamesToolAndArguments(t *testing.T) {
-	got := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
+	got, _ := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
 	want := "The assistant wants to run delete_entities on your drawing. Allow it?\n\nArguments:\n  handles: [\"1A\",\"2B\"]\n  layer: \"0\""
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("message (-want +got):\n%s", d)
 	}
-	long := Message("add_text", []byte(`{"text":"`+strings.Repeat("x", 5000)+`"}`))
+	long, _ := Message("add_text", []byte(`{"text":"`+strings.Repeat("x", 5000)+`"}`))
 	if n := len([]rune(long)); n > maxMessage {
 		t.Errorf("message of %d characters", n)
 	}
-	if !strings.Contains(Message("undo", nil), "(no arguments)") {
+	if none, _ := Message("undo", nil); !strings.Contains(none, "(no arguments)") {
 		t.Error("no arguments not said")
 	}
 }
@@ -83,14 +83,15 @@ func TestParamsAreAnElicitationForm(t *testing.T) {
 			Required   []string                  `json:"required"`
 		} `json:"requestedSchema"`
 	}
-	if err := json.Unmarshal(Params("save_drawing", []byte(`{"path":"a.dwg"}`)), &p); err != nil {
+	params, _ := Params("save_drawing", []byte(`{"path":"a.dwg"}`))
+	if err := json.Unmarshal(params, &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Mode != "form" || p.RequestedSchema.Type != "object" || p.RequestedSchema.Properties["confirm"]["type"] != "boolean" ||
 		!strings.Contains(p.Message, `path: "a.dwg"`) {
 		t.Errorf("params: %+v", p)
 	}
-	if strings.Contains(string(LegacyParams("x", nil)), `"mode"`) {
+	if legacy, _ := LegacyParams("x", nil); strings.Contains(string(legacy), `"mode"`) {
 		t.Error("2025-06-18 params carry mode")
 	}
 }
