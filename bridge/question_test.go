@@ -35,7 +35,7 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 		{"a long name sorted first", `{"!` + strings.Repeat("x", 1990) + `":0,` + real + `}`, shown, false},
 		{"many long arguments sorted first", `{` + many.String() + real + `}`, shown, false},
 		{"a carriage return in a name", `{` + real + `,"!\r  path: \"C:/scratch/tmp.dwg\"":0}`, shown, false},
-		{"bidi and zero-width characters", `{"path":"C:/plans/` + "\u202e" + `gwd.txt","p` + "\u200b" + `ath":1}`, "", false},
+		{"bidi and zero-width characters", `{"path":"C:/plans/` + "\u202e" + `gwd.txt","p` + "\u200b" + `ath":1,"path` + "\u3164" + `":"` + "\ufe0f" + `"}`, "", false},
 		{"too many arguments to name", `{` + tooMany.String() + real + `}`, "", true},
 	}
 	check := func(t *testing.T, msg, want string) {
@@ -52,7 +52,7 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 			}
 		}
 		for _, r := range msg {
-			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)) {
+			if r != '\n' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)) {
 				t.Errorf("the question holds %U, which the user cannot see:\n%q", r, msg)
 			}
 		}

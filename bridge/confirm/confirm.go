@@ -137,7 +137,7 @@ func Message(tool string, args []byte) (string, error) {
 func label(name string) string {
 	plain := name != "" && utf8.RuneCountInString(name) <= maxName
 	for _, r := range name {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || strings.ContainsRune(`"\:`, r) {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`, r) {
 			plain = false
 			break
 		}
@@ -161,15 +161,16 @@ func label(name string) string {
 // visible escapes, as \uXXXX, every character of s that the user would not
 // see as itself: controls, line and paragraph separators, spaces other
 // than " ", invisible formatting characters (zero-width, bidirectional
-// overrides), and bytes that are not UTF-8 (shown as U+FFFD, which is how
-// decoders read them). In compact JSON such characters can only be inside
-// strings, where the escape means the same.
+// overrides), other characters that display as nothing (invisible), and
+// bytes that are not UTF-8 (shown as U+FFFD, which is how decoders read
+// them). In compact JSON such characters can only be inside strings, where
+// the escape means the same.
 func visible(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			r = unicode.ReplacementChar
-		} else if unicode.IsPrint(r) {
+		} else if unicode.IsPrint(r) && !invisible(r) {
 			b.WriteRune(r)
 			continue
 		}
@@ -178,6 +179,13 @@ func visible(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// invisible reports the printable characters that display as nothing: the
+// default-ignorable ones that are not formatting characters (Hangul
+// fillers, U+034F) and variation selectors.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 func cut(s string, n int) string {
