@@ -3,7 +3,6 @@ package bridge
 import (
 	"encoding/json"
 	"strings"
-	"unicode"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -104,57 +103,31 @@ func checkMembers(what string, obj []byte, known []string) *rpc.WireError {
 }
 
 // checkArguments refuses arguments in which an object, at any depth, has
-// two members that a case-insensitive decoder takes for one: a name given
-// twice, or two names equal under Unicode case folding ("layer" and
-// "LAYER", "cloſed" and "closed"). The question shows, and the
+// two members that a case-insensitive decoder takes for one (rpc.FoldTwins):
+// a name given twice, or "layer" and "LAYER". The question shows, and the
 // requestState binds, one value per name; the base must not pick another.
 func checkArguments(v []byte) *rpc.WireError {
+	var werr *rpc.WireError
 	switch rpc.Kind(v) {
 	case rpc.KindObject:
-		var werr *rpc.WireError
-		seen := map[string]string{} // folded name → the name as sent
-		_ = rpc.ScanObject(v, func(k string, from, to int) bool {
-			f := foldName(k)
-			if first, ok := seen[f]; ok {
-				if first == k {
-					werr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, k)
-				} else {
-					werr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, k)
-				}
-				return false
+		if first, second, twins := rpc.FoldTwins(v); twins {
+			if first == second {
+				return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, first)
 			}
-			seen[f] = k
+			return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, second)
+		}
+		_ = rpc.ScanObject(v, func(_ string, from, to int) bool {
 			werr = checkArguments(v[from:to])
 			return werr == nil
 		})
-		return werr
 	case rpc.KindArray:
-		var werr *rpc.WireError
 		rpc.EachElement(v, func(from, to int) {
 			if werr == nil {
 				werr = checkArguments(v[from:to])
 			}
 		})
-		return werr
 	}
-	return nil
-}
-
-// foldName maps every name that strings.EqualFold (and so encoding/json's
-// key matching) holds equal to one string: each character becomes the
-// smallest of its case-folding orbit; a byte that is not UTF-8 becomes
-// U+FFFD, as decoders read it.
-func foldName(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		low := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			low = min(low, f)
-		}
-		b.WriteRune(low)
-	}
-	return b.String()
+	return werr
 }
 
 // baseFrame is the request as the base gets it: the client's id and method,

@@ -147,3 +147,63 @@ func TestArgumentsHoldOneValuePerName(t *testing.T) {
 	h.closeAndWait()
 	h.checkExactlyOnce()
 }
+
+// The user's answer is read by its exact keys, as every message is: an
+// answer that says "accept" only under another spelling ("Action"), or
+// says two things in two spellings of one key, or one key twice, is no
+// agreement, and the call does not run. (A case-insensitive decoder took
+// the last of them.)
+func TestAnswerIsReadByExactKeys(t *testing.T) {
+	answers := []string{
+		`{"Action":"accept","content":{"confirm":true}}`,
+		`{"action":"decline","ACTION":"accept","content":{"confirm":true}}`,
+		`{"action":"accept","content":{"Confirm":true}}`,
+		`{"action":"accept","content":{"confirm":false,"CONFIRM":true}}`,
+		`{"ACTION":"decline","action":"accept","content":{"confirm":true}}`,
+		`{"action":"accept","content":{"CONFIRM":false,"confirm":true}}`,
+		`{"action":"accept","action":"accept","content":{"confirm":true}}`,
+	}
+	t.Run("handshake era", func(t *testing.T) {
+		h := newHarness(t, nil, withPolicy(t, `{"confirm":["new_drawing"]}`, policy.Options{}))
+		h.send(initElicit)
+		h.recv()
+		for i, a := range answers {
+			id := fmt.Sprint(i + 1)
+			h.send(call(id, "new_drawing", `{"name":"pwned"}`))
+			h.skipCount(id)
+			qid, _ := question(t, h)
+			h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, qid, a))
+			if line := h.recv(); field(t, line, "result.isError") != true {
+				t.Errorf("answer %s: got %.300s, want a refusal", a, line)
+			}
+		}
+		h.closeAndWait()
+		h.checkExactlyOnce()
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		h := newHarness(t, nil, withPolicy(t, `{"confirm":["new_drawing"]}`, policy.Options{}))
+		caps := `{"elicitation":{}}`
+		for i, a := range answers {
+			ask, resend := fmt.Sprintf(`"a%d"`, i), fmt.Sprintf(`"b%d"`, i)
+			h.send(modernCall(ask, "new_drawing", `{"name":"pwned"}`, caps, ""))
+			h.skipCount(ask)
+			state, _ := field(t, h.recv(), "result.requestState").(string)
+			h.send(modernCall(resend, "new_drawing", `{"name":"pwned"}`, caps, fmt.Sprintf(`,"inputResponses":{"confirm":%s},"requestState":%q`, a, state)))
+			h.skipCount(resend)
+			if line := h.recv(); field(t, line, "result.isError") != true {
+				t.Errorf("answer %s: got %.300s, want a refusal", a, line)
+			}
+		}
+		// Two answers to the one question.
+		h.send(modernCall(`"a"`, "new_drawing", `{"name":"pwned"}`, caps, ""))
+		h.skipCount(`"a"`)
+		state, _ := field(t, h.recv(), "result.requestState").(string)
+		h.send(modernCall(`"b"`, "new_drawing", `{"name":"pwned"}`, caps, fmt.Sprintf(`,"inputResponses":{"CONFIRM":{"action":"decline"},"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`, state)))
+		h.skipCount(`"b"`)
+		if line := h.recv(); field(t, line, "result.isError") != true {
+			t.Errorf("two answers: got %.300s, want a refusal", line)
+		}
+		h.closeAndWait()
+		h.checkExactlyOnce()
+	})
+}

@@ -183,7 +183,11 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	switch a := confirm.Read(rpc.Field(rpc.Field(params, "inputResponses"), confirm.InputKey)); a {
+	answers := rpc.Field(params, "inputResponses")
+	if _, _, twins := rpc.FoldTwins(answers); twins {
+		answers = nil // two answers to one question: none
+	}
+	switch a := confirm.Read(rpc.Field(answers, confirm.InputKey)); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true

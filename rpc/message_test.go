@@ -216,3 +216,31 @@ func TestEncodeReplacesInvalidUTF8(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// FoldTwins finds the members a case-insensitive decoder takes for one.
+func TestFoldTwins(t *testing.T) {
+	cases := []struct {
+		obj  string
+		want string // "first second", "" for none
+	}{
+		{`{"name":1,"arguments":2}`, ""},
+		{`{"name":1,"name":2}`, "name name"},
+		{`{"name":1,"n\u0061me":2}`, "name name"},
+		{`{"name":1,"NAME":2}`, "name NAME"},
+		{`{"cloſed":1,"CLOSED":2}`, "cloſed CLOSED"}, // ſ folds to s
+		{`{"k":1,"K":2}`, "k K"},                     // the Kelvin sign folds to k
+		{`{"a":{"x":1,"X":2}}`, ""},                  // top level only
+		{`{"layer":1,"layer ":2,"láyer":3}`, ""},
+		{`{}`, ""},
+	}
+	for _, c := range cases {
+		first, second, ok := FoldTwins([]byte(c.obj))
+		got := ""
+		if ok {
+			got = first + " " + second
+		}
+		if got != c.want {
+			t.Errorf("FoldTwins(%s) = %q; want %q", c.obj, got, c.want)
+		}
+	}
+}

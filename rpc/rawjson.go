@@ -10,6 +10,8 @@ package rpc
 import (
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode"
 )
 
 // errNotObject is returned by ScanObject for input that is not a JSON object.
@@ -82,6 +84,43 @@ func Field(data []byte, key string) []byte {
 		return true
 	})
 	return v
+}
+
+// FoldTwins returns two members of the JSON object in data (valid JSON)
+// that a decoder matching keys case-insensitively (encoding/json into a
+// struct, Newtonsoft.Json) takes for one: a key given twice, or two keys
+// equal under Unicode case folding ("name" and "NAME", "ſ" and "s"). ok is
+// false when there are none. Whoever reads such an object by exact keys
+// and forwards it, or acts on it, would not read what that decoder reads.
+func FoldTwins(data []byte) (first, second string, ok bool) {
+	seen := map[string]string{} // folded key → the key as sent
+	_ = ScanObject(data, func(k string, _, _ int) bool {
+		f := foldKey(k)
+		if prev, dup := seen[f]; dup {
+			first, second, ok = prev, k, true
+			return false
+		}
+		seen[f] = k
+		return true
+	})
+	return first, second, ok
+}
+
+// foldKey maps every key that strings.EqualFold holds equal (which is how
+// encoding/json matches keys) to one string: each character becomes the
+// smallest of its case-folding orbit; a byte that is not UTF-8 becomes
+// U+FFFD, as decoders read it.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		b.WriteRune(low)
+	}
+	return b.String()
 }
 
 // unquote returns the string a JSON string token stands for. Keys almost

@@ -211,21 +211,25 @@ func (a Answer) String() string {
 }
 
 // Read interprets an elicitation result: accepted only when the action is
-// "accept" and the form's confirm is true.
+// "accept" and the form's confirm is true. Keys are read exactly, as every
+// message is: an object in which two keys are one to a case-insensitive
+// decoder ("action" and "ACTION", or one key twice) says two things, and is
+// no answer.
 func Read(result []byte) Answer {
-	if rpc.Kind(result) != '{' {
+	object := func(v []byte) bool {
+		_, _, twins := rpc.FoldTwins(v)
+		return rpc.Kind(v) == rpc.KindObject && !twins
+	}
+	if !object(result) {
 		return Invalid
 	}
-	var r struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
-	}
-	if json.Unmarshal(result, &r) != nil {
+	var action string
+	if raw := rpc.Field(result, "action"); rpc.Kind(raw) != rpc.KindString || json.Unmarshal(raw, &action) != nil {
 		return Invalid
 	}
-	switch r.Action {
+	switch action {
 	case "accept":
-		if v, ok := r.Content["confirm"].(bool); ok && v {
+		if content := rpc.Field(result, "content"); object(content) && rpc.Kind(rpc.Field(content, InputKey)) == rpc.KindTrue {
 			return Accepted
 		}
 		return Declined
