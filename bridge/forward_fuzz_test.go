@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,8 +32,9 @@ const (
 // name and arguments; the tool it names, read the base's way, is one the
 // policy lets run unasked and the base lists; name and arguments are those
 // the client's params hold under their exact keys; and the journal line of
-// the call records that same tool and those same arguments. A call the
-// base never received is not journaled as run.
+// the call records that same tool and those same arguments; no object in
+// those arguments has a name twice, case folded. A call the base never
+// received is not journaled as run.
 func FuzzToolCallParams(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"get_info","arguments":{"a":1}}`,
@@ -48,6 +51,7 @@ func FuzzToolCallParams(f *testing.F) {
 		`{"name":"get_info","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"arguments":{"k":"v"}}`,
 		`{"name":"delete_entities","arguments":{"handles":["1"]},"requestState":"x.y","inputResponses":{}}`,
 		`{"n\u0061me":"draw","NAME":"new_drawing","task":{}}`,
+		`{"name":"get_info","arguments":{"o":[{"x":1,"X":2}],"layer":0,"LAYER":1}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -149,7 +153,62 @@ func FuzzToolCallParams(f *testing.F) {
 		if e := entries[0]; e.Tool != name || !sameJSON(e.Args, asBase.Arguments) {
 			t.Fatalf("journal says %q with %s; the base got %s", e.Tool, e.Args, req.Params)
 		}
+		if !oneValuePerName(asBase.Arguments) {
+			t.Fatalf("the base got arguments %s, in which a case-insensitive decoder finds a name twice", asBase.Arguments)
+		}
 	})
+}
+
+// oneValuePerName reports whether no object in the JSON value v (nil for
+// none) has two keys that strings.EqualFold, as encoding/json's key
+// matching, holds equal. It reads tokens, so that repeated keys are seen.
+func oneValuePerName(v []byte) bool {
+	if v == nil {
+		return true
+	}
+	type open struct {
+		obj, wantKey bool
+		keys         []string
+	}
+	var stack []*open
+	valueDone := func() {
+		if len(stack) > 0 && stack[len(stack)-1].obj {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	d := json.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			if k, ok := tok.(string); ok {
+				for _, prev := range stack[n-1].keys {
+					if strings.EqualFold(prev, k) {
+						return false
+					}
+				}
+				stack[n-1].keys = append(stack[n-1].keys, k)
+				stack[n-1].wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &open{obj: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &open{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 // sameJSON reports whether two raw JSON values (nil for absent) are the
