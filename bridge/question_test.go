@@ -36,6 +36,10 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 		{"many long arguments sorted first", `{` + many.String() + real + `}`, shown, false},
 		{"a carriage return in a name", `{` + real + `,"!\r  path: \"C:/scratch/tmp.dwg\"":0}`, shown, false},
 		{"bidi and zero-width characters", `{"path":"C:/plans/` + "\u202e" + `gwd.txt","p` + "\u200b" + `ath":1,"path` + "\u3164" + `":"` + "\ufe0f" + `"}`, "", false},
+		// Should the client render the message as Markdown: an HTML
+		// comment or tag would hide the lines between.
+		{"an HTML comment in names", `{"<!--":0,` + real + `,"~-->":0}`, shown, false},
+		{"an HTML comment in values", `{"a":"<!--",` + real + `,"z":"-->"}`, shown, false},
 		{"too many arguments to name", `{` + tooMany.String() + real + `}`, "", true},
 	}
 	check := func(t *testing.T, msg, want string) {
@@ -50,6 +54,9 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 			if strings.HasPrefix(l, `  path: "C:/scratch`) {
 				t.Errorf("an argument's name wrote a line of its own: %q", l)
 			}
+		}
+		if strings.ContainsAny(msg, "<>") {
+			t.Errorf("the question holds HTML, which a client rendering Markdown may hide lines with:\n%q", msg)
 		}
 		for _, r := range msg {
 			if r != '\n' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)) {

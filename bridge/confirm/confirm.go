@@ -78,7 +78,7 @@ const (
 // a line of its own, sorted by name, values as compact JSON. The arguments,
 // names included, come from the assistant, so nothing in them may pass for
 // another line or hide one: a name that is not plain text (a space, a quote,
-// a colon, a line break, an invisible or bidirectional character) is shown
+// a colon, < > &, a line break, an invisible or bidirectional character) is shown
 // quoted with such characters escaped, and cut when long; values are
 // escaped alike and cut to share the room. It fails when even then the
 // names do not all fit in maxMessage characters: a question that hid an
@@ -137,7 +137,7 @@ func Message(tool string, args []byte) (string, error) {
 func label(name string) string {
 	plain := name != "" && utf8.RuneCountInString(name) <= maxName
 	for _, r := range name {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`, r) {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:<>&`, r) {
 			plain = false
 			break
 		}
@@ -163,14 +163,16 @@ func label(name string) string {
 // than " ", invisible formatting characters (zero-width, bidirectional
 // overrides), other characters that display as nothing (invisible), and
 // bytes that are not UTF-8 (shown as U+FFFD, which is how decoders read
-// them). In compact JSON such characters can only be inside strings, where
-// the escape means the same.
+// them). So are < > and &, as encoding/json does: a client that renders
+// the message as Markdown would take them for HTML, and an HTML comment or
+// tag can hide the lines between. In compact JSON such characters can only
+// be inside strings, where the escape means the same.
 func visible(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			r = unicode.ReplacementChar
-		} else if unicode.IsPrint(r) && !invisible(r) {
+		} else if unicode.IsPrint(r) && !invisible(r) && !strings.ContainsRune("<>&", r) {
 			b.WriteRune(r)
 			continue
 		}
