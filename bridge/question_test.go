@@ -40,6 +40,9 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 		// comment or tag would hide the lines between.
 		{"an HTML comment in names", `{"<!--":0,` + real + `,"~-->":0}`, shown, false},
 		{"an HTML comment in values", `{"a":"<!--",` + real + `,"z":"-->"}`, shown, false},
+		{"an image whose text is the lines between", `{"a":"![",` + real + `,"z":"](http://x/y.png)"}`, shown, false},
+		{"a link in names", `{"[":0,` + real + `,"](http://x)":0}`, shown, false},
+		{"struck through", `{"a":"~~",` + real + `,"z":"~~"}`, shown, false},
 		{"too many arguments to name", `{` + tooMany.String() + real + `}`, "", true},
 	}
 	check := func(t *testing.T, msg, want string) {
@@ -55,8 +58,10 @@ func TestQuestionShowsEveryArgument(t *testing.T) {
 				t.Errorf("an argument's name wrote a line of its own: %q", l)
 			}
 		}
-		if strings.ContainsAny(msg, "<>") {
-			t.Errorf("the question holds HTML, which a client rendering Markdown may hide lines with:\n%q", msg)
+		for _, markup := range []string{"<", ">", "![", "](", "~~"} {
+			if strings.Contains(msg, markup) {
+				t.Errorf("the question holds %q, with which a client rendering Markdown may hide or strike lines:\n%q", markup, msg)
+			}
 		}
 		for _, r := range msg {
 			if r != '\n' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)) {

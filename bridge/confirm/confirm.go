@@ -78,7 +78,7 @@ const (
 // a line of its own, sorted by name, values as compact JSON. The arguments,
 // names included, come from the assistant, so nothing in them may pass for
 // another line or hide one: a name that is not plain text (a space, a quote,
-// a colon, < > &, a line break, an invisible or bidirectional character) is shown
+// a colon, markup, a line break, an invisible or bidirectional character) is shown
 // quoted with such characters escaped, and cut when long; values are
 // escaped alike and cut to share the room. It fails when even then the
 // names do not all fit in maxMessage characters: a question that hid an
@@ -137,7 +137,7 @@ func Message(tool string, args []byte) (string, error) {
 func label(name string) string {
 	plain := name != "" && utf8.RuneCountInString(name) <= maxName
 	for _, r := range name {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:<>&`, r) {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+markup, r) {
 			plain = false
 			break
 		}
@@ -152,27 +152,52 @@ func label(name string) string {
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
-			b.WriteString(visible(string(r)))
+			b.WriteString(escape(string(r), false))
 		}
 	}
 	return `"` + cut(b.String(), maxName) + `"`
 }
 
-// visible escapes, as \uXXXX, every character of s that the user would not
+// markup are the characters with which a client that renders the question
+// as Markdown would hide or strike text: HTML (< > &: a comment or tag
+// hides the lines between), links and images ([ ]: an image's text is not
+// shown) and strikethrough (~).
+const markup = "<>&[]~"
+
+// visible is a value (compact JSON) as the question shows it: escape.
+func visible(v string) string { return escape(v, true) }
+
+// escape writes, as \uXXXX, every character of s that the user would not
 // see as itself: controls, line and paragraph separators, spaces other
 // than " ", invisible formatting characters (zero-width, bidirectional
 // overrides), other characters that display as nothing (invisible), and
 // bytes that are not UTF-8 (shown as U+FFFD, which is how decoders read
-// them). So are < > and &, as encoding/json does: a client that renders
-// the message as Markdown would take them for HTML, and an HTML comment or
-// tag can hide the lines between. In compact JSON such characters can only
-// be inside strings, where the escape means the same.
-func visible(s string) string {
+// them); and the markup characters. When s is JSON, only inside its
+// strings, where the escape means the same (outside them [ and ] are
+// arrays, and the rest cannot occur).
+func escape(s string, isJSON bool) string {
 	var b strings.Builder
+	inString, escaped := !isJSON, false
 	for i, r := range s {
+		if isJSON {
+			switch {
+			case escaped: // the character after a backslash: ASCII
+				escaped = false
+				b.WriteRune(r)
+				continue
+			case r == '"':
+				inString = !inString
+				b.WriteRune(r)
+				continue
+			case r == '\\' && inString:
+				escaped = true
+				b.WriteRune(r)
+				continue
+			}
+		}
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			r = unicode.ReplacementChar
-		} else if unicode.IsPrint(r) && !invisible(r) && !strings.ContainsRune("<>&", r) {
+		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(markup, r)) {
 			b.WriteRune(r)
 			continue
 		}
