@@ -77,10 +77,10 @@ const (
 // Message is the question shown to the user: the tool and every argument on
 // a line of its own, sorted by name, values as compact JSON. The arguments,
 // names included, come from the assistant, so nothing in them may pass for
-// another line or hide one: a name that is not plain text (a space, a quote,
-// a colon, markup, a line break, an invisible or bidirectional character) is shown
-// quoted with such characters escaped, and cut when long; values are
-// escaped alike and cut to share the room. It fails when even then the
+// another line or hide one: a name that is not plain text (a space, a
+// quote, a colon, markup, a line break, an invisible or bidirectional
+// character) is shown quoted with such characters escaped, and cut when
+// long; values are escaped alike and cut to share the room. It fails when even then the
 // names do not all fit in maxMessage characters: a question that hid an
 // argument would not be the user's agreement to it.
 func Message(tool string, args []byte) (string, error) {
