@@ -107,27 +107,14 @@ func checkMembers(what string, obj []byte, known []string) *rpc.WireError {
 // a name given twice, or "layer" and "LAYER". The question shows, and the
 // requestState binds, one value per name; the base must not pick another.
 func checkArguments(v []byte) *rpc.WireError {
-	var werr *rpc.WireError
-	switch rpc.Kind(v) {
-	case rpc.KindObject:
-		if first, second, twins := rpc.FoldTwins(v); twins {
-			if first == second {
-				return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, first)
-			}
-			return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, second)
-		}
-		_ = rpc.ScanObject(v, func(_ string, from, to int) bool {
-			werr = checkArguments(v[from:to])
-			return werr == nil
-		})
-	case rpc.KindArray:
-		rpc.EachElement(v, func(from, to int) {
-			if werr == nil {
-				werr = checkArguments(v[from:to])
-			}
-		})
+	first, second, twins := rpc.FoldTwins(v, true)
+	switch {
+	case !twins:
+		return nil
+	case first == second:
+		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, first)
 	}
-	return werr
+	return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, second)
 }
 
 // baseFrame is the request as the base gets it: the client's id and method,

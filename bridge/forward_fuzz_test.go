@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -153,62 +151,10 @@ func FuzzToolCallParams(f *testing.F) {
 		if e := entries[0]; e.Tool != name || !sameJSON(e.Args, asBase.Arguments) {
 			t.Fatalf("journal says %q with %s; the base got %s", e.Tool, e.Args, req.Params)
 		}
-		if !oneValuePerName(asBase.Arguments) {
+		if _, _, twins := rpc.FoldTwins(asBase.Arguments, true); twins { // FuzzFoldTwins checks it against encoding/json's tokens
 			t.Fatalf("the base got arguments %s, in which a case-insensitive decoder finds a name twice", asBase.Arguments)
 		}
 	})
-}
-
-// oneValuePerName reports whether no object in the JSON value v (nil for
-// none) has two keys that strings.EqualFold, as encoding/json's key
-// matching, holds equal. It reads tokens, so that repeated keys are seen.
-func oneValuePerName(v []byte) bool {
-	if v == nil {
-		return true
-	}
-	type open struct {
-		obj, wantKey bool
-		keys         []string
-	}
-	var stack []*open
-	valueDone := func() {
-		if len(stack) > 0 && stack[len(stack)-1].obj {
-			stack[len(stack)-1].wantKey = true
-		}
-	}
-	d := json.NewDecoder(bytes.NewReader(v))
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
-			if k, ok := tok.(string); ok {
-				for _, prev := range stack[n-1].keys {
-					if strings.EqualFold(prev, k) {
-						return false
-					}
-				}
-				stack[n-1].keys = append(stack[n-1].keys, k)
-				stack[n-1].wantKey = false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &open{obj: true, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &open{})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
-		}
-	}
 }
 
 // sameJSON reports whether two raw JSON values (nil for absent) are the

@@ -184,7 +184,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		return false
 	}
 	answers := rpc.Field(params, "inputResponses")
-	if _, _, twins := rpc.FoldTwins(answers); twins {
+	if _, _, twins := rpc.FoldTwins(answers, false); twins {
 		answers = nil // two answers to one question: none
 	}
 	switch a := confirm.Read(rpc.Field(answers, confirm.InputKey)); a {

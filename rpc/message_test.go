@@ -233,14 +233,32 @@ func TestFoldTwins(t *testing.T) {
 		{`{"layer":1,"layer ":2,"láyer":3}`, ""},
 		{`{}`, ""},
 	}
-	for _, c := range cases {
-		first, second, ok := FoldTwins([]byte(c.obj))
+	deep := []struct {
+		obj  string
+		want string
+	}{
+		{`{"a":{"x":1,"X":2}}`, "x X"},
+		{`{"a":[{"x":1},{"x":2}],"b":[[{"k":{"y":1,"y":2}}]]}`, "y y"},
+		{`{"a":"{\"x\":1,\"X\":2}","b":["x","X"]}`, ""}, // strings and array elements are not members
+		{`{"x":{"y":1},"y":{"x":1}}`, ""},               // one name in two objects
+		{`[{"a":1},{"A":1}]`, ""},
+		{`[{"a":1,"A":1}]`, "a A"},
+	}
+	check := func(obj, want string, isDeep bool) {
+		t.Helper()
+		first, second, ok := FoldTwins([]byte(obj), isDeep)
 		got := ""
 		if ok {
 			got = first + " " + second
 		}
-		if got != c.want {
-			t.Errorf("FoldTwins(%s) = %q; want %q", c.obj, got, c.want)
+		if got != want {
+			t.Errorf("FoldTwins(%s, deep %v) = %q; want %q", obj, isDeep, got, want)
 		}
+	}
+	for _, c := range cases {
+		check(c.obj, c.want, false)
+	}
+	for _, c := range deep {
+		check(c.obj, c.want, true)
 	}
 }

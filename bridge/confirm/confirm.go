@@ -244,7 +244,7 @@ func (a Answer) String() string {
 // no answer.
 func Read(result []byte) Answer {
 	object := func(v []byte) bool {
-		_, _, twins := rpc.FoldTwins(v)
+		_, _, twins := rpc.FoldTwins(v, false)
 		return rpc.Kind(v) == rpc.KindObject && !twins
 	}
 	if !object(result) {
