@@ -69,9 +69,7 @@ func readToolParams(r *rpc.Request) (toolParams, *rpc.WireError) {
 	switch rpc.Kind(tp.args) {
 	case rpc.KindNone, rpc.KindNull:
 	case rpc.KindObject:
-		// The question shows, and the requestState binds, one value per
-		// argument; a base must not pick the other one.
-		if werr := checkMembers(`tools/call "arguments"`, tp.args, nil); werr != nil {
+		if werr := checkArguments(tp.args); werr != nil {
 			return toolParams{}, werr
 		}
 	default:
@@ -102,6 +100,21 @@ func checkMembers(what string, obj []byte, known []string) *rpc.WireError {
 		return true
 	})
 	return werr
+}
+
+// checkArguments refuses arguments in which an object, at any depth, has
+// two members that a case-insensitive decoder takes for one (rpc.FoldTwins):
+// a name given twice, or "layer" and "LAYER". The question shows, and the
+// requestState binds, one value per name; the base must not pick another.
+func checkArguments(v []byte) *rpc.WireError {
+	first, second, twins := rpc.FoldTwins(v, true)
+	switch {
+	case !twins:
+		return nil
+	case first == second:
+		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, first)
+	}
+	return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, second)
 }
 
 // baseFrame is the request as the base gets it: the client's id and method,

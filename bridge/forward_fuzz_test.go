@@ -30,8 +30,9 @@ const (
 // name and arguments; the tool it names, read the base's way, is one the
 // policy lets run unasked and the base lists; name and arguments are those
 // the client's params hold under their exact keys; and the journal line of
-// the call records that same tool and those same arguments. A call the
-// base never received is not journaled as run.
+// the call records that same tool and those same arguments; no object in
+// those arguments has a name twice, case folded. A call the base never
+// received is not journaled as run.
 func FuzzToolCallParams(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"get_info","arguments":{"a":1}}`,
@@ -48,6 +49,7 @@ func FuzzToolCallParams(f *testing.F) {
 		`{"name":"get_info","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"arguments":{"k":"v"}}`,
 		`{"name":"delete_entities","arguments":{"handles":["1"]},"requestState":"x.y","inputResponses":{}}`,
 		`{"n\u0061me":"draw","NAME":"new_drawing","task":{}}`,
+		`{"name":"get_info","arguments":{"o":[{"x":1,"X":2}],"layer":0,"LAYER":1}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -148,6 +150,9 @@ func FuzzToolCallParams(f *testing.F) {
 		}
 		if e := entries[0]; e.Tool != name || !sameJSON(e.Args, asBase.Arguments) {
 			t.Fatalf("journal says %q with %s; the base got %s", e.Tool, e.Args, req.Params)
+		}
+		if _, _, twins := rpc.FoldTwins(asBase.Arguments, true); twins { // FuzzFoldTwins checks it against encoding/json's tokens
+			t.Fatalf("the base got arguments %s, in which a case-insensitive decoder finds a name twice", asBase.Arguments)
 		}
 	})
 }

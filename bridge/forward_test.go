@@ -249,3 +249,53 @@ func TestJournalRecordsTheFrameSent(t *testing.T) {
 		t.Errorf("journal vs frames sent (-sent +journal):\n%s", d)
 	}
 }
+
+// The base reads a request as a line (its framing is undocumented: the
+// bridge ends each frame with "\n"). A line break that is whitespace inside
+// the arguments ("\r" on a stdio line, "\n" too in an HTTP body) would
+// reach the base inside the frame, and a base that reads line after line
+// (.NET's ReadLine ends one at "\r" as at "\n") would take what follows it
+// for a request of its own: here a call to a tool the policy denies, never
+// checked. The frame the base gets is one line, the request that was
+// checked.
+func TestFrameIsOneLine(t *testing.T) {
+	smuggled := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"new_drawing","arguments":{"name":"pwned"}}}`
+	args := func(brk string) string { return `{"a":[` + brk + smuggled + brk + `]}` }
+	oneLine := func(t *testing.T, frames []string) {
+		t.Helper()
+		for _, f := range frames {
+			if lines := strings.FieldsFunc(f, func(r rune) bool { return r == '\r' || r == '\n' }); len(lines) != 1 {
+				t.Errorf("a base reading lines gets %d requests from one frame:\n%q", len(lines), lines)
+			}
+		}
+	}
+	deny := policy.Options{Deny: []string{"new_drawing"}}
+
+	t.Run("stdio", func(t *testing.T) {
+		h, rec := recordedHarness(t, withPolicy(t, "", deny))
+		h.send(call("1", "get_drawing_info", args("\r\t \r")))
+		h.recv()
+		h.closeAndWait()
+		oneLine(t, rec.all())
+	})
+	t.Run("http", func(t *testing.T) {
+		rec := &recorder{}
+		h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
+			withPolicy(t, "", deny)(c)
+			direct := c.Base
+			c.Base = baseFunc(func(ctx context.Context, frame []byte) ([]byte, error) {
+				rec.mu.Lock()
+				rec.frames = append(rec.frames, string(frame))
+				rec.mu.Unlock()
+				return direct.Call(ctx, frame)
+			})
+		})
+		for _, brk := range []string{"\n", "\r\n", "\r"} {
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_drawing_info","arguments":` + args(brk) + `,` + fmt.Sprintf(wireMeta, `{}`) + `}}`
+			if r := h.post(modernHeaders("tools/call", "get_drawing_info"), body); r.status != 200 {
+				t.Fatalf("POST: %d %s", r.status, r.body)
+			}
+		}
+		oneLine(t, rec.all())
+	})
+}

@@ -74,9 +74,14 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	g, c := b.rules, j.reply.client
 	a := &c.asker
 	name, args := j.params.name, j.params.args // what was checked, and what runs
-	params := confirm.LegacyParams(name, args)
+	ask := confirm.LegacyParams
 	if a.formMode.Load() {
-		params = confirm.Params(name, args)
+		ask = confirm.Params
+	}
+	params, err := ask(name, args)
+	if err != nil { // the question cannot show every argument: no question, no call
+		o := b.refusal(j, "refused", err.Error())
+		return &o
 	}
 	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
 	ch := make(chan *rpc.Response, 1)

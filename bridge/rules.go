@@ -139,8 +139,13 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
 			return false
 		}
+		ask, err := confirm.InputRequest(name, args)
+		if err != nil {
+			b.refuse(j, "refused", err.Error())
+			return false
+		}
 		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
-			confirm.InputRequest(name, args), g.signer.Issue(name, args))
+			ask, g.signer.Issue(name, args))
 		j.confirm = "asked"
 		res = b.cfg.Server.Decorate("tools/call", res)
 		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
@@ -160,7 +165,11 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	switch a := confirm.Read(rpc.Field(rpc.Field(params, "inputResponses"), confirm.InputKey)); a {
+	answers := rpc.Field(params, "inputResponses")
+	if _, _, twins := rpc.FoldTwins(answers, false); twins {
+		answers = nil // two answers to one question: none
+	}
+	switch a := confirm.Read(rpc.Field(answers, confirm.InputKey)); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true

@@ -399,3 +399,25 @@ func TestListChangedSeesTheClientsList(t *testing.T) {
 		}
 	}
 }
+
+// A policy file's "allow": [] is a list of the tools allowed, and it names
+// none: no tool is listed or runs (an absent "allow" is what allows every
+// tool). The file's deny rules do not change that.
+func TestEmptyAllowListAllowsNothing(t *testing.T) {
+	for _, file := range []string{`{"allow": []}`, `{"allow": [], "deny": ["save_*"]}`} {
+		t.Run(file, func(t *testing.T) {
+			h := newHarness(t, nil, withPolicy(t, file, policy.Options{}))
+			h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			if got := listed(t, h.recv()); len(got) != 0 {
+				t.Errorf("listed %d tools, want none", len(got))
+			}
+			h.send(call("2", "new_drawing", `{"name":"pwned"}`))
+			h.skipCount("2")
+			if line := h.recv(); field(t, line, "error.data.kind") != "denied" {
+				t.Errorf("got %s, want -32602 denied", line)
+			}
+			h.closeAndWait()
+			h.checkExactlyOnce()
+		})
+	}
+}

@@ -146,3 +146,67 @@ func TestPlainRun(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFoldTwins checks FoldTwins against encoding/json's own reading: its
+// tokens, keys compared with strings.EqualFold (how it matches keys to
+// struct fields), in the top object or, deep, in every object.
+func FuzzFoldTwins(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"A":2}`, `{"a":{"b":[{"c":1,"C":2}]}}`, `{"a":"{\"x\":1,\"X\":2}"}`, `[{"k":1},{"K":1}]`,
+		`{"cloſed":1,"closed":2}`, `{"n\u0061me":1,"name":2}`, "{\"\xff\":1,\"\\ufffd\":2}", `{"a":[1,{"b":2},"c"],"B":{}}`,
+	} {
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, deep bool) {
+		if !json.Valid(data) {
+			return
+		}
+		_, _, got := FoldTwins(data, deep)
+		if want := foldTwinsByTokens(data, deep); got != want {
+			t.Fatalf("FoldTwins(%s, deep %v) found twins: %v; encoding/json's tokens say %v", data, deep, got, want)
+		}
+	})
+}
+
+// foldTwinsByTokens is FoldTwins the slow way.
+func foldTwinsByTokens(data []byte, deep bool) bool {
+	type open struct {
+		obj, wantKey bool
+		keys         []string
+	}
+	var stack []*open
+	d := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			if k, ok := tok.(string); ok {
+				if deep || n == 1 {
+					for _, prev := range stack[n-1].keys {
+						if strings.EqualFold(prev, k) {
+							return true
+						}
+					}
+					stack[n-1].keys = append(stack[n-1].keys, k)
+				}
+				stack[n-1].wantKey = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &open{obj: true, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &open{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj {
+			stack[n-1].wantKey = true
+		}
+	}
+}

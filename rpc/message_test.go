@@ -216,3 +216,49 @@ func TestEncodeReplacesInvalidUTF8(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// FoldTwins finds the members a case-insensitive decoder takes for one.
+func TestFoldTwins(t *testing.T) {
+	cases := []struct {
+		obj  string
+		want string // "first second", "" for none
+	}{
+		{`{"name":1,"arguments":2}`, ""},
+		{`{"name":1,"name":2}`, "name name"},
+		{`{"name":1,"n\u0061me":2}`, "name name"},
+		{`{"name":1,"NAME":2}`, "name NAME"},
+		{`{"cloſed":1,"CLOSED":2}`, "cloſed CLOSED"}, // ſ folds to s
+		{`{"k":1,"K":2}`, "k K"},                     // the Kelvin sign folds to k
+		{`{"a":{"x":1,"X":2}}`, ""},                  // top level only
+		{`{"layer":1,"layer ":2,"láyer":3}`, ""},
+		{`{}`, ""},
+	}
+	deep := []struct {
+		obj  string
+		want string
+	}{
+		{`{"a":{"x":1,"X":2}}`, "x X"},
+		{`{"a":[{"x":1},{"x":2}],"b":[[{"k":{"y":1,"y":2}}]]}`, "y y"},
+		{`{"a":"{\"x\":1,\"X\":2}","b":["x","X"]}`, ""}, // strings and array elements are not members
+		{`{"x":{"y":1},"y":{"x":1}}`, ""},               // one name in two objects
+		{`[{"a":1},{"A":1}]`, ""},
+		{`[{"a":1,"A":1}]`, "a A"},
+	}
+	check := func(obj, want string, isDeep bool) {
+		t.Helper()
+		first, second, ok := FoldTwins([]byte(obj), isDeep)
+		got := ""
+		if ok {
+			got = first + " " + second
+		}
+		if got != want {
+			t.Errorf("FoldTwins(%s, deep %v) = %q; want %q", obj, isDeep, got, want)
+		}
+	}
+	for _, c := range cases {
+		check(c.obj, c.want, false)
+	}
+	for _, c := range deep {
+		check(c.obj, c.want, true)
+	}
+}

@@ -10,6 +10,8 @@ package rpc
 import (
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode"
 )
 
 // errNotObject is returned by ScanObject for input that is not a JSON object.
@@ -82,6 +84,76 @@ func Field(data []byte, key string) []byte {
 		return true
 	})
 	return v
+}
+
+// FoldTwins returns two members of one object in data (valid JSON) that a
+// decoder matching keys case-insensitively (encoding/json into a struct,
+// Newtonsoft.Json) takes for one: a key given twice, or two keys equal
+// under Unicode case folding ("name" and "NAME", "ſ" and "s"). It looks at
+// the members of data itself, or, when deep, at those of every object
+// within it too. ok is false when there are none. Whoever reads such an
+// object by exact keys and forwards it, or acts on it, would not read what
+// that decoder reads. One pass over data, whatever its nesting.
+func FoldTwins(data []byte, deep bool) (first, second string, ok bool) {
+	type level struct {
+		obj  bool
+		keys map[string]string // folded key → the key as sent
+	}
+	var stack []level
+	wantKey := false
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case '{', '[':
+			stack = append(stack, level{obj: c == '{'})
+			wantKey = c == '{'
+			i++
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			wantKey = false
+			i++
+		case ',':
+			wantKey = stack[len(stack)-1].obj
+			i++
+		case '"':
+			end := skipString(data, i)
+			if top := len(stack) - 1; wantKey && (deep || top == 0) {
+				k, err := unquote(data[i:end])
+				if err != nil {
+					return "", "", false
+				}
+				f := foldKey(k)
+				if prev, dup := stack[top].keys[f]; dup {
+					return prev, k, true
+				}
+				if stack[top].keys == nil {
+					stack[top].keys = map[string]string{}
+				}
+				stack[top].keys[f] = k
+			}
+			wantKey = false
+			i = end
+		default: // whitespace, ':', or a number, true, false, null
+			i++
+		}
+	}
+	return "", "", false
+}
+
+// foldKey maps every key that strings.EqualFold holds equal (which is how
+// encoding/json matches keys) to one string: each character becomes the
+// smallest of its case-folding orbit; a byte that is not UTF-8 becomes
+// U+FFFD, as decoders read it.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		b.WriteRune(low)
+	}
+	return b.String()
 }
 
 // unquote returns the string a JSON string token stands for. Keys almost

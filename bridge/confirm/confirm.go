@@ -8,9 +8,12 @@ package confirm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -22,62 +25,194 @@ const InputKey = "confirm"
 
 // Params returns the params of the elicitation/create request that asks the
 // user whether to run tool with args (raw JSON object, or nil): a form with
-// one required boolean, which every elicitation-capable client can show.
-func Params(tool string, args []byte) []byte {
+// one required boolean, which every elicitation-capable client can show. It
+// fails when the question could not show every argument (Message).
+func Params(tool string, args []byte) ([]byte, error) {
+	msg, err := Message(tool, args)
+	if err != nil {
+		return nil, err
+	}
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
 			"confirm": map[string]any{
 				"type":        "boolean",
-				"title":       "Run " + tool,
-				"description": "Tick to let the assistant run " + tool + " on your drawing; leave it or decline to stop it.",
+				"title":       "Run " + label(tool),
+				"description": "Tick to let the assistant run " + label(tool) + " on your drawing; leave it or decline to stop it.",
 				"default":     false,
 			},
 		},
 		"required": []string{"confirm"},
 	}
-	b, _ := json.Marshal(map[string]any{"mode": "form", "message": Message(tool, args), "requestedSchema": schema})
-	return b
+	b, _ := json.Marshal(map[string]any{"mode": "form", "message": msg, "requestedSchema": schema})
+	return b, nil
 }
 
 // LegacyParams is Params for clients of 2025-06-18 and before, whose
 // elicitation params have no "mode".
-func LegacyParams(tool string, args []byte) []byte {
-	return rpc.WithoutMember(Params(tool, args), "mode")
+func LegacyParams(tool string, args []byte) ([]byte, error) {
+	p, err := Params(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return rpc.WithoutMember(p, "mode"), nil
 }
 
 // InputRequest is the input_required result's inputRequests member value.
-func InputRequest(tool string, args []byte) []byte {
-	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, InputKey, Params(tool, args))
+func InputRequest(tool string, args []byte) ([]byte, error) {
+	p, err := Params(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, InputKey, p), nil
 }
 
 const (
-	maxValue   = 200  // characters of one argument shown
+	maxName    = 64   // characters of one argument's name shown
+	maxValue   = 200  // characters of one argument's value shown, room permitting
+	minValue   = 16   // the fewest a value is cut to before the question gives up
 	maxMessage = 2000 // characters of the whole message
 )
 
-// Message is the question shown to the user: the tool and each argument on
-// its own line, values as compact JSON, long ones cut.
-func Message(tool string, args []byte) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The assistant wants to run %s on your drawing. Allow it?", tool)
-	var m map[string]json.RawMessage
-	if rpc.Kind(args) == '{' && json.Unmarshal(args, &m) == nil && len(m) > 0 {
-		b.WriteString("\n\nArguments:")
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+// Message is the question shown to the user: the tool and every argument on
+// a line of its own, sorted by name, values as compact JSON. The arguments,
+// names included, come from the assistant, so nothing in them may pass for
+// another line or hide one: a name that is not plain text (a space, a
+// quote, a colon, markup, a line break, an invisible or bidirectional
+// character) is shown quoted with such characters escaped, and cut when
+// long; values are escaped alike and cut to share the room. It fails when even then the
+// names do not all fit in maxMessage characters: a question that hid an
+// argument would not be the user's agreement to it.
+func Message(tool string, args []byte) (string, error) {
+	head := fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool))
+	type arg struct{ name, value string }
+	var list []arg
+	if rpc.Kind(args) == rpc.KindObject {
+		if rpc.ScanObject(args, func(k string, from, to int) bool {
 			var v bytes.Buffer
-			_ = json.Compact(&v, m[k])
-			fmt.Fprintf(&b, "\n  %s: %s", k, cut(v.String(), maxValue))
+			_ = json.Compact(&v, args[from:to])
+			list = append(list, arg{label(k), visible(v.String())})
+			return true
+		}) != nil {
+			return "", errors.New("its arguments cannot be read")
 		}
-	} else {
-		b.WriteString("\n\n(no arguments)")
 	}
-	return cut(b.String(), maxMessage)
+	if len(list) == 0 {
+		return head + "\n\n(no arguments)", nil
+	}
+	slices.SortStableFunc(list, func(a, b arg) int { return strings.Compare(a.name, b.name) })
+	const intro, sep = "\n\nArguments:", ": "
+	room := maxMessage - utf8.RuneCountInString(head+intro)
+	lens := make([]int, len(list))
+	for i, a := range list {
+		room -= utf8.RuneCountInString("\n  " + a.name + sep)
+		lens[i] = utf8.RuneCountInString(a.value)
+	}
+	// The longest cut that lets every value fit.
+	fits := func(c int) bool {
+		n := 0
+		for _, l := range lens {
+			n += min(l, c)
+		}
+		return n <= room
+	}
+	c := maxValue
+	for c >= minValue && !fits(c) {
+		c--
+	}
+	if c < minValue {
+		return "", fmt.Errorf("its %d arguments cannot all be shown in one question", len(list))
+	}
+	var b strings.Builder
+	b.WriteString(head + intro)
+	for _, a := range list {
+		b.WriteString("\n  " + a.name + sep + cut(a.value, c))
+	}
+	return b.String(), nil
+}
+
+// label is a name as the question shows it: as it is when it is plain
+// text, else quoted with its invisible characters escaped; cut at maxName
+// characters either way.
+func label(name string) string {
+	plain := name != "" && utf8.RuneCountInString(name) <= maxName
+	for _, r := range name {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+markup, r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteString(escape(string(r), false))
+		}
+	}
+	return `"` + cut(b.String(), maxName) + `"`
+}
+
+// markup are the characters with which a client that renders the question
+// as Markdown would hide or strike text: HTML (< > &: a comment or tag
+// hides the lines between), links and images ([ ]: an image's text is not
+// shown) and strikethrough (~).
+const markup = "<>&[]~"
+
+// visible is a value (compact JSON) as the question shows it: escape.
+func visible(v string) string { return escape(v, true) }
+
+// escape writes, as \uXXXX, every character of s that the user would not
+// see as itself: controls, line and paragraph separators, spaces other
+// than " ", invisible formatting characters (zero-width, bidirectional
+// overrides), other characters that display as nothing (invisible), and
+// bytes that are not UTF-8 (shown as U+FFFD, which is how decoders read
+// them); and the markup characters. When s is JSON, only inside its
+// strings, where the escape means the same (outside them [ and ] are
+// arrays, and the rest cannot occur).
+func escape(s string, isJSON bool) string {
+	var b strings.Builder
+	inString, escaped := !isJSON, false
+	for i, r := range s {
+		if isJSON {
+			switch {
+			case escaped: // the character after a backslash: ASCII
+				escaped = false
+				b.WriteRune(r)
+				continue
+			case r == '"':
+				inString = !inString
+				b.WriteRune(r)
+				continue
+			case r == '\\' && inString:
+				escaped = true
+				b.WriteRune(r)
+				continue
+			}
+		}
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			r = unicode.ReplacementChar
+		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(markup, r)) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.String()
+}
+
+// invisible reports the printable characters that display as nothing: the
+// default-ignorable ones that are not formatting characters (Hangul
+// fillers, U+034F) and variation selectors.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 func cut(s string, n int) string {
@@ -103,21 +238,25 @@ func (a Answer) String() string {
 }
 
 // Read interprets an elicitation result: accepted only when the action is
-// "accept" and the form's confirm is true.
+// "accept" and the form's confirm is true. Keys are read exactly, as every
+// message is: an object in which two keys are one to a case-insensitive
+// decoder ("action" and "ACTION", or one key twice) says two things, and is
+// no answer.
 func Read(result []byte) Answer {
-	if rpc.Kind(result) != '{' {
+	object := func(v []byte) bool {
+		_, _, twins := rpc.FoldTwins(v, false)
+		return rpc.Kind(v) == rpc.KindObject && !twins
+	}
+	if !object(result) {
 		return Invalid
 	}
-	var r struct {
-		Action  string         `json:"action"`
-		Content map[string]any `json:"content"`
-	}
-	if json.Unmarshal(result, &r) != nil {
+	var action string
+	if raw := rpc.Field(result, "action"); rpc.Kind(raw) != rpc.KindString || json.Unmarshal(raw, &action) != nil {
 		return Invalid
 	}
-	switch r.Action {
+	switch action {
 	case "accept":
-		if v, ok := r.Content["confirm"].(bool); ok && v {
+		if content := rpc.Field(result, "content"); object(content) && rpc.Kind(rpc.Field(content, InputKey)) == rpc.KindTrue {
 			return Accepted
 		}
 		return Declined

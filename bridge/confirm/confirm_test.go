@@ -59,16 +59,16 @@ func TestRequestState(t *testing.T) {
 }
 
 func TestMessageNamesToolAndArguments(t *testing.T) {
-	got := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
+	got, _ := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
 	want := "The assistant wants to run delete_entities on your drawing. Allow it?\n\nArguments:\n  handles: [\"1A\",\"2B\"]\n  layer: \"0\""
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("message (-want +got):\n%s", d)
 	}
-	long := Message("add_text", []byte(`{"text":"`+strings.Repeat("x", 5000)+`"}`))
+	long, _ := Message("add_text", []byte(`{"text":"`+strings.Repeat("x", 5000)+`"}`))
 	if n := len([]rune(long)); n > maxMessage {
 		t.Errorf("message of %d characters", n)
 	}
-	if !strings.Contains(Message("undo", nil), "(no arguments)") {
+	if none, _ := Message("undo", nil); !strings.Contains(none, "(no arguments)") {
 		t.Error("no arguments not said")
 	}
 }
@@ -83,14 +83,15 @@ func TestParamsAreAnElicitationForm(t *testing.T) {
 			Required   []string                  `json:"required"`
 		} `json:"requestedSchema"`
 	}
-	if err := json.Unmarshal(Params("save_drawing", []byte(`{"path":"a.dwg"}`)), &p); err != nil {
+	params, _ := Params("save_drawing", []byte(`{"path":"a.dwg"}`))
+	if err := json.Unmarshal(params, &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Mode != "form" || p.RequestedSchema.Type != "object" || p.RequestedSchema.Properties["confirm"]["type"] != "boolean" ||
 		!strings.Contains(p.Message, `path: "a.dwg"`) {
 		t.Errorf("params: %+v", p)
 	}
-	if strings.Contains(string(LegacyParams("x", nil)), `"mode"`) {
+	if legacy, _ := LegacyParams("x", nil); strings.Contains(string(legacy), `"mode"`) {
 		t.Error("2025-06-18 params carry mode")
 	}
 }
@@ -109,5 +110,19 @@ func TestRead(t *testing.T) {
 		if got := Read([]byte(in)); got != want {
 			t.Errorf("Read(%s) = %v; want %v", in, got, want)
 		}
+	}
+}
+
+// In a value, markup is escaped inside strings only: outside them [ and ]
+// are arrays, and an escaped quote does not end a string.
+func TestValueMarkupEscapedInStrings(t *testing.T) {
+	got := visible(`{"a":["x[y]~"],"b":"q\"[<&\\","c":[[1],{"d":"]"}]}`)
+	want := `{"a":["x\u005by\u005d\u007e"],"b":"q\"\u005b\u003c\u0026\\","c":[[1],{"d":"\u005d"}]}`
+	if got != want {
+		t.Errorf("visible:\n got %s\nwant %s", got, want)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(got), &v); err != nil {
+		t.Errorf("not JSON any more: %v", err)
 	}
 }

@@ -69,7 +69,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 			}
 			switch key {
 			case "allow":
-				p.allow = pats
+				p.allow, p.allowSet = pats, true // [] allows no tool
 			case "deny":
 				p.deny = pats
 			default:

@@ -37,7 +37,8 @@ type Policy struct {
 	// the flags that added to it.
 	Source string
 
-	allow       []string // empty: every tool (subject to deny and readOnly)
+	allow       []string // the tools allowed, when allowSet
+	allowSet    bool     // an allow list is in force; an empty one allows no tool
 	deny        []string
 	confirm     []string
 	annotations []annotationRule
@@ -80,6 +81,7 @@ func Build(file string, data []byte, opt Options) (*Policy, error) {
 			}
 			*list.dst = append(*list.dst, pat)
 		}
+		p.allowSet = p.allowSet || len(p.allow) > 0
 		if len(list.pats) > 0 {
 			src = append(src, list.flag)
 		}
@@ -96,7 +98,7 @@ func Build(file string, data []byte, opt Options) (*Policy, error) {
 }
 
 func (p *Policy) empty() bool {
-	return len(p.allow) == 0 && len(p.deny) == 0 && len(p.confirm) == 0 && len(p.annotations) == 0 && !p.readOnly
+	return !p.allowSet && len(p.deny) == 0 && len(p.confirm) == 0 && len(p.annotations) == 0 && !p.readOnly
 }
 
 // matchAny returns the first pattern in pats that matches name.
@@ -125,7 +127,7 @@ func (p *Policy) Check(name string, baseAnn []byte) Decision {
 	if pat, ok := matchAny(p.deny, name); ok {
 		return Decision{Reason: fmt.Sprintf("tool %q is denied by the mcp-bridge policy (%s: deny %q)", name, p.Source, pat)}
 	}
-	if len(p.allow) > 0 {
+	if p.allowSet {
 		if _, ok := matchAny(p.allow, name); !ok {
 			return Decision{Reason: fmt.Sprintf("tool %q is not in the allow list of the mcp-bridge policy (%s)", name, p.Source)}
 		}
@@ -320,8 +322,11 @@ func (p *Policy) Summary() string {
 		return "none (every tool of the base, as the base describes it)"
 	}
 	var parts []string
-	if len(p.allow) > 0 {
+	switch {
+	case len(p.allow) > 0:
 		parts = append(parts, "allow "+strings.Join(p.allow, ","))
+	case p.allowSet:
+		parts = append(parts, "allow none (an empty allow list)")
 	}
 	if len(p.deny) > 0 {
 		parts = append(parts, "deny "+strings.Join(p.deny, ","))

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
@@ -219,9 +221,9 @@ func runJournal(e *env, args []string) error {
 func writeRow(w io.Writer, en *journal.Entry) {
 	client := "-"
 	if en.Client != nil {
-		client = strings.TrimSuffix(en.Client.Name+" "+en.Client.Version, " ")
+		client = asText(strings.TrimSuffix(en.Client.Name+" "+en.Client.Version, " "))
 	}
-	tool := en.Tool
+	tool := asText(en.Tool)
 	if tool == "" {
 		tool = "-"
 	}
@@ -236,21 +238,35 @@ func writeRow(w io.Writer, en *journal.Entry) {
 		detail = append(detail, en.Kind)
 	}
 	if en.Outcome == journal.Error || en.Outcome == journal.Denied {
-		msg := en.Message
-		if len(msg) > 60 {
-			msg = msg[:59] + "…"
-		}
-		detail = append(detail, msg)
+		detail = append(detail, asText(cut(en.Message, 60)))
 	}
 	if len(en.Args) > 0 {
-		a := string(en.Args)
-		if len(a) > 60 {
-			a = a[:59] + "…"
-		}
-		detail = append(detail, a)
+		detail = append(detail, asText(cut(string(en.Args), 60)))
 	}
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f ms\t%d\t%s\n",
 		en.Time.Local().Format("2006-01-02 15:04:05"), client, en.Era, en.Method, tool, en.Outcome, en.DurationMs, en.Bytes, strings.Join(detail, "; "))
+}
+
+// asText is a value from a client or the base (a tool name, a client's
+// name, a message, arguments) as the journal table prints it: quoted, with
+// controls and invisible formatting escaped, when it holds any. Tool names
+// come from the assistant, refused ones included: none may move the
+// cursor, erase or forge a row, or reorder text in the user's terminal.
+func asText(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) {
+			return strconv.QuoteToGraphic(s)
+		}
+	}
+	return s
+}
+
+// cut shortens s to n characters, the last one "…".
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // parseSince reads --since: a duration back from now, or a date or time.

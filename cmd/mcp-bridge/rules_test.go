@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -239,5 +240,42 @@ func TestJournalRequiredNeedsJournal(t *testing.T) {
 	_, errs, code := runCLI(t, nil, "", "--journal-required", "--log-level", "error")
 	if code != 2 || !strings.Contains(errs, "--journal-required needs --journal") {
 		t.Errorf("--journal-required alone: exit %d, %s", code, errs)
+	}
+}
+
+// The journal is how the user reviews what the assistant tried. Tool
+// names come from the assistant, and are journaled even when refused: a
+// name holding terminal controls (cursor up, erase line, carriage return),
+// line breaks or bidirectional overrides must not erase, forge or reorder
+// rows of the table `journal` prints. Such a name is shown quoted, its
+// controls escaped.
+func TestJournalTableShowsNamesAsText(t *testing.T) {
+	port := startSim(t)
+	file := filepath.Join(tempDir(t), "journal.jsonl")
+	env := map[string]string{"CAD_MCP_PORT": port, "CAD_MCP_JOURNAL": file}
+	names := []string{
+		"delete_everything",
+		"x\u001b[1A\u001b[2K\u001b[1A\u001b[2K",
+		"y\r2026-12-01 12:00:00  cli-test 3.1  legacy  tools/call  get_drawing_info  ok",
+		"z\n2026-12-01 12:00:00  cli-test 3.1  legacy  tools/call  get_drawing_info  ok",
+		"\u202egnihtyreve_eteled",
+	}
+	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"3.1"}}}` + "\n"
+	for i, n := range names {
+		name, _ := json.Marshal(n)
+		in += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":{}}}`, i+1, name) + "\n"
+	}
+	if _, errs, code := runCLI(t, env, in, "--deny-tools", "delete_*", "--no-cache", "--log-level", "error"); code != 0 {
+		t.Fatalf("bridge: exit %d\n%s", code, errs)
+	}
+	table, errs, code := runCLI(t, env, "", "journal")
+	if code != 0 {
+		t.Fatalf("journal: exit %d: %s", code, errs)
+	}
+	if strings.ContainsAny(table, "\u001b\r\u202e") {
+		t.Errorf("the table holds terminal controls or a bidirectional override:\n%q", table)
+	}
+	if rows := strings.Split(strings.TrimSpace(table), "\n"); len(rows) != 1+len(names) {
+		t.Errorf("%d rows for %d journal lines:\n%s", len(rows)-1, len(names), table)
 	}
 }
