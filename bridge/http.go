@@ -23,6 +23,9 @@ type HTTPConfig struct {
 	AllowOrigins []string
 	// Token, when not empty, is the bearer token every request must carry.
 	Token string
+	// Hosts are names besides the listen address and loopback that the
+	// Host header may carry: the names of the TLS certificate (tls.go).
+	Hosts []string
 
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
 	MaxSessions       int           // open legacy sessions; default 1000
@@ -105,6 +108,10 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	f.guard = guard{origins: map[string]bool{}}
 	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
 		f.guard.listenHost = host
+	}
+	f.guard.hosts = map[string]bool{}
+	for _, h := range hc.Hosts {
+		f.guard.hosts[strings.ToLower(h)] = true
 	}
 	for _, o := range hc.AllowOrigins {
 		f.guard.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true

@@ -22,12 +22,19 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most (env CAD_MCP_MAX_STREAMS)")
+	f.tls.add(f)
 }
 
 // checkHTTP validates the HTTP settings after parsing.
 func (f *bridgeFlags) checkHTTP() error {
 	if f.listen == "" {
+		if f.tls.on() {
+			return fmt.Errorf("--tls-cert and --tls-self-signed serve HTTPS: they need --listen")
+		}
 		return nil
+	}
+	if err := f.tls.check(); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
@@ -73,7 +80,15 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		return fmt.Errorf("--listen: %w", err)
 	}
 	log := cfg.Log
-	log.Info().Str("url", "http://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
+	// The self-signed certificate is kept in the cache folder even with
+	// --no-cache: it is not a cache, and clients pin it.
+	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, log)
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	ln = tln
+	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
 	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
@@ -82,6 +97,7 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		Token:        token,
 		SessionIdle:  f.sessionIdle,
 		MaxStreams:   f.maxStreams,
+		Hosts:        names,
 		Version:      version,
 		Started:      time.Now(),
 	}, ln)

@@ -44,6 +44,9 @@ type Options struct {
 	// args and env read as the bridge reads them. Nil: registrations'
 	// bases are not checked.
 	Reach func(clientconf.Server) (Reach, error)
+	// TLSFingerprint is the fingerprint of the certificate --tls-self-signed
+	// keeps ("" when there is none), printed for connect --fingerprint.
+	TLSFingerprint string
 }
 
 // Reach is the base a registration's bridge talks to, and how.
@@ -70,7 +73,9 @@ type Report struct {
 	// Unmatched are policy patterns that match none of the base's tools
 	// (usually a typo).
 	Unmatched []string `json:"policy_unmatched"`
-	Problems  int      `json:"problems"`
+	// TLSFingerprint: the self-signed certificate's (--tls-self-signed).
+	TLSFingerprint string `json:"tls_fingerprint,omitempty"`
+	Problems       int    `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -103,7 +108,7 @@ func Check(ctx context.Context, o Options) *Report {
 		o.Timeout = 30 * time.Second
 	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
-		Policy: o.Policy.Summary(), Unmatched: []string{}}
+		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint}
 	bases := &baseCache{timeout: o.Timeout, seen: map[string]*baseResult{}}
 	rep.Configs = findConfigs(ctx, o, bases)
 	// The base named on the command line, or the default one when no
@@ -404,6 +409,9 @@ func commandExists(cmd string) bool {
 // Print writes the report for people.
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
+	if r.TLSFingerprint != "" {
+		fmt.Fprintf(w, "info  self-signed TLS certificate (--tls-self-signed): %s (connect --fingerprint %s)\n", r.TLSFingerprint, r.TLSFingerprint)
+	}
 	switch {
 	case r.Base == "":
 		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
