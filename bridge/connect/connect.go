@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -76,10 +77,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	if err := CheckURL(cfg.URL); err != nil {
 		return err
 	}
-	r, err := newRelay(cfg, stdout)
-	if err != nil {
-		return err
-	}
+	r := newRelay(cfg, stdout)
 	writeFailed := make(chan error, 1)
 	r.out.OnFail(func(err error) {
 		select {
@@ -107,11 +105,12 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 
 // relay is one connect process's state.
 type relay struct {
-	cfg Config
-	url string
-	hc  httpDoer
-	out *rpc.Writer
-	log zerolog.Logger
+	cfg    Config
+	url    string
+	hc     *http.Client // pooled connections
+	hcCall *http.Client // a connection per tools/call (newHTTPClients)
+	out    *rpc.Writer
+	log    zerolog.Logger
 
 	// ctx ends every goroutine below; spawn refuses new ones once it is done.
 	ctx      context.Context
@@ -139,16 +138,13 @@ type pending struct {
 	cancelled atomic.Bool // the client cancelled it: nothing more is sent for it
 }
 
-func newRelay(cfg Config, stdout io.Writer) (*relay, error) {
-	hc, err := newHTTPClient(cfg)
-	if err != nil {
-		return nil, err
-	}
+func newRelay(cfg Config, stdout io.Writer) *relay {
+	hc, hcCall := newHTTPClients(cfg)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	close(done)
-	return &relay{cfg: cfg, url: cfg.URL, hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
-		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}, nil
+	return &relay{cfg: cfg, url: cfg.URL, hc: hc, hcCall: hcCall, out: rpc.NewWriter(stdout), log: cfg.Log,
+		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}
 }
 
 // spawn runs fn on a goroutine counted in wg, unless the relay is

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -44,20 +45,27 @@ func (r *relay) request(o *outgoing, sent func()) {
 	if !o.batch {
 		ctx = o.pending[0].ctx
 	}
-	for try := 0; ; try++ {
+	renewed := false
+	for {
 		hdr, session := r.headers(o)
-		a := r.post(ctx, o.body, hdr, sent)
+		var a attempt
+		if o.isCall() {
+			a = r.post(ctx, o.body, hdr, true, sent)
+		} else {
+			a = r.postAgain(ctx, o.body, hdr, sent)
+		}
 		if a.err != nil {
 			r.failed(o, a)
 			return
 		}
-		if a.resp.StatusCode == http.StatusNotFound && session != "" && try == 0 {
+		if a.resp.StatusCode == http.StatusNotFound && session != "" && !renewed {
 			_, _ = readAll(a.resp, 64<<10)
 			if err := r.renew(session); err != nil {
 				r.log.Warn().Err(err).Msg("could not open a new remote session")
 				r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s ended this session and a new one could not be opened: %s", r.url, r.hint(err)).WithData(map[string]string{"kind": "session_lost"}))
 				return
 			}
+			renewed = true
 			continue
 		}
 		r.answer(o, a.resp)
@@ -70,7 +78,7 @@ func (r *relay) request(o *outgoing, sent func()) {
 func (r *relay) notify(o *outgoing, sent func()) {
 	for try := 0; ; try++ {
 		hdr, session := r.headers(o)
-		a := r.post(r.ctx, o.body, hdr, sent)
+		a := r.postAgain(r.ctx, o.body, hdr, sent)
 		if a.err != nil {
 			if r.ctx.Err() == nil {
 				r.log.Warn().Err(a.err).Str("method", o.method).Msg("could not send a notification to the remote")
@@ -95,6 +103,18 @@ func (r *relay) notify(o *outgoing, sent func()) {
 		}
 		return
 	}
+}
+
+// postAgain posts a message that is not a tools/call, once more if its
+// connection broke on the way (a pooled connection the remote closed while
+// it was idle): only tools/call acts on the drawing.
+func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
+	a := r.post(ctx, body, hdr, false, sent)
+	if a.err != nil && a.wrote && ctx.Err() == nil {
+		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more")
+		a = r.post(ctx, body, hdr, false, sent)
+	}
+	return a
 }
 
 // failed answers the requests of a POST that got no HTTP answer.

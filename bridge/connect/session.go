@@ -106,7 +106,7 @@ func (r *relay) renew(stale string) error {
 		return errNoHandshake
 	}
 	r.log.Info().Str("url", r.url).Msg("the remote session has ended (404): replaying the client's handshake")
-	a := r.post(r.ctx, r.sess.initLine, nil, func() {})
+	a := r.postAgain(r.ctx, r.sess.initLine, nil, func() {})
 	if a.err != nil {
 		return a.err
 	}
@@ -127,7 +127,7 @@ func (r *relay) renew(stale string) error {
 	r.adoptLocked(id, version)
 	if r.sess.initialized != nil {
 		hdr := legacyHeaders(id, version)
-		a := r.post(r.ctx, r.sess.initialized, hdr, func() {})
+		a := r.postAgain(r.ctx, r.sess.initialized, hdr, func() {})
 		if a.err != nil {
 			return a.err
 		}

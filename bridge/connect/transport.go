@@ -31,10 +31,6 @@ const (
 	hdrName    = "Mcp-Name"
 )
 
-type httpDoer interface {
-	Do(*http.Request) (*http.Response, error)
-}
-
 // PinError is a server certificate that is not the pinned one.
 type PinError struct{ Got, Want string }
 
@@ -42,10 +38,19 @@ func (e *PinError) Error() string {
 	return fmt.Sprintf("the server's certificate has fingerprint %s, but --fingerprint pins %s: refusing to connect (if the remote made a new certificate, check its log or run doctor there, and update --fingerprint)", e.Got, e.Want)
 }
 
-// newHTTPClient builds the client: TLS 1.2 or later; with a pin, the
+// newHTTPClients builds the clients: TLS 1.2 or later; with a pin, the
 // certificate's fingerprint replaces the chain check (a self-signed
 // certificate has no chain), and nothing else is trusted.
-func newHTTPClient(cfg Config) (*http.Client, error) {
+//
+// pooled keeps connections alive, for everything that may be sent again.
+// fresh opens a connection per request, for tools/call: a pooled
+// connection may have been closed by the remote while idle (a restart, a
+// NAT dropping it) and a request written onto it fails just as a call the
+// remote died running does, so a call could not be told "never reached
+// the remote" from "may have run". On a connection of its own, a call
+// that broke after it was written may have run; one that found no
+// connection did not.
+func newHTTPClients(cfg Config) (pooled, fresh *http.Client) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 15 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second
@@ -65,9 +70,13 @@ func newHTTPClient(cfg Config) (*http.Client, error) {
 			return nil
 		}
 	}
+	tc.ClientSessionCache = tls.NewLRUClientSessionCache(4) // a fresh connection resumes the TLS session
 	t.TLSClientConfig = tc
+	once := t.Clone()
+	once.DisableKeepAlives = true
 	// Redirects would carry the token elsewhere: none are followed.
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, nil
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &http.Client{Transport: t, CheckRedirect: noRedirect}, &http.Client{Transport: once, CheckRedirect: noRedirect}
 }
 
 // attempt is one POST's outcome. wrote is true once the request was
@@ -86,8 +95,8 @@ func (r *relay) setCommon(h http.Header) {
 }
 
 // post sends one message; sent is called once it is on the wire (or
-// failed to get there).
-func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
+// failed to get there). A call goes on a connection of its own.
+func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall bool, sent func()) attempt {
 	var wrote atomic.Bool
 	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
 		if info.Err == nil {
@@ -105,7 +114,11 @@ func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, sent fun
 	r.setCommon(req.Header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := r.hc.Do(req)
+	hc := r.hc
+	if isCall {
+		hc = r.hcCall
+	}
+	resp, err := hc.Do(req)
 	sent()
 	if err == nil {
 		r.markUp()
