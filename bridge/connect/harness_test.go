@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
