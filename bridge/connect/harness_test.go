@@ -39,13 +39,17 @@ type remote struct {
 	cert tls.Certificate
 	addr string
 
+	tweak func(*bridge.Config) // applied at each start
+
 	mu    sync.Mutex
 	conns []*recConn // every connection ever accepted, in order
 	stop  context.CancelFunc
 	done  chan error
 }
 
-func newRemote(t *testing.T) *remote {
+func newRemote(t *testing.T) *remote { return newRemoteWith(t, nil) }
+
+func newRemoteWith(t *testing.T, tweak func(*bridge.Config)) *remote {
 	t.Helper()
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
@@ -56,7 +60,7 @@ func newRemote(t *testing.T) *remote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &remote{t: t, sim: sim, cert: cert, addr: "127.0.0.1:0"}
+	r := &remote{t: t, sim: sim, cert: cert, addr: "127.0.0.1:0", tweak: tweak}
 	r.start()
 	t.Cleanup(r.kill)
 	return r
@@ -89,6 +93,9 @@ func (r *remote) start() {
 		Server:   lifecycle.NewServer("mcp-bridge", "test", "", true),
 		Log:      zerolog.New(zerolog.NewTestWriter(r.t)).Level(zerolog.ErrorLevel),
 		Grace:    10 * time.Millisecond,
+	}
+	if r.tweak != nil {
+		r.tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
