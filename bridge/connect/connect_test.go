@@ -156,6 +156,11 @@ func TestRemoteDown(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":"p0","method":"ping"}`)
 	c.answer(`"p0"`)
 	r.kill()
+	// The first ping finds the remote gone; the second is answered at once.
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if m := c.answer(`"p"`); m["result"] == nil {
+		t.Fatalf("ping while the remote is down: %v", m)
+	}
 	before := r.sim.Calls()
 	c.send(call("1", "measure_distance", measure))
 	msg, kind := errorOf(c.answer("1"))

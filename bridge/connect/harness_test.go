@@ -405,4 +405,3 @@ func (r *remote) lastSession() string {
 	}
 	return s
 }
-
