@@ -91,6 +91,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	var result error
 	select {
 	case result = <-readDone:
+		// Listen streams never end by themselves: the client that closed
+		// stdin wants none.
+		r.endListens()
 		r.waitCalls(cfg.ExitGrace)
 	case <-ctx.Done():
 		r.log.Info().Msg("signal received: ending the remote session")
@@ -133,6 +136,7 @@ type relay struct {
 type pending struct {
 	id        rpc.ID
 	modern    bool
+	listen    bool // a subscriptions/listen stream: ends only when cancelled
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: nothing more is sent for it
@@ -237,6 +241,9 @@ func (r *relay) handle(line []byte) {
 			return
 		}
 		p, ok := r.track(m.ID, o.modern)
+		if ok && o.modern && m.Method == "subscriptions/listen" {
+			p.listen = true
+		}
 		if !ok {
 			r.write(rpc.EncodeError(m.ID, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", m.ID)))
 			return
@@ -323,6 +330,18 @@ func (r *relay) track(id rpc.ID, modern bool) (*pending, bool) {
 	p := &pending{id: id, modern: modern, ctx: ctx, cancel: cancel}
 	r.pending[id.Key()] = p
 	return p, true
+}
+
+// endListens cancels the open listen streams, at the end of stdin.
+func (r *relay) endListens() {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	for _, p := range r.pending {
+		if p.listen {
+			p.cancelled.Store(true)
+			p.cancel()
+		}
+	}
 }
 
 func (r *relay) lookup(id rpc.ID) *pending {

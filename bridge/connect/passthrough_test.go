@@ -1,13 +1,17 @@
 package connect
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
@@ -131,4 +135,37 @@ func TestGETStream(t *testing.T) {
 			break
 		}
 	}
+}
+
+// TestEOFWithListen: a modern client's listen stream does not hold
+// connect open after stdin ends (the TypeScript SDK 2.x probes in a
+// process it then closes).
+func TestEOFWithListen(t *testing.T) {
+	r := newRemote(t)
+	cfg := r.config(t)
+	cfg.ExitGrace = time.Hour
+	c := startConnect(t, cfg)
+	c.send(`{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{` + modernMeta + `}}}`)
+	if l := c.recv(); !strings.Contains(l, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("want the acknowledgement, got %s", l)
+	}
+	if err := c.wait(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}
+
+// TestCancelBeforeSent: a request the client cancelled before it got a
+// connection is owed nothing, and its failed attempt does not make the
+// remote look unreachable (which would answer ping here).
+func TestCancelBeforeSent(t *testing.T) {
+	var out strings.Builder
+	r := newRelay(Config{URL: "https://127.0.0.1:1/mcp", Log: zerolog.Nop()}, &out)
+	p, _ := r.track(rpc.ID{}, true)
+	p.cancelled.Store(true)
+	p.cancel()
+	r.failed(&outgoing{method: "tools/call", modern: true, pending: []*pending{p}, ids: []rpc.ID{p.id}}, attempt{err: context.Canceled})
+	if r.down.Load() || out.Len() != 0 {
+		t.Errorf("down %v, wrote %q", r.down.Load(), out.String())
+	}
+	r.shutdown()
 }

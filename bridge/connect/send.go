@@ -122,6 +122,9 @@ func (r *relay) failed(o *outgoing, a attempt) {
 	if r.ctx.Err() != nil {
 		return // exiting: nobody is waiting
 	}
+	if !o.batch && o.pending[0].ctx.Err() != nil {
+		return // cancelled by the client: it is owed nothing
+	}
 	if !a.wrote {
 		r.markDown(a.err)
 		if o.method == "ping" && !o.modern {
