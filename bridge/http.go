@@ -24,8 +24,11 @@ type HTTPConfig struct {
 	// Token, when not empty, is the bearer token every request must carry.
 	Token string
 	// Hosts are names besides the listen address and loopback that the
-	// Host header may carry: the names of the TLS certificate (tls.go).
+	// Host header may carry: the names of the TLS certificate.
 	Hosts []string
+	// TrustProxy are the reverse proxies whose X-Forwarded-For names the
+	// client (proxy.go); from other peers the header is ignored.
+	TrustProxy []*net.IPNet
 
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
 	MaxSessions       int           // open legacy sessions; default 1000
@@ -135,7 +138,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	mux.HandleFunc("/mcp", f.serveMCP)
 	mux.HandleFunc("/healthz", f.serveHealth)
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           trustedProxies(hc.TrustProxy, mux),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout,
 		ReadTimeout:       hc.ReadTimeout,
 		WriteTimeout:      hc.WriteTimeout,

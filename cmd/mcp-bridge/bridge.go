@@ -56,6 +56,7 @@ type bridgeFlags struct {
 	sessionIdle  time.Duration
 	maxStreams   int
 	tls          tlsFlags // tlsflags.go
+	trustProxy   []string
 }
 
 func newBridgeFlags(stderr io.Writer) *bridgeFlags {
