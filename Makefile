@@ -101,3 +101,14 @@ test-freecad: build
 # (bracket.FCStd) and its picture (bracket.png) end up in bin/freecad-demo/.
 demo-freecad: build
 	tcpbase/freecad/demo.sh $(BIN) bin/freecad-demo
+
+.PHONY: test-proxy
+# test-proxy: the bridge behind nginx from the Debian archive (installed
+# with apt-get when missing) ending TLS: clients through connect in both
+# eras, and answers streamed through its buffering (verify/proxy_test.go).
+test-proxy:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  echo "test-proxy: installing nginx-light with apt-get"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nginx-light; }
+	go test -count=1 -run 'TestReverseProxy' -v ./verify
