@@ -108,12 +108,11 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 
 // relay is one connect process's state.
 type relay struct {
-	cfg    Config
-	url    string
-	hc     *http.Client // pooled connections
-	hcCall *http.Client // a connection per tools/call (newHTTPClients)
-	out    *rpc.Writer
-	log    zerolog.Logger
+	cfg Config
+	url string
+	hc  *http.Client
+	out *rpc.Writer
+	log zerolog.Logger
 
 	// ctx ends every goroutine below; spawn refuses new ones once it is done.
 	ctx      context.Context
@@ -143,11 +142,11 @@ type pending struct {
 }
 
 func newRelay(cfg Config, stdout io.Writer) *relay {
-	hc, hcCall := newHTTPClients(cfg)
+	hc := newHTTPClient(cfg)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	close(done)
-	return &relay{cfg: cfg, url: cfg.URL, hc: hc, hcCall: hcCall, out: rpc.NewWriter(stdout), log: cfg.Log,
+	return &relay{cfg: cfg, url: cfg.URL, hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
 		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}
 }
 

@@ -45,12 +45,17 @@ func (r *relay) request(o *outgoing, sent func()) {
 	if !o.batch {
 		ctx = o.pending[0].ctx
 	}
-	renewed := false
+	renewed, again := false, false
 	for {
 		hdr, session := r.headers(o)
 		var a attempt
 		if o.isCall() {
 			a = r.post(ctx, o.body, hdr, true, sent)
+			if a.err != nil && !a.wrote && !again && ctx.Err() == nil {
+				// None of the call left: it may go once more.
+				again = true
+				continue
+			}
 		} else {
 			a = r.postAgain(ctx, o.body, hdr, sent)
 		}

@@ -38,23 +38,17 @@ func (e *PinError) Error() string {
 	return fmt.Sprintf("the server's certificate has fingerprint %s, but --fingerprint pins %s: refusing to connect (if the remote made a new certificate, check its log or run doctor there, and update --fingerprint)", e.Got, e.Want)
 }
 
-// newHTTPClients builds the clients: TLS 1.2 or later; with a pin, the
+// newHTTPClient builds the client: TLS 1.2 or later; with a pin, the
 // certificate's fingerprint replaces the chain check (a self-signed
 // certificate has no chain), and nothing else is trusted.
-//
-// pooled keeps connections alive, for everything that may be sent again.
-// fresh opens a connection per request, for tools/call: a pooled
-// connection may have been closed by the remote while idle (a restart, a
-// NAT dropping it) and a request written onto it fails just as a call the
-// remote died running does, so a call could not be told "never reached
-// the remote" from "may have run". On a connection of its own, a call
-// that broke after it was written may have run; one that found no
-// connection did not.
-func newHTTPClients(cfg Config) (pooled, fresh *http.Client) {
+func newHTTPClient(cfg Config) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 15 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.MaxIdleConnsPerHost = 16
+	// A call's body waits for the remote's 100 Continue (post); if that
+	// does not come in this time the body goes anyway, and counts as sent.
+	t.ExpectContinueTimeout = 30 * time.Second
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: cfg.RootCAs}
 	if pin := cfg.Fingerprint; pin != nil {
 		want := "sha256:" + fmt.Sprintf("%x", pin)
@@ -70,17 +64,15 @@ func newHTTPClients(cfg Config) (pooled, fresh *http.Client) {
 			return nil
 		}
 	}
-	tc.ClientSessionCache = tls.NewLRUClientSessionCache(4) // a fresh connection resumes the TLS session
+	tc.ClientSessionCache = tls.NewLRUClientSessionCache(4) // a new connection resumes the TLS session
 	t.TLSClientConfig = tc
-	once := t.Clone()
-	once.DisableKeepAlives = true
 	// Redirects would carry the token elsewhere: none are followed.
-	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &http.Client{Transport: t, CheckRedirect: noRedirect}, &http.Client{Transport: once, CheckRedirect: noRedirect}
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-// attempt is one POST's outcome. wrote is true once the request was
-// written whole: from then on the remote may have acted on it.
+// attempt is one POST's outcome. wrote is true once the remote may have
+// acted on it: the request was written whole, or for a call, once any of
+// its body left.
 type attempt struct {
 	resp  *http.Response
 	err   error
@@ -95,35 +87,58 @@ func (r *relay) setCommon(h http.Header) {
 }
 
 // post sends one message; sent is called once it is on the wire (or
-// failed to get there). A call goes on a connection of its own.
+// failed to get there).
+//
+// A call is sent with "Expect: 100-continue": its body, the only part
+// that says what to run, leaves only after the remote answered 100 on
+// that very connection. A kept-alive connection that the remote closed
+// while idle (a restart) breaks before that, and the call provably never
+// reached anyone: it may go again. Once any of the body left, a break
+// leaves the outcome unknown. Without this, the two look the same.
 func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall bool, sent func()) attempt {
 	var wrote atomic.Bool
 	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil {
+		if info.Err == nil && !isCall {
 			wrote.Store(true)
 		}
 		sent()
 	}}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, r.url, bytes.NewReader(body))
+	var rd io.Reader = bytes.NewReader(body)
+	if isCall {
+		rd = &watchedBody{r: rd, read: &wrote}
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, r.url, rd)
 	if err != nil {
 		return attempt{err: err}
 	}
+	req.ContentLength = int64(len(body))
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
 	r.setCommon(req.Header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	hc := r.hc
 	if isCall {
-		hc = r.hcCall
+		req.Header.Set("Expect", "100-continue")
 	}
-	resp, err := hc.Do(req)
+	resp, err := r.hc.Do(req)
 	sent()
 	if err == nil {
 		r.markUp()
 	}
 	return attempt{resp: resp, err: err, wrote: wrote.Load()}
+}
+
+// watchedBody notes the first read of a call's body: from then on some of
+// it may have reached the remote.
+type watchedBody struct {
+	r    io.Reader
+	read *atomic.Bool
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return b.r.Read(p)
 }
 
 // modernHeaders are the 2026-07-28 transport's headers for one request.
