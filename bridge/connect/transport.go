@@ -46,9 +46,11 @@ func newHTTPClient(cfg Config) *http.Client {
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 15 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.MaxIdleConnsPerHost = 16
-	// A call's body waits for the remote's 100 Continue (post); if that
-	// does not come in this time the body goes anyway, and counts as sent.
-	t.ExpectContinueTimeout = 30 * time.Second
+	// A call's body waits for the remote's 100 Continue (post). A server
+	// that never sends one (HTTP/1.1 lets it wait for the body) gets the
+	// body after this long, counted as sent; a closed connection shows
+	// long before.
+	t.ExpectContinueTimeout = 2 * time.Second
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: cfg.RootCAs}
 	if pin := cfg.Fingerprint; pin != nil {
 		want := "sha256:" + fmt.Sprintf("%x", pin)
