@@ -38,6 +38,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
 	logFormat := fs.String("log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	logFile := fs.String("log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
+	showVersion := fs.Bool("version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
 	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s%s", connectUsage, fs.FlagUsages()) }
 	if done, err := parseFlags(fs, args); done {
 		return err
@@ -82,6 +83,10 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 	defer closeLog()
+	if *showVersion {
+		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		return nil
+	}
 	cfg.Log = log
 	if token != "" && strings.HasPrefix(cfg.URL, "http://") {
 		log.Warn().Msg("sending the token over plain http://: anyone on the path can read it; serve the remote with --tls-self-signed and use https://")
