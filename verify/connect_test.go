@@ -126,3 +126,54 @@ func TestConnectRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallURL: install --url registers `mcp-bridge connect URL` with
+// the token file and the fingerprint (never the token itself), and doctor
+// checks that registration end to end: the tools through the remote, or
+// the remote's refusal.
+func TestInstallURL(t *testing.T) {
+	url, fp, _ := startTLSBridge(t)
+	home := t.TempDir()
+	tok := filepath.Join(home, "token")
+	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bridgeBin, args...)
+		cmd.Env = env
+		cmd.Dir = home
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	if out, code := run("install", "--client", "cursor", "--url", url, "--fingerprint", fp, "--token-file", tok); code != 0 {
+		t.Fatalf("install --url: %d\n%s", code, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"connect"`, url, fp, tok} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the entry lacks %s:\n%s", want, raw)
+		}
+	}
+	if strings.Contains(string(raw), "s3cret-token") {
+		t.Errorf("the token itself is in the client's file:\n%s", raw)
+	}
+	out, code := run("doctor", "--timeout", "20s")
+	if code != 0 || !strings.Contains(out, "the remote bridge at "+url+" answers through connect: 26 tools") {
+		t.Errorf("doctor with the connect registration: exit %d\n%s", code, out)
+	}
+	if err := os.WriteFile(tok, []byte("wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code = run("doctor", "--timeout", "20s")
+	if code != 1 || !strings.Contains(out, `FAIL  Cursor registers "cad-autocad"`) || !strings.Contains(out, "refused the token") {
+		t.Errorf("doctor with a wrong token: exit %d\n%s", code, out)
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 const connectUsage = `Usage: mcp-bridge connect URL [flags]
@@ -101,4 +103,84 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	err = connect.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
 	log.Info().Msg("mcp-bridge connect stopped")
 	return err
+}
+
+// connectEntry is install --url: the client starts `mcp-bridge connect
+// URL` over stdio. Every client takes a stdio entry, and only connect can
+// pin a self-signed certificate; the token stays in its file (the entry
+// names the file, never the token).
+type connectEntry struct {
+	url, fingerprint, ca string
+}
+
+func (c *connectEntry) add(f *bridgeFlags) {
+	f.fs.StringVar(&c.url, "url", "", "register `mcp-bridge connect URL` (a remote bridge serving --listen) instead of a local bridge; with --token-file, --fingerprint, --ca")
+	f.fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
+	f.fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
+}
+
+// connectSettings are the flags install --url passes on; any other bridge
+// setting given with --url is a mistake (connect has no base to reach).
+var connectSettings = map[string]bool{"url": true, "fingerprint": true, "ca": true, "token-file": true, "log-level": true, "log-format": true, "log-file": true,
+	"client": true, "scope": true, "name": true, "dry-run": true, "force": true, "copy": true}
+
+func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
+	if c.url == "" {
+		if c.fingerprint != "" || c.ca != "" {
+			return fmt.Errorf("--fingerprint and --ca go with --url")
+		}
+		return nil
+	}
+	if err := connect.CheckURL(c.url); err != nil {
+		return fmt.Errorf("--url: %w", err)
+	}
+	if c.fingerprint != "" {
+		if _, err := tlscert.ParseFingerprint(c.fingerprint); err != nil {
+			return fmt.Errorf("--fingerprint: %w", err)
+		}
+	}
+	var bad []string
+	f.fs.Visit(func(fl *pflag.Flag) {
+		if !connectSettings[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("install --url registers connect, which reaches no CAD base itself: %s belong on the remote bridge", strings.Join(bad, ", "))
+	}
+	if f.tokenFile == "" && getenv("CAD_MCP_TOKEN") != "" {
+		return fmt.Errorf("install --url does not write the token into the client's file: save it in a file only you can read and pass --token-file FILE")
+	}
+	for _, p := range []*string{&f.tokenFile, &c.ca} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return err
+		}
+		*p = abs
+	}
+	return nil
+}
+
+// server is the entry: this executable, connect, the URL and its settings.
+func (c *connectEntry) server(exe string, f *bridgeFlags) clientconf.Server {
+	args := []string{"connect", c.url}
+	if f.tokenFile != "" {
+		args = append(args, "--token-file", f.tokenFile)
+	}
+	if c.fingerprint != "" {
+		args = append(args, "--fingerprint", c.fingerprint)
+	}
+	if c.ca != "" {
+		args = append(args, "--ca", c.ca)
+	}
+	if f.logLevel != "info" {
+		args = append(args, "--log-level", f.logLevel)
+	}
+	return clientconf.Server{Command: exe, Args: args}
 }

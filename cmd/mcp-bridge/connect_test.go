@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -29,21 +27,10 @@ func TestConnectUsage(t *testing.T) {
 	}
 }
 
-// TestDoctorConnectRegistration: a client entry that starts `mcp-bridge
-// connect URL …` (recognised here by its CAD_MCP_PORT: the test binary is
-// not named mcp-bridge) is no problem for doctor: the command runs with its
-// settings (connect --version checks them), and the note says the remote
-// is not checked yet.
-func TestDoctorConnectRegistration(t *testing.T) {
-	_, env, write := doctorHome(t)
-	exe, _ := os.Executable()
-	cmd, _ := json.Marshal(exe)
+// TestConnectVersion: doctor runs a registration with --version to check
+// its settings: connect checks them first.
+func TestConnectVersion(t *testing.T) {
 	fp := "sha256:" + strings.Repeat("ab", 32)
-	write(".cursor/mcp.json", `{"mcpServers":{"cad":{"command":`+string(cmd)+`,"args":["connect","https://cad-pc:8931/mcp","--fingerprint","`+fp+`"],"env":{"CAD_MCP_PORT":"1"}}}}`)
-	out, _, _ := runCLI(t, env, "", "doctor", "--port", startSim(t))
-	if !strings.Contains(out, `ok    Cursor registers "cad"`) || !strings.Contains(out, "relays to https://cad-pc:8931/mcp") {
-		t.Errorf("doctor with a connect registration:\n%s", out)
-	}
 	// What doctor runs to check the settings: connect --version checks
 	// them first.
 	if out, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", fp, "--version"); code != 0 || out != "mcp-bridge dev\n" {
@@ -51,5 +38,32 @@ func TestDoctorConnectRegistration(t *testing.T) {
 	}
 	if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", "sha256:00", "--version"); code != 2 || !strings.Contains(errs, "--fingerprint") {
 		t.Errorf("connect --version with a bad fingerprint: exit %d, %q", code, errs)
+	}
+}
+
+// TestInstallURLRefusals: install --url takes connect's settings only,
+// and never the token itself.
+func TestInstallURLRefusals(t *testing.T) {
+	_, env, _ := doctorHome(t)
+	withToken := map[string]string{"CAD_MCP_TOKEN": "t"}
+	for k, v := range env {
+		withToken[k] = v
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{env, []string{"install", "--client", "cursor", "--url", "cad-pc:8931"}, "--url"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--port", "9000"}, "--port belong on the remote bridge"},
+		{env, []string{"install", "--client", "cursor", "--fingerprint", "sha256:" + strings.Repeat("ab", 32)}, "go with --url"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--fingerprint", "md5:1"}, "--fingerprint"},
+		{withToken, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp"}, "does not write the token"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "/nonexistent/token"},
+	} {
+		_, errs, code := runCLI(t, tt.env, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
 	}
 }

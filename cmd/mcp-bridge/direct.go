@@ -157,7 +157,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 // timeout and policy, and whether it would serve HTTP instead of stdio.
 func registrationReach(s clientconf.Server) (doctor.Reach, error) {
 	if len(s.Args) > 1 && s.Args[0] == "connect" {
-		return doctor.Reach{}, fmt.Errorf("it relays to %s (mcp-bridge connect), which doctor does not check yet", s.Args[1])
+		return doctor.Reach{Remote: s.Args[1]}, nil
 	}
 	f := newBridgeFlags(io.Discard)
 	getenv := func(k string) string { return s.Env[k] }

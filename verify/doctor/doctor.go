@@ -56,6 +56,9 @@ type Reach struct {
 	ListTimeout time.Duration // its --list-timeout
 	Policy      *policy.Policy
 	Listen      string // its --listen: it would serve HTTP, not stdio
+	// Remote is the URL a `connect` registration relays to; Base is then
+	// unset, and the registration is checked end to end (remote.go).
+	Remote string
 }
 
 // Report is what Check found.
@@ -279,6 +282,10 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "its base not checked: " + reachErr.Error()
 		return e
 	}
+	if reach.Remote != "" {
+		checkRemote(ctx, r.Server, reach.Remote, bases.timeout, &e)
+		return e
+	}
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
 	if b.err != nil {
@@ -452,7 +459,10 @@ func Print(w io.Writer, r *Report) {
 		if c.Note != "" {
 			detail += " (" + c.Note + ")"
 		}
-		if c.BaseOK {
+		switch {
+		case c.BaseOK && c.BaseFrom == "mcp-bridge connect":
+			detail += fmt.Sprintf("; the remote bridge at %s answers through connect: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
+		case c.BaseOK:
 			detail += fmt.Sprintf("; CAD base at %s (%s) answers: %d tools, %.1f ms", c.Base, c.BaseFrom, c.BaseTools, c.BaseLatency)
 		}
 		if c.Problem != "" {
