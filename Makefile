@@ -121,3 +121,14 @@ demo-freecad: build
 # (bin/freecad-desktop/freecad-desktop.png).
 demo-freecad-gui: build
 	tcpbase/freecad/desktop.sh $(BIN) bin/freecad-desktop
+
+.PHONY: test-proxy
+# test-proxy: the bridge behind nginx from the Debian archive (installed
+# with apt-get when missing) ending TLS: clients through connect in both
+# eras, and answers streamed through its buffering (verify/proxy_test.go).
+test-proxy:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  echo "test-proxy: installing nginx-light with apt-get"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nginx-light; }
+	go test -count=1 -run 'TestReverseProxy' -v ./verify

@@ -22,6 +22,12 @@ type HTTPConfig struct {
 	AllowOrigins []string
 	// Token, when not empty, is the bearer token every request must carry.
 	Token string
+	// Hosts are names besides the listen address and loopback that the
+	// Host header may carry: the names of the TLS certificate.
+	Hosts []string
+	// TrustProxy are the reverse proxies whose X-Forwarded-For names the
+	// client (proxy.go); from other peers the header is ignored.
+	TrustProxy []*net.IPNet
 
 	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
 	UnusedIdle        time.Duration // a legacy session never used after initialize ends; default 10 s
@@ -105,6 +111,10 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
 		f.guard.listenHost = host
 	}
+	f.guard.hosts = map[string]bool{}
+	for _, h := range hc.Hosts {
+		f.guard.hosts[strings.ToLower(h)] = true
+	}
 	for _, o := range hc.AllowOrigins {
 		f.guard.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 	}
@@ -120,7 +130,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	mux.HandleFunc("/mcp", f.serveMCP)
 	mux.HandleFunc("/healthz", f.serveHealth)
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           trustedProxies(hc.TrustProxy, mux),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout,
 		ReadTimeout:       hc.ReadTimeout,
 		WriteTimeout:      hc.WriteTimeout,

@@ -17,6 +17,7 @@ import (
 type guard struct {
 	listenHost string          // the host part of the listen address
 	origins    map[string]bool // allowed Origin values besides loopback ones, lower case
+	hosts      map[string]bool // Host names besides the listen address: the TLS certificate's, lower case
 	token      []byte          // nil: no token required
 }
 
@@ -74,7 +75,7 @@ func (g *guard) hostAllowed(hostport string) bool {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	if isLoopbackHost(host) {
+	if isLoopbackHost(host) || g.hosts[strings.ToLower(host)] {
 		return true
 	}
 	if g.listenHost == "" || g.listenHost == "0.0.0.0" || g.listenHost == "::" {

@@ -56,6 +56,8 @@ type bridgeFlags struct {
 	sessionIdle  time.Duration
 	maxStreams   int
 	maxSessions  int
+	tls          tlsFlags // tlsflags.go
+	trustProxy   []string
 }
 
 func newBridgeFlags(stderr io.Writer) *bridgeFlags {
@@ -164,6 +166,7 @@ Commands:
   verify   check, as a client would, that the bridge works with your base
   bench    measure the bridge against a direct call to the base
   journal  print the journal that --journal FILE writes
+  connect  relay stdio to a remote bridge over HTTPS:  mcp-bridge connect https://cad-pc:8931/mcp --fingerprint sha256:…
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
   help     this text; help <command> for a command's flags

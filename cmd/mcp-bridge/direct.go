@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -127,7 +128,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
 		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
-			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach})
+			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv))})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
@@ -155,6 +156,9 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 // default), and says which base that bridge talks to, with which list
 // timeout and policy, and whether it would serve HTTP instead of stdio.
 func registrationReach(s clientconf.Server) (doctor.Reach, error) {
+	if len(s.Args) > 1 && s.Args[0] == "connect" {
+		return doctor.Reach{Remote: s.Args[1]}, nil
+	}
 	f := newBridgeFlags(io.Discard)
 	getenv := func(k string) string { return s.Env[k] }
 	if err := f.parse(s.Args, getenv); err != nil {

@@ -23,12 +23,23 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 1000, "with --listen: open legacy sessions at most, half of them from one address (env CAD_MCP_MAX_SESSIONS)")
+	f.tls.add(f)
+	fs.StringSliceVar(&f.trustProxy, "trust-proxy", nil, "with --listen: reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client; otherwise the header is ignored (env CAD_MCP_TRUST_PROXY)")
 }
 
 // checkHTTP validates the HTTP settings after parsing.
 func (f *bridgeFlags) checkHTTP() error {
 	if f.listen == "" {
+		if f.tls.on() {
+			return fmt.Errorf("--tls-cert and --tls-self-signed serve HTTPS: they need --listen")
+		}
 		return nil
+	}
+	if err := f.tls.check(); err != nil {
+		return err
+	}
+	if _, err := parseCIDRs(f.trustProxy); err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
@@ -74,7 +85,16 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		return fmt.Errorf("--listen: %w", err)
 	}
 	log := cfg.Log
-	log.Info().Str("url", "http://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
+	// The self-signed certificate is kept in the cache folder even with
+	// --no-cache: it is not a cache, and clients pin it.
+	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, log)
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	ln = tln
+	proxies, _ := parseCIDRs(f.trustProxy) // checked by checkHTTP
+	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
 	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
@@ -84,6 +104,8 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		SessionIdle:  f.sessionIdle,
 		MaxStreams:   f.maxStreams,
 		MaxSessions:  f.maxSessions,
+		Hosts:        names,
+		TrustProxy:   proxies,
 		Version:      version,
 		Started:      time.Now(),
 	}, ln)
@@ -120,4 +142,26 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	out, _ := json.MarshalIndent(doc, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
 	return nil
+}
+
+// parseCIDRs reads --trust-proxy: CIDRs, or single addresses.
+func parseCIDRs(list []string) ([]*net.IPNet, error) {
+	var nets []*net.IPNet
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if ip := net.ParseIP(s); ip != nil {
+			bits := 8 * len(ip.To16())
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			nets = append(nets, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trust-proxy %q: want an address or a CIDR such as 10.0.0.0/8", s)
+		}
+		nets = append(nets, n)
+	}
+	return nets, nil
 }

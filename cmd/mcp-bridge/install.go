@@ -27,6 +27,10 @@ changes nothing. uninstall removes the entry and nothing else. A read-only
 file is left alone unless --force; a file with comments or trailing commas
 is refused for a client that reads strict JSON (see configs/README.md).
 
+With --url URL it registers "mcp-bridge connect URL" instead, for a bridge
+on another machine (--token-file, --fingerprint and --ca passed on; the
+token stays in its file).
+
 Clients: %s, or all (every client found on this machine).
 Scopes: user (default); project (the current folder's file, shared with
 your team); local (Claude Code only: this folder, in ~/.claude.json).
@@ -40,8 +44,10 @@ func runInstall(e *env, cmd string, args []string) error {
 	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
 	force := f.fs.Bool("force", false, "write the client's file even when it is read-only")
 	var copyExe *bool
+	var remote connectEntry
 	if cmd == "install" {
 		copyExe = f.fs.Bool("copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
+		remote.add(f)
 	}
 	_ = f.fs.MarkHidden("print-config")
 	_ = f.fs.MarkHidden("version")
@@ -61,6 +67,9 @@ func runInstall(e *env, cmd string, args []string) error {
 	}
 	if cmd == "install" && f.listen != "" {
 		return usageError{listenRefusal(f, args)}
+	}
+	if err := remote.check(f, e.getenv); err != nil {
+		return usageError{err}
 	}
 	if err := clientconf.CheckName(f.name); err != nil {
 		return usageError{err}
@@ -104,6 +113,9 @@ func runInstall(e *env, cmd string, args []string) error {
 		var err error
 		if server, err = bridgeServer(e, f); err != nil {
 			return err
+		}
+		if remote.url != "" {
+			server = remote.server(server.Command, f)
 		}
 		if !*copyExe {
 			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))

@@ -93,6 +93,8 @@ func run(ctx context.Context, e *env) error {
 			return runBridge(ctx, e, []string{"--version"})
 		case "sim":
 			return runSim(ctx, e, e.args[1:])
+		case "connect":
+			return runConnect(ctx, e, e.args[1:])
 		case "demo":
 			return runDemo(e, e.args[1:])
 		case "verify":

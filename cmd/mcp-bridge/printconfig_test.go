@@ -66,6 +66,9 @@ func TestListenRefusals(t *testing.T) {
 	}{
 		{"not loopback, no token", nil, []string{"--listen", "0.0.0.0:0"}, "reachable from other machines"},
 		{"bad address", nil, []string{"--listen", "8931"}, "want HOST:PORT"},
+		{"bad --trust-proxy", nil, []string{"--listen", "127.0.0.1:0", "--trust-proxy", "10.0.0.0/33"}, `--trust-proxy "10.0.0.0/33"`},
+		{"TLS without --listen", nil, []string{"--tls-self-signed"}, "they need --listen"},
+		{"a cert without its key", nil, []string{"--listen", "127.0.0.1:0", "--tls-cert", "c.pem"}, "go together"},
 		{"claude desktop takes no URL", nil, []string{"--print-config", "--client", "claude-desktop", "--listen", "127.0.0.1:8931"}, "stdio servers only"},
 		{"empty token file", nil, []string{"--listen", "0.0.0.0:0", "--token-file", os.DevNull}, "is empty"},
 		{"no sessions", nil, []string{"--listen", "127.0.0.1:0", "--max-sessions", "0"}, "--max-sessions at least 1"},

@@ -174,6 +174,7 @@ func Run(opts Options) (*Report, error) {
 		try("ping during a call", pingDuringCall(opts, base, rep, logf))
 	}
 	try("HTTP", httpFigures(opts, base, b, fl, faults, rep, logf))
+	try("connect", connectFigures(opts, base, b, faults, rep, logf))
 	try("start-up", startup(opts, base, fl, rep, logf))
 	try("throughput", throughput(opts, base, fl, rep, logf))
 	try("idle RSS", idleRSS(opts, base, fl, rep))

@@ -53,7 +53,7 @@ pass() { echo "e2e: ok   $*"; }
 http_url() {
   local u
   for _ in $(seq 100); do
-    u=$(sed -n 's/.*"url":"\(http:[^"]*\)".*/\1/p' "$1" | head -1)
+    u=$(sed -n 's/.*"url":"\(https\{0,1\}:[^"]*\)".*/\1/p' "$1" | head -1)
     [ -n "$u" ] && { echo "$u"; return 0; }
     sleep 0.05
   done
@@ -203,8 +203,40 @@ node policy1.mjs "$purl" || fail "TypeScript SDK 1.x over HTTP with a policy (el
 node policy2.mjs "$purl" || fail "TypeScript SDK 2.x over HTTP with a policy (input_required)"
 kill -TERM "$phttp_pid"
 wait "$phttp_pid" || fail "the HTTP bridge with a policy did not exit 0 on SIGTERM"
+
+# CAD on another machine: the clients start `mcp-bridge connect`, which
+# relays over HTTPS (self-signed certificate pinned by its fingerprint, a
+# token) to a bridge serving --listen.
+printf 'e2e-token\n' >"$work/token"
+"$bin" --port "$port" --listen 127.0.0.1:0 --tls-self-signed --cache-dir "$work/tls" --token-file "$work/token" \
+  --log-format json --log-level info --no-cache 2>"$work/tls.err" &
+tls_pid=$!
+trap 'kill $sim_pid $sim2_pid $http_pid $phttp_pid $tls_pid 2>/dev/null; rm -rf "$work"' EXIT
+turl=$(http_url "$work/tls.err") || { cat "$work/tls.err"; fail "the HTTPS bridge did not start"; }
+fp=$(sed -n 's/.*"fingerprint":"\(sha256:[0-9a-f]*\)".*/\1/p' "$work/tls.err" | head -1)
+case "$turl" in https://*) ;; *) fail "the TLS bridge serves $turl";; esac
+echo "e2e: HTTPS bridge at $turl, $fp"
+connect_args=$(node -e 'console.log(JSON.stringify(["connect", ...process.argv.slice(1), "--log-level", "warn"]))' \
+  "$turl" --fingerprint "$fp" --token-file "$work/token")
+node -e 'console.log(JSON.stringify({mcpServers: {"cad-autocad": {command: process.argv[1], args: JSON.parse(process.argv[2])}}}, null, 2))' \
+  "$bin" "$connect_args" >"$work/connect.json"
+for era in legacy auto modern; do
+  npx --no-install mcp-inspector --cli --config "$work/connect.json" --server cad-autocad --protocol-era "$era" --method tools/list --strict \
+    >"$work/list.json" 2>"$work/err" || { cat "$work/err"; fail "Inspector through connect $era tools/list --strict"; }
+  got=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).tools.length)' "$work/list.json")
+  [ "$got" = "$want_tools" ] || fail "Inspector through connect $era tools/list: $got tools, the base has $want_tools"
+  npx --no-install mcp-inspector --cli --config "$work/connect.json" --server cad-autocad --protocol-era "$era" --method tools/call \
+    --tool-name draw_line --tool-args-json '{"start":{"x":0,"y":0},"end":{"x":6,"y":8}}' >"$work/call.json" 2>"$work/err" ||
+    { cat "$work/err"; fail "Inspector through connect $era tools/call draw_line"; }
+  grep -q 'length 10' "$work/call.json" || { cat "$work/call.json"; fail "Inspector through connect $era tools/call: unexpected result"; }
+  pass "Inspector --protocol-era $era through connect → HTTPS: tools/list --strict ($got tools), tools/call draw_line"
+done
+E2E_ARGS=$connect_args node sdk1.mjs "$bin" || fail "TypeScript SDK 1.x through connect"
+E2E_ARGS=$connect_args node sdk2.mjs "$bin" || fail "TypeScript SDK 2.x through connect"
+kill -TERM "$tls_pid"
+wait "$tls_pid" || fail "the HTTPS bridge did not exit 0 on SIGTERM"
 else
-  echo "e2e: skip  policy and Streamable HTTP clients under Wine (their Windows unit tests ran)"
+  echo "e2e: skip  policy, Streamable HTTP and connect clients under Wine (their Windows unit tests ran)"
 fi
 
 if "$bin" verify --help >/dev/null 2>&1; then

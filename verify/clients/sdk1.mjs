@@ -7,8 +7,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { drawLine, listTools, unknownTool } from './steps.mjs';
 
 const [bin, port] = process.argv.slice(2);
+// E2E_ARGS (a JSON array) replaces the bridge's arguments: run.sh starts
+// `mcp-bridge connect URL …` this way.
+const bridgeArgs = process.env.E2E_ARGS ? JSON.parse(process.env.E2E_ARGS) : ['--port', port, '--log-level', 'warn', '--no-cache'];
 const client = new Client({ name: 'sdk1-check', version: '1.0.0' });
-const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn', '--no-cache'], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: bin, args: bridgeArgs, stderr: 'inherit' });
 const ok = (what) => console.log(`sdk1: ok   ${what}`);
 
 await client.connect(transport);

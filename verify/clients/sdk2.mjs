@@ -8,8 +8,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { drawCircle, listTools, unknownTool } from './steps.mjs';
 
 const [bin, port] = process.argv.slice(2);
+// E2E_ARGS (a JSON array) replaces the bridge's arguments: run.sh starts
+// `mcp-bridge connect URL …` this way.
+const bridgeArgs = process.env.E2E_ARGS ? JSON.parse(process.env.E2E_ARGS) : ['--port', port, '--log-level', 'warn', '--no-cache'];
 const client = new Client({ name: 'sdk2-check', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-const transport = new StdioClientTransport({ command: bin, args: ['--port', port, '--log-level', 'warn', '--no-cache'], stderr: 'inherit' });
+const transport = new StdioClientTransport({ command: bin, args: bridgeArgs, stderr: 'inherit' });
 const ok = (what) => console.log(`sdk2: ok   ${what}`);
 
 const started = Date.now();

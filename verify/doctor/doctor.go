@@ -44,6 +44,9 @@ type Options struct {
 	// args and env read as the bridge reads them. Nil: registrations'
 	// bases are not checked.
 	Reach func(clientconf.Server) (Reach, error)
+	// TLSFingerprint is the fingerprint of the certificate --tls-self-signed
+	// keeps ("" when there is none), printed for connect --fingerprint.
+	TLSFingerprint string
 }
 
 // Reach is the base a registration's bridge talks to, and how.
@@ -53,6 +56,9 @@ type Reach struct {
 	ListTimeout time.Duration // its --list-timeout
 	Policy      *policy.Policy
 	Listen      string // its --listen: it would serve HTTP, not stdio
+	// Remote is the URL a `connect` registration relays to; Base is then
+	// unset, and the registration is checked end to end (remote.go).
+	Remote string
 }
 
 // Report is what Check found.
@@ -70,7 +76,9 @@ type Report struct {
 	// Unmatched are policy patterns that match none of the base's tools
 	// (usually a typo).
 	Unmatched []string `json:"policy_unmatched"`
-	Problems  int      `json:"problems"`
+	// TLSFingerprint: the self-signed certificate's (--tls-self-signed).
+	TLSFingerprint string `json:"tls_fingerprint,omitempty"`
+	Problems       int    `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -103,7 +111,7 @@ func Check(ctx context.Context, o Options) *Report {
 		o.Timeout = 30 * time.Second
 	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
-		Policy: o.Policy.Summary(), Unmatched: []string{}}
+		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint}
 	bases := &baseCache{timeout: o.Timeout, seen: map[string]*baseResult{}}
 	rep.Configs = findConfigs(ctx, o, bases)
 	// The base named on the command line, or the default one when no
@@ -278,6 +286,10 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "its base not checked: " + reachErr.Error()
 		return e
 	}
+	if reach.Remote != "" {
+		checkRemote(ctx, r.Server, reach.Remote, bases.timeout, &e)
+		return e
+	}
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
 	if b.err != nil {
@@ -408,6 +420,9 @@ func commandExists(cmd string) bool {
 // Print writes the report for people.
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "mcp-bridge %s\n  binary: %s\n", r.Version, r.Executable)
+	if r.TLSFingerprint != "" {
+		fmt.Fprintf(w, "info  self-signed TLS certificate (--tls-self-signed): %s (connect --fingerprint %s)\n", r.TLSFingerprint, r.TLSFingerprint)
+	}
 	switch {
 	case r.Base == "":
 		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
@@ -448,7 +463,10 @@ func Print(w io.Writer, r *Report) {
 		if c.Note != "" {
 			detail += " (" + c.Note + ")"
 		}
-		if c.BaseOK {
+		switch {
+		case c.BaseOK && c.BaseFrom == "mcp-bridge connect":
+			detail += fmt.Sprintf("; the remote bridge at %s answers through connect: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
+		case c.BaseOK:
 			detail += fmt.Sprintf("; CAD base at %s (%s) answers: %d tools, %.1f ms", c.Base, c.BaseFrom, c.BaseTools, c.BaseLatency)
 		}
 		if c.Problem != "" {

@@ -1,0 +1,361 @@
+package connect
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Config configures Run. Zero values take the defaults below.
+type Config struct {
+	URL   string // the remote MCP endpoint, http:// or https://
+	Token string // sent as "Authorization: Bearer <token>" when not empty
+
+	// Fingerprint pins the server's certificate by the SHA-256 of its DER
+	// bytes (tlscert.ParseFingerprint); nil verifies the chain as usual
+	// against RootCAs (nil: the system's roots).
+	Fingerprint []byte
+	RootCAs     *x509.CertPool
+
+	MaxMessage    int           // bytes per message either way; default rpc.DefaultMaxMessage
+	ProbeInterval time.Duration // first wait before probing an unreachable remote; default 1 s, doubling
+	MaxProbe      time.Duration // longest wait between probes; default 1 min
+	ExitGrace     time.Duration // after stdin ends, for answers still owed; default 30 s
+
+	Log zerolog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxMessage <= 0 {
+		c.MaxMessage = rpc.DefaultMaxMessage
+	}
+	if c.ProbeInterval <= 0 {
+		c.ProbeInterval = time.Second
+	}
+	if c.MaxProbe <= 0 {
+		c.MaxProbe = time.Minute
+	}
+	if c.ExitGrace <= 0 {
+		c.ExitGrace = 30 * time.Second
+	}
+}
+
+// CheckURL refuses what cannot be an MCP endpoint, before anything starts.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// or https:// URL (e.g. https://workstation:8931/mcp)", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q carries a user name or password: give the token with --token-file or CAD_MCP_TOKEN instead", raw)
+	}
+	return nil
+}
+
+// errExit ends the relay's work at exit.
+var errExit = errors.New("connect is exiting")
+
+// Run relays the stdio client on stdin/stdout to the remote at cfg.URL
+// until stdin ends (then the answers still owed get ExitGrace), ctx is
+// done, or stdout fails. It ends the remote session with DELETE before it
+// returns. The goroutine reading stdin ends when stdin does: the caller
+// owns stdin.
+func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
+	cfg.setDefaults()
+	if err := CheckURL(cfg.URL); err != nil {
+		return err
+	}
+	r := newRelay(cfg, stdout)
+	writeFailed := make(chan error, 1)
+	r.out.OnFail(func(err error) {
+		select {
+		case writeFailed <- err:
+		default:
+		}
+	})
+	readDone := make(chan error, 1)
+	go func() { readDone <- r.readStdin(stdin) }()
+
+	var result error
+	select {
+	case result = <-readDone:
+		// Listen streams never end by themselves: the client that closed
+		// stdin wants none.
+		r.endListens()
+		r.waitCalls(cfg.ExitGrace)
+	case <-ctx.Done():
+		r.log.Info().Msg("signal received: ending the remote session")
+	case err := <-writeFailed:
+		result = fmt.Errorf("writing to stdout: %w", err)
+		r.log.Error().Err(err).Msg("stdout failed (the client went away): stopping")
+	}
+	r.shutdown()
+	r.endSession()
+	return result
+}
+
+// relay is one connect process's state.
+type relay struct {
+	cfg Config
+	url string
+	hc  *http.Client
+	out *rpc.Writer
+	log zerolog.Logger
+
+	// ctx ends every goroutine below; spawn refuses new ones once it is done.
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	spawnMu  sync.Mutex
+	calls    sync.WaitGroup // one per message being sent or answered
+	bg       sync.WaitGroup // the GET stream and the prober
+	orderMu  sync.Mutex
+	lastSent chan struct{} // closed once the previous message is on the wire
+
+	sess sessionState
+
+	pendingMu sync.Mutex
+	pending   map[string]*pending // requests owed an answer, by id key
+
+	down atomic.Bool // the last attempt could not reach the remote
+}
+
+// pending is a request owed an answer.
+type pending struct {
+	id        rpc.ID
+	modern    bool
+	listen    bool // a subscriptions/listen stream: ends only when cancelled
+	ctx       context.Context
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // the client cancelled it: nothing more is sent for it
+}
+
+func newRelay(cfg Config, stdout io.Writer) *relay {
+	hc := newHTTPClient(cfg)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan struct{})
+	close(done)
+	return &relay{cfg: cfg, url: cfg.URL, hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
+		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}
+}
+
+// spawn runs fn on a goroutine counted in wg, unless the relay is
+// stopping.
+func (r *relay) spawn(wg *sync.WaitGroup, fn func()) bool {
+	r.spawnMu.Lock()
+	defer r.spawnMu.Unlock()
+	if r.ctx.Err() != nil {
+		return false
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// shutdown stops every goroutine and waits for them.
+func (r *relay) shutdown() {
+	r.spawnMu.Lock()
+	r.cancel(errExit)
+	r.spawnMu.Unlock()
+	r.calls.Wait()
+	r.bg.Wait()
+}
+
+// waitCalls waits for the answers still owed, at most grace.
+func (r *relay) waitCalls(grace time.Duration) {
+	done := make(chan struct{})
+	go func() { r.calls.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		r.log.Warn().Dur("grace", grace).Msg("answers still owed at exit were abandoned")
+	}
+}
+
+func (r *relay) write(m rpc.Encoded) { _ = r.out.Write(m) }
+
+// readStdin reads the client's lines until EOF and hands each on.
+func (r *relay) readStdin(stdin io.Reader) error {
+	lr := rpc.NewLineReader(stdin, r.cfg.MaxMessage)
+	for {
+		line, err := lr.Next()
+		var oe *rpc.OversizeError
+		switch {
+		case errors.As(err, &oe):
+			r.write(rpc.EncodeError(rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: message over %d bytes", r.cfg.MaxMessage)))
+			continue
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		if r.ctx.Err() != nil {
+			return nil
+		}
+		r.handle(line)
+	}
+}
+
+// handle decides what one line is and sends it on in order.
+func (r *relay) handle(line []byte) {
+	msgs, isBatch := rpc.DecodeLine(line)
+	if isBatch {
+		r.handleBatch(line, msgs)
+		return
+	}
+	d := msgs[0]
+	if d.Err != nil {
+		r.write(rpc.EncodeError(d.ID, d.Err))
+		return
+	}
+	switch m := d.Msg.(type) {
+	case *rpc.Request:
+		era, version := lifecycle.EraOf(m.Params)
+		o := &outgoing{body: line, method: m.Method, modern: era == lifecycle.Modern, version: version, ids: []rpc.ID{m.ID}}
+		if o.modern && m.Method == "tools/call" {
+			o.name, _ = unquote(rpc.Field(m.Params, "name"))
+		}
+		if !o.modern && m.Method == "initialize" {
+			r.sess.recordInitialize(line)
+		}
+		if !o.modern && m.Method == "ping" && r.down.Load() {
+			// The remote is away: the client must not drop the server.
+			r.write(rpc.EncodeResult(m.ID, []byte("{}")))
+			return
+		}
+		p, ok := r.track(m.ID, o.modern)
+		if ok && o.modern && m.Method == "subscriptions/listen" {
+			p.listen = true
+		}
+		if !ok {
+			r.write(rpc.EncodeError(m.ID, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", m.ID)))
+			return
+		}
+		o.pending = []*pending{p}
+		r.sendOrdered(func(sent func()) { r.request(o, sent) }, p.ctx)
+	case *rpc.Notification:
+		era, version := lifecycle.EraOf(m.Params)
+		o := &outgoing{body: line, method: m.Method, modern: era == lifecycle.Modern, version: version}
+		if m.Method == "notifications/cancelled" {
+			if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
+				if p := r.lookup(id); p != nil {
+					p.cancelled.Store(true)
+					if p.modern {
+						// The stateless transport cancels by closing the
+						// response: the remote drops or stops the request.
+						p.cancel()
+						return
+					}
+				}
+			}
+		}
+		if !o.modern && m.Method == "notifications/initialized" {
+			r.sess.recordInitialized(line)
+		}
+		r.sendOrdered(func(sent func()) { r.notify(o, sent) }, r.ctx)
+	case *rpc.Response:
+		// The client's answer to the remote's question (elicitation).
+		o := &outgoing{body: line}
+		r.sendOrdered(func(sent func()) { r.notify(o, sent) }, r.ctx)
+	}
+}
+
+// handleBatch sends a JSON-RPC batch (2025-03-26 sessions) as one POST.
+func (r *relay) handleBatch(line []byte, msgs []rpc.Decoded) {
+	o := &outgoing{body: line, batch: true}
+	for _, d := range msgs {
+		if req, ok := d.Msg.(*rpc.Request); ok {
+			p, ok := r.track(req.ID, false)
+			if !ok {
+				r.untrack(o.pending)
+				r.write(rpc.EncodeError(rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", req.ID)))
+				return
+			}
+			o.ids = append(o.ids, req.ID)
+			o.pending = append(o.pending, p)
+		}
+	}
+	r.sendOrdered(func(sent func()) { r.request(o, sent) }, r.ctx)
+}
+
+// sendOrdered runs send on a goroutine of its own once the message before
+// it is on the wire (send calls sent when its own is), so that the remote
+// receives messages in the order the client wrote them while answers come
+// back as they are ready.
+func (r *relay) sendOrdered(send func(sent func()), ctx context.Context) {
+	r.orderMu.Lock()
+	prev := r.lastSent
+	mine := make(chan struct{})
+	r.lastSent = mine
+	r.orderMu.Unlock()
+	var once sync.Once
+	sent := func() { once.Do(func() { close(mine) }) }
+	if !r.spawn(&r.calls, func() {
+		defer sent()
+		select {
+		case <-prev:
+		case <-ctx.Done():
+		}
+		send(sent)
+	}) {
+		sent()
+	}
+}
+
+// track registers a request owed an answer; false when its id is in use.
+func (r *relay) track(id rpc.ID, modern bool) (*pending, bool) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	if _, busy := r.pending[id.Key()]; busy {
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	p := &pending{id: id, modern: modern, ctx: ctx, cancel: cancel}
+	r.pending[id.Key()] = p
+	return p, true
+}
+
+// endListens cancels the open listen streams, at the end of stdin.
+func (r *relay) endListens() {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	for _, p := range r.pending {
+		if p.listen {
+			p.cancelled.Store(true)
+			p.cancel()
+		}
+	}
+}
+
+func (r *relay) lookup(id rpc.ID) *pending {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	return r.pending[id.Key()]
+}
+
+func (r *relay) untrack(ps []*pending) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	for _, p := range ps {
+		if r.pending[p.id.Key()] == p {
+			delete(r.pending, p.id.Key())
+		}
+		p.cancel()
+	}
+}

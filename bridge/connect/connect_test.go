@@ -1,0 +1,185 @@
+package connect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const measure = `{"from":{"x":0,"y":0},"to":{"x":6,"y":8}}`
+
+// checkMeasured: the answer is measure_distance's result.
+func checkMeasured(t *testing.T, m map[string]any) {
+	t.Helper()
+	res, _ := m["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("answer %v: want a result", m)
+	}
+	if text, _ := content[0].(map[string]any)["text"].(string); !strings.HasPrefix(text, "Distance 10,") {
+		t.Fatalf("answer %v", m)
+	}
+}
+
+// TestBothEras: a handshake-era session and a stateless 2026-07-28
+// request relay through one connect, ids as the client wrote them.
+func TestBothEras(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(call(`"a"`, "measure_distance", measure))
+	checkMeasured(t, c.answer(`"a"`))
+	c.send(`{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"measure_distance","arguments":` + measure +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	m := c.answer("1")
+	checkMeasured(t, m)
+	if res := m["result"].(map[string]any); res["resultType"] != "complete" {
+		t.Errorf("modern answer without resultType: %v", m)
+	}
+	var modern []recorded
+	for _, q := range r.requests() {
+		if q.RPCMethod == "tools/call" && q.Session == "" {
+			modern = append(modern, q)
+		}
+	}
+	if len(modern) != 1 {
+		t.Errorf("modern tools/call sent with a session (or not at all): %v", r.requests())
+	}
+}
+
+// TestKilledMidCall: the remote dies while a call runs there. The call
+// ends with -32603 saying the connection broke, it is never sent again,
+// and once the remote is back the next call works.
+func TestKilledMidCall(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	before := r.sim.Calls()
+	c.send(call("7", "fault_hang", "{}"))
+	waitFor(t, "the call to reach the base", func() bool { return r.sim.Calls() == before+1 })
+	r.kill()
+	msg, kind := errorOf(c.answer("7"))
+	if kind != "connection_lost" || !strings.Contains(msg, "broke during the call") || !strings.Contains(msg, r.url()) {
+		t.Fatalf("answer: %q (%s)", msg, kind)
+	}
+	r.start()
+	c.send(call("8", "measure_distance", measure))
+	checkMeasured(t, c.answer("8"))
+	if got := r.sim.Calls() - before; got != 2 {
+		t.Errorf("the base ran %d calls, want 2: the broken call must not be sent again", got)
+	}
+}
+
+// TestSessionExpired: the remote forgets the session between two calls.
+// The second call works, and what reached the remote meanwhile is the
+// replayed handshake and the call (refused once with 404), nothing else.
+func TestSessionExpired(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(call("1", "measure_distance", measure))
+	checkMeasured(t, c.answer("1"))
+	r.deleteSession(t, r.lastSession())
+	checkReplay(t, r, c)
+}
+
+// TestRemoteRestarted: the remote restarts between two calls (every
+// session gone): the same as an expired session.
+func TestRemoteRestarted(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(call("1", "measure_distance", measure))
+	checkMeasured(t, c.answer("1"))
+	r.kill()
+	r.start()
+	checkReplay(t, r, c)
+}
+
+func checkReplay(t *testing.T, r *remote, c *client) {
+	t.Helper()
+	calls := r.sim.Calls()
+	before := r.requests()
+	c.send(call("2", "measure_distance", measure))
+	checkMeasured(t, c.answer("2"))
+	var posts []string
+	for _, q := range since(before, r.requests()) {
+		if q != "GET" && q != "DELETE" { // the session's stream reconnects on its own
+			posts = append(posts, q)
+		}
+	}
+	want := []string{"POST initialize", "POST notifications/initialized", "POST tools/call", "POST tools/call"}
+	if d := cmp.Diff(want, posts); d != "" {
+		t.Errorf("requests to the remote (-want +got):\n%s", d)
+	}
+	if got := r.sim.Calls() - calls; got != 1 {
+		t.Errorf("the base ran %d calls, want 1", got)
+	}
+}
+
+// TestExitEndsSession: when the client closes stdin, connect ends its
+// remote session with DELETE: the remote holds no session afterwards.
+func TestExitEndsSession(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(call("1", "measure_distance", measure))
+	checkMeasured(t, c.answer("1"))
+	if n := r.healthSessions(t); n != 1 {
+		t.Fatalf("%v sessions open, want 1", n)
+	}
+	session := r.lastSession()
+	if err := c.wait(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	deleted := false
+	for _, q := range r.requests() {
+		deleted = deleted || (q.Method == "DELETE" && q.Session == session)
+	}
+	if !deleted {
+		t.Errorf("no DELETE of session %q: %v", session, r.requests())
+	}
+	if n := r.healthSessions(t); n != 0 {
+		t.Errorf("%v sessions open after connect exited, want 0", n)
+	}
+}
+
+// TestRemoteDown: with the remote away, a call gets -32603 naming the URL
+// and what to check, ping is answered here, and when the remote is back a
+// handshake-era client is told the tool list may have changed, and calls
+// work again.
+func TestRemoteDown(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(`{"jsonrpc":"2.0","id":"p0","method":"ping"}`)
+	c.answer(`"p0"`)
+	r.kill()
+	// The first ping finds the remote gone; the second is answered at once.
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if m := c.answer(`"p"`); m["result"] == nil {
+		t.Fatalf("ping while the remote is down: %v", m)
+	}
+	before := r.sim.Calls()
+	c.send(call("1", "measure_distance", measure))
+	msg, kind := errorOf(c.answer("1"))
+	if kind != "unreachable" || !strings.Contains(msg, r.url()) || !strings.Contains(msg, "--listen") {
+		t.Fatalf("answer: %q (%s)", msg, kind)
+	}
+	c.send(`{"jsonrpc":"2.0","id":"p1","method":"ping"}`)
+	if m := c.answer(`"p1"`); m["result"] == nil {
+		t.Fatalf("ping while the remote is down: %v", m)
+	}
+	r.start()
+	for {
+		if l := c.recv(); strings.Contains(l, `"notifications/tools/list_changed"`) {
+			break
+		}
+	}
+	c.send(call("2", "measure_distance", measure))
+	checkMeasured(t, c.answer("2"))
+	if got := r.sim.Calls() - before; got != 1 {
+		t.Errorf("the base ran %d calls, want 1", got)
+	}
+}

@@ -1,0 +1,26 @@
+// Package connect is `mcp-bridge connect URL`: a stdio MCP server that
+// relays each message to a remote Streamable HTTP MCP server (an
+// mcp-bridge serving --listen, or any other), for clients that start only
+// local programs.
+//
+// One reader takes stdin lines in order; each message is sent on by a
+// goroutine of its own, in arrival order (a message starts on the wire
+// only after the one before it was written), so that a ping is answered
+// while a long call runs. Answers, progress, questions and the session's
+// GET stream come back through the one serialized stdout writer.
+//
+// The rules it keeps:
+//   - era per message: a request whose params._meta names a protocol
+//     version goes out stateless (2026-07-28 headers); everything else
+//     travels in the handshake-era session (Mcp-Session-Id).
+//   - a 404 to a message that carried Mcp-Session-Id means the remote
+//     refused before running anything: the client's recorded handshake is
+//     replayed to open a new session and the message is sent once more.
+//   - a request that may have reached the remote (the connection broke
+//     after it was written, a 5xx, a broken stream) is never sent twice:
+//     it ends with -32603 saying so.
+//   - a remote that cannot be reached gets -32603 naming the URL; ping is
+//     then answered here, and a probe with backoff notices the remote's
+//     return (notifications/tools/list_changed to a handshake-era client).
+//   - at exit the session is ended with DELETE.
+package connect

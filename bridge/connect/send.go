@@ -1,0 +1,345 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// outgoing is one client message on its way to the remote.
+type outgoing struct {
+	body    []byte // the line as the client sent it
+	method  string // "" for a response or a batch
+	modern  bool
+	version string // a modern request's protocol version
+	name    string // a modern tools/call's tool name (Mcp-Name)
+	batch   bool
+	ids     []rpc.ID   // the requests owed an answer
+	pending []*pending // their entries, in the order of ids
+}
+
+func (o *outgoing) isCall() bool { return o.method == "tools/call" || o.batch }
+
+// headers returns the transport headers for o and the session they name
+// ("" for none).
+func (r *relay) headers(o *outgoing) (http.Header, string) {
+	if o.modern {
+		return modernHeaders(o), ""
+	}
+	if o.method == "initialize" {
+		return http.Header{}, ""
+	}
+	id, version := r.sess.current()
+	return legacyHeaders(id, version), id
+}
+
+// request sends a request (or a batch) and relays its answer. A 404 on a
+// session means the remote ran nothing: the handshake is replayed and the
+// message sent once more. Anything else that fails after the message was
+// written is never sent again.
+func (r *relay) request(o *outgoing, sent func()) {
+	defer r.untrack(o.pending)
+	ctx := r.ctx
+	if !o.batch {
+		ctx = o.pending[0].ctx
+	}
+	renewed, again := false, false
+	for {
+		hdr, session := r.headers(o)
+		var a attempt
+		if o.isCall() {
+			a = r.post(ctx, o.body, hdr, true, sent)
+			if a.err != nil && !a.wrote && !again && ctx.Err() == nil {
+				// None of the call left: it may go once more.
+				again = true
+				continue
+			}
+		} else {
+			a = r.postAgain(ctx, o.body, hdr, sent)
+		}
+		if a.err != nil {
+			r.failed(o, a)
+			return
+		}
+		if a.resp.StatusCode == http.StatusNotFound && session != "" && !renewed {
+			_, _ = readAll(a.resp, 64<<10)
+			if err := r.renew(session); err != nil {
+				r.log.Warn().Err(err).Msg("could not open a new remote session")
+				r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s ended this session and a new one could not be opened: %s", r.url, r.hint(err)).WithData(map[string]string{"kind": "session_lost"}))
+				return
+			}
+			renewed = true
+			continue
+		}
+		r.answer(o, a.resp)
+		return
+	}
+}
+
+// notify sends a notification or a client's response; the remote owes no
+// answer. Failures are logged: there is nobody to tell.
+func (r *relay) notify(o *outgoing, sent func()) {
+	for try := 0; ; try++ {
+		hdr, session := r.headers(o)
+		a := r.postAgain(r.ctx, o.body, hdr, sent)
+		if a.err != nil {
+			if r.ctx.Err() == nil {
+				r.log.Warn().Err(a.err).Str("method", o.method).Msg("could not send a notification to the remote")
+				if !a.wrote {
+					r.markDown(a.err)
+				}
+			}
+			return
+		}
+		body, _ := readAll(a.resp, 64<<10)
+		if a.resp.StatusCode == http.StatusNotFound && session != "" && try == 0 {
+			if r.renew(session) == nil {
+				continue
+			}
+		}
+		if a.resp.StatusCode/100 != 2 {
+			r.log.Warn().Str("method", o.method).Str("status", statusText(a.resp, body)).Msg("the remote refused a notification")
+			return
+		}
+		if o.method == "notifications/initialized" {
+			r.openStream()
+		}
+		return
+	}
+}
+
+// postAgain posts a message that is not a tools/call, once more if its
+// connection broke on the way (a pooled connection the remote closed while
+// it was idle): only tools/call acts on the drawing.
+func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
+	a := r.post(ctx, body, hdr, false, sent)
+	if a.err != nil && a.wrote && ctx.Err() == nil {
+		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more")
+		a = r.post(ctx, body, hdr, false, sent)
+	}
+	return a
+}
+
+// failed answers the requests of a POST that got no HTTP answer.
+func (r *relay) failed(o *outgoing, a attempt) {
+	if r.ctx.Err() != nil {
+		return // exiting: nobody is waiting
+	}
+	if !o.batch && o.pending[0].ctx.Err() != nil {
+		return // cancelled by the client: it is owed nothing
+	}
+	if !a.wrote {
+		r.markDown(a.err)
+		if o.method == "ping" && !o.modern {
+			r.write(rpc.EncodeResult(o.ids[0], []byte("{}")))
+			return
+		}
+		r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "cannot reach the remote MCP server at %s: %s", r.url, r.hint(a.err)).WithData(map[string]string{"kind": "unreachable"}))
+		return
+	}
+	r.answerAll(o, r.lost(o, a.err.Error()))
+}
+
+// lost is the answer to a request whose outcome is unknown: it was
+// written, and no answer came.
+func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
+	if o.isCall() {
+		return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke during the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why).WithData(map[string]string{"kind": "connection_lost"})
+	}
+	return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke before it answered %s (%s)", r.url, o.method, why).WithData(map[string]string{"kind": "connection_lost"})
+}
+
+// answerAll answers every request of o that is still owed one with e.
+func (r *relay) answerAll(o *outgoing, e *rpc.WireError) {
+	for _, p := range o.pending {
+		if !p.cancelled.Load() {
+			r.write(rpc.EncodeError(p.id, e))
+		}
+	}
+}
+
+// answer relays the remote's HTTP answer to o.
+func (r *relay) answer(o *outgoing, resp *http.Response) {
+	switch {
+	case resp.StatusCode/100 == 2 && isSSE(resp):
+		defer resp.Body.Close()
+		owed := r.owed(o)
+		err := readSSE(resp.Body, r.cfg.MaxMessage, func(data []byte) bool {
+			r.relayAnswer(o, resp, data, owed)
+			return len(owed) > 0
+		})
+		if len(owed) > 0 && r.ctx.Err() == nil {
+			why := "the stream ended before the answer"
+			if err != nil {
+				why = err.Error()
+			}
+			for _, p := range owed {
+				r.answerAll(&outgoing{method: o.method, batch: o.batch, pending: []*pending{p}}, r.lost(o, why))
+			}
+		}
+	case resp.StatusCode/100 == 2:
+		body, err := readAll(resp, r.cfg.MaxMessage)
+		if err != nil {
+			r.answerAll(o, r.lost(o, err.Error()))
+			return
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			// 202/204: nothing to answer (a cancelled request).
+			r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s answered %s without a message", r.url, resp.Status))
+			return
+		}
+		owed := r.owed(o)
+		msgs, isBatch := rpc.DecodeLine(bytes.TrimSpace(body))
+		if isBatch {
+			var out []rpc.Encoded
+			for _, d := range msgs {
+				if m, ok := r.checkAnswer(d, owed); ok {
+					out = append(out, m)
+				}
+			}
+			if len(out) > 0 {
+				_ = r.out.WriteBatch(out)
+			}
+		} else {
+			r.relayAnswer(o, resp, body, owed)
+		}
+		if len(owed) > 0 {
+			r.answerAll(&outgoing{method: o.method, batch: o.batch, pending: values(owed)}, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s sent no answer to this request", r.url))
+		}
+	case resp.StatusCode/100 == 5:
+		body, _ := readAll(resp, 64<<10)
+		r.answerAll(o, r.lost(o, "it answered "+statusText(resp, body)))
+	default:
+		body, _ := readAll(resp, 64<<10)
+		r.answerAll(o, r.refusal(resp, body))
+	}
+}
+
+// refusal is the answer for a 4xx, in the words the client reads.
+func (r *relay) refusal(resp *http.Response, body []byte) *rpc.WireError {
+	data := map[string]any{"kind": "refused", "status": resp.StatusCode}
+	switch {
+	case resp.StatusCode == http.StatusBadRequest && bytes.Contains(body, []byte("HTTP request to an HTTPS server")):
+		data["kind"] = "tls"
+		return rpc.Errorf(rpc.CodeInternalError, "the server at %s speaks HTTPS: use an https:// URL (with --fingerprint for a self-signed certificate)", r.url).WithData(data)
+	case resp.StatusCode == http.StatusUnauthorized:
+		data["kind"] = "unauthorized"
+		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check --token-file or CAD_MCP_TOKEN against the token the remote bridge was started with", r.url, resp.Status).WithData(data)
+	}
+	if m, ok := rpc.DecodeMessage(bytes.TrimSpace(body)).Msg.(*rpc.Response); ok && m.Error != nil && resp.StatusCode != http.StatusForbidden {
+		// The remote's own JSON-RPC error (an unknown method, a version it
+		// does not serve, …) passes on as it is.
+		return m.Error
+	}
+	return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the request: %s", r.url, statusText(resp, body)).WithData(data)
+}
+
+// owed maps the id keys of o's requests still owed an answer.
+func (r *relay) owed(o *outgoing) map[string]*pending {
+	m := map[string]*pending{}
+	for _, p := range o.pending {
+		m[p.id.Key()] = p
+	}
+	return m
+}
+
+func values(m map[string]*pending) []*pending {
+	var ps []*pending
+	for _, p := range m {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// relayAnswer passes on one message of o's answer: a response to one of
+// its requests (rebuilt from what was checked, with the id as the client
+// sent it), or a notification or question on the way (progress,
+// elicitation).
+func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed map[string]*pending) {
+	d := rpc.DecodeMessage(data)
+	res, ok := d.Msg.(*rpc.Response)
+	if !ok {
+		r.relayOther(data)
+		return
+	}
+	if o.method == "initialize" && !o.modern && res.Result != nil {
+		if id := resp.Header.Get(hdrSession); id != "" {
+			v, _ := unquote(rpc.Field(res.Result, "protocolVersion"))
+			r.adopt(id, v)
+		}
+	}
+	if m, ok := r.checkAnswer(d, owed); ok {
+		r.write(m)
+	}
+}
+
+// checkAnswer takes a response out of owed and encodes it for the client;
+// false for a response to nothing owed, or to a cancelled request.
+func (r *relay) checkAnswer(d rpc.Decoded, owed map[string]*pending) (rpc.Encoded, bool) {
+	res, ok := d.Msg.(*rpc.Response)
+	if !ok {
+		r.log.Warn().Msg("the remote sent something that is not a JSON-RPC response where one was due; dropped")
+		return rpc.Encoded{}, false
+	}
+	p := owed[res.ID.Key()]
+	if p == nil {
+		r.log.Warn().Str("id", res.ID.String()).Msg("the remote answered a request that is not waiting; dropped")
+		return rpc.Encoded{}, false
+	}
+	delete(owed, res.ID.Key())
+	if p.cancelled.Load() {
+		return rpc.Encoded{}, false
+	}
+	if res.Error != nil {
+		return rpc.EncodeErrorRaw(p.id, res.ErrorRaw), true
+	}
+	return rpc.EncodeResult(p.id, res.Result), true
+}
+
+// relayOther passes on a notification or a request from the remote.
+func (r *relay) relayOther(data []byte) {
+	switch m := rpc.DecodeMessage(data).Msg.(type) {
+	case *rpc.Notification:
+		r.write(rpc.EncodeNotification(m.Method, m.Params))
+	case *rpc.Request:
+		r.write(rpc.EncodeRequest(m.ID, m.Method, m.Params))
+	default:
+		r.log.Warn().Msg("the remote sent a message that is not JSON-RPC, or a response where none was due; dropped")
+	}
+}
+
+// markDown notes that the remote cannot be reached and starts the probe
+// that notices its return.
+func (r *relay) markDown(err error) {
+	if r.down.Swap(true) {
+		return
+	}
+	r.log.Warn().Err(err).Str("url", r.url).Msg("the remote MCP server cannot be reached: answering ping here, probing for its return")
+	r.spawn(&r.bg, r.probe)
+}
+
+func (r *relay) markUp() { r.down.Store(false) }
+
+// probe waits for the remote to answer any HTTP request (from
+// ProbeInterval, doubling to MaxProbe), then tells a handshake-era client
+// that the tool list may have changed.
+func (r *relay) probe() {
+	wait := r.cfg.ProbeInterval
+	for sleep(r.ctx, wait) {
+		req, _ := http.NewRequestWithContext(r.ctx, http.MethodGet, r.url, nil)
+		r.setCommon(req.Header)
+		req.Header.Set("Accept", "text/event-stream")
+		if resp, err := r.hc.Do(req); err == nil {
+			resp.Body.Close()
+			r.markUp()
+			r.log.Info().Str("url", r.url).Msg("the remote MCP server is back")
+			if r.sess.hasInitialized() {
+				r.write(rpc.EncodeNotification("notifications/tools/list_changed", nil))
+			}
+			return
+		}
+		wait = min(wait*2, r.cfg.MaxProbe)
+	}
+}

@@ -1,0 +1,231 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Header names of the Streamable HTTP transport.
+const (
+	hdrSession = "Mcp-Session-Id"
+	hdrVersion = "MCP-Protocol-Version"
+	hdrMethod  = "Mcp-Method"
+	hdrName    = "Mcp-Name"
+)
+
+// PinError is a server certificate that is not the pinned one.
+type PinError struct{ Got, Want string }
+
+func (e *PinError) Error() string {
+	return fmt.Sprintf("the server's certificate has fingerprint %s, but --fingerprint pins %s: refusing to connect (if the remote made a new certificate, check its log or run doctor there, and update --fingerprint)", e.Got, e.Want)
+}
+
+// newHTTPClient builds the client: TLS 1.2 or later; with a pin, the
+// certificate's fingerprint replaces the chain check (a self-signed
+// certificate has no chain), and nothing else is trusted.
+func newHTTPClient(cfg Config) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 15 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.MaxIdleConnsPerHost = 16
+	// A call's body waits for the remote's 100 Continue (post). A server
+	// that never sends one (HTTP/1.1 lets it wait for the body) gets the
+	// body after this long, counted as sent; a closed connection shows
+	// long before.
+	t.ExpectContinueTimeout = 2 * time.Second
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: cfg.RootCAs}
+	if pin := cfg.Fingerprint; pin != nil {
+		want := "sha256:" + fmt.Sprintf("%x", pin)
+		tc.InsecureSkipVerify = true // replaced by the pin below
+		tc.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("the server sent no certificate")
+			}
+			leaf := cs.PeerCertificates[0].Raw
+			if sum := sha256.Sum256(leaf); !bytes.Equal(sum[:], pin) {
+				return &PinError{Got: tlscert.Fingerprint(leaf), Want: want}
+			}
+			return nil
+		}
+	}
+	tc.ClientSessionCache = tls.NewLRUClientSessionCache(4) // a new connection resumes the TLS session
+	t.TLSClientConfig = tc
+	// Redirects would carry the token elsewhere: none are followed.
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// attempt is one POST's outcome. wrote is true once the remote may have
+// acted on it: the request was written whole, or for a call, once any of
+// its body left.
+type attempt struct {
+	resp  *http.Response
+	err   error
+	wrote bool
+}
+
+// setCommon sets the headers every request carries.
+func (r *relay) setCommon(h http.Header) {
+	if r.cfg.Token != "" {
+		h.Set("Authorization", "Bearer "+r.cfg.Token)
+	}
+}
+
+// post sends one message; sent is called once it is on the wire (or
+// failed to get there).
+//
+// A call is sent with "Expect: 100-continue": its body, the only part
+// that says what to run, leaves only after the remote answered 100 on
+// that very connection. A kept-alive connection that the remote closed
+// while idle (a restart) breaks before that, and the call provably never
+// reached anyone: it may go again. Once any of the body left, a break
+// leaves the outcome unknown. Without this, the two look the same.
+func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall bool, sent func()) attempt {
+	var wrote atomic.Bool
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil && !isCall {
+			wrote.Store(true)
+		}
+		sent()
+	}}
+	var rd io.Reader = bytes.NewReader(body)
+	if isCall {
+		rd = &watchedBody{r: rd, read: &wrote}
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, r.url, rd)
+	if err != nil {
+		return attempt{err: err}
+	}
+	req.ContentLength = int64(len(body))
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	r.setCommon(req.Header)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if isCall {
+		req.Header.Set("Expect", "100-continue")
+	}
+	resp, err := r.hc.Do(req)
+	sent()
+	if err == nil {
+		r.markUp()
+	}
+	return attempt{resp: resp, err: err, wrote: wrote.Load()}
+}
+
+// watchedBody notes the first read of a call's body: from then on some of
+// it may have reached the remote.
+type watchedBody struct {
+	r    io.Reader
+	read *atomic.Bool
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return b.r.Read(p)
+}
+
+// modernHeaders are the 2026-07-28 transport's headers for one request.
+func modernHeaders(o *outgoing) http.Header {
+	h := http.Header{}
+	h.Set(hdrVersion, o.version)
+	if o.method != "" {
+		h.Set(hdrMethod, headerSafe(o.method))
+	}
+	if o.method == "tools/call" {
+		h.Set(hdrName, headerSafe(o.name))
+	}
+	return h
+}
+
+// headerSafe writes a value as the transport requires: as it is when it is
+// visible ASCII without edge spaces, else "=?base64?…?=" of its UTF-8.
+func headerSafe(s string) string {
+	plain := !strings.HasPrefix(s, "=?base64?") && strings.TrimSpace(s) == s
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}
+
+func isSSE(resp *http.Response) bool {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// readAll reads a body of at most max bytes and closes it.
+func readAll(resp *http.Response, max int) ([]byte, error) {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+	if err == nil && len(b) > max {
+		err = fmt.Errorf("the remote's answer is over %d bytes", max)
+	}
+	return b, err
+}
+
+// statusText is an HTTP refusal in words: the status, and the message of
+// the JSON-RPC error the body holds, if any.
+func statusText(resp *http.Response, body []byte) string {
+	s := resp.Status
+	if msg := errorMessage(body); msg != "" {
+		s += ": " + msg
+	} else if t := strings.TrimSpace(string(body)); t != "" && len(t) < 300 && !strings.ContainsAny(t, "{<") {
+		s += ": " + t
+	}
+	return s
+}
+
+// errorMessage is the message of a JSON-RPC error response body, or "".
+func errorMessage(body []byte) string {
+	if resp, ok := rpc.DecodeMessage(bytes.TrimSpace(body)).Msg.(*rpc.Response); ok && resp.Error != nil {
+		return resp.Error.Message
+	}
+	return ""
+}
+
+// hint says what to check for an error that kept a request from reaching
+// the remote.
+func (r *relay) hint(err error) string {
+	var pe *PinError
+	var ue x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var rh tls.RecordHeaderError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Error()
+	case errors.As(err, &rh):
+		return "the server there does not speak TLS: use http:// in the URL, or start the remote bridge with --tls-self-signed or --tls-cert"
+	case errors.As(err, &ue), errors.As(err, &he):
+		return err.Error() + ": pin the remote's self-signed certificate with --fingerprint sha256:… (the remote bridge logs it at start; doctor prints it there), or give its CA with --ca"
+	}
+	return err.Error() + ": check that mcp-bridge runs there with --listen on that address and port, the host name, and any firewall between the two machines"
+}
+
+func unquote(raw []byte) (string, bool) {
+	if rpc.Kind(raw) != rpc.KindString {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}

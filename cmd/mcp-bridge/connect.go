@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+)
+
+const connectUsage = `Usage: mcp-bridge connect URL [flags]
+
+A stdio MCP server that relays to a remote Streamable HTTP MCP server: an
+mcp-bridge serving --listen on the CAD machine, or any other. Register it
+with a client that starts only local programs. stdout carries only protocol
+messages; logs go to stderr.
+
+Examples:
+  mcp-bridge connect https://cad-pc:8931/mcp --fingerprint sha256:3f…a1 --token-file ~/.cad-token
+  CAD_MCP_TOKEN=… mcp-bridge connect https://cad.example.com/mcp
+
+Flags (marked "env": also read from CAD_MCP_<NAME> when not given):
+`
+
+// runConnect is `mcp-bridge connect URL`.
+func runConnect(ctx context.Context, e *env, args []string) error {
+	fs := pflag.NewFlagSet("connect", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	tokenFile := fs.String("token-file", "", "send this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
+	fingerprint := fs.String("fingerprint", "", "pin the server's certificate: sha256:<64 hex digits>, as the remote bridge logs it (env CAD_MCP_FINGERPRINT)")
+	caFile := fs.String("ca", "", "trust the certificate authorities in this PEM file instead of the system's (env CAD_MCP_CA)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
+	logFormat := fs.String("log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
+	logFile := fs.String("log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
+	showVersion := fs.Bool("version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
+	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s%s", connectUsage, fs.FlagUsages()) }
+	if done, err := parseFlags(fs, args); done {
+		return err
+	}
+	for _, fl := range []string{"token-file", "fingerprint", "ca", "log-level", "log-format", "log-file"} {
+		if v := e.getenv(envName(fl)); v != "" && !fs.Changed(fl) {
+			_ = fs.Set(fl, v)
+		}
+	}
+	if fs.NArg() != 1 {
+		return usageError{fmt.Errorf("connect takes one URL, the remote's MCP endpoint (e.g. https://cad-pc:8931/mcp); got %d arguments", fs.NArg())}
+	}
+	cfg := connect.Config{URL: fs.Arg(0)}
+	if err := connect.CheckURL(cfg.URL); err != nil {
+		return usageError{fmt.Errorf("connect: %w", err)}
+	}
+	token, err := (&bridgeFlags{tokenFile: *tokenFile}).token(e.getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg.Token = token
+	if *fingerprint != "" {
+		if cfg.Fingerprint, err = tlscert.ParseFingerprint(*fingerprint); err != nil {
+			return usageError{fmt.Errorf("--fingerprint: %w", err)}
+		}
+	}
+	if *caFile != "" {
+		pem, err := os.ReadFile(*caFile)
+		if err != nil {
+			return usageError{fmt.Errorf("--ca: %w", err)}
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return usageError{fmt.Errorf("--ca %s holds no PEM certificate", *caFile)}
+		}
+	}
+	if err := notStdout(*logFile, e.stdout); err != nil {
+		return usageError{err}
+	}
+	log, closeLog, err := newLogger(*logLevel, *logFormat, *logFile, e.stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	defer closeLog()
+	if *showVersion {
+		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		return nil
+	}
+	cfg.Log = log
+	if token != "" && strings.HasPrefix(cfg.URL, "http://") {
+		log.Warn().Msg("sending the token over plain http://: anyone on the path can read it; serve the remote with --tls-self-signed and use https://")
+	}
+	go func() {
+		<-ctx.Done()
+		if e.stopSignals != nil {
+			e.stopSignals()
+		}
+	}()
+	log.Info().Str("url", cfg.URL).Str("version", version).Bool("token", token != "").Bool("pinned", cfg.Fingerprint != nil).Msg("mcp-bridge connect serving on stdio")
+	err = connect.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
+	log.Info().Msg("mcp-bridge connect stopped")
+	return err
+}
+
+// connectEntry is install --url: the client starts `mcp-bridge connect
+// URL` over stdio. Every client takes a stdio entry, and only connect can
+// pin a self-signed certificate; the token stays in its file (the entry
+// names the file, never the token).
+type connectEntry struct {
+	url, fingerprint, ca string
+}
+
+func (c *connectEntry) add(f *bridgeFlags) {
+	f.fs.StringVar(&c.url, "url", "", "register `mcp-bridge connect URL` (a remote bridge serving --listen) instead of a local bridge; with --token-file, --fingerprint, --ca")
+	f.fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
+	f.fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
+}
+
+// connectSettings are the flags install --url passes on; any other bridge
+// setting given with --url is a mistake (connect has no base to reach).
+var connectSettings = map[string]bool{"url": true, "fingerprint": true, "ca": true, "token-file": true, "log-level": true, "log-format": true, "log-file": true,
+	"client": true, "scope": true, "name": true, "dry-run": true, "force": true, "copy": true}
+
+func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
+	if c.url == "" {
+		if c.fingerprint != "" || c.ca != "" {
+			return fmt.Errorf("--fingerprint and --ca go with --url")
+		}
+		return nil
+	}
+	if err := connect.CheckURL(c.url); err != nil {
+		return fmt.Errorf("--url: %w", err)
+	}
+	if c.fingerprint != "" {
+		if _, err := tlscert.ParseFingerprint(c.fingerprint); err != nil {
+			return fmt.Errorf("--fingerprint: %w", err)
+		}
+	}
+	var bad []string
+	f.fs.Visit(func(fl *pflag.Flag) {
+		if !connectSettings[fl.Name] {
+			bad = append(bad, "--"+fl.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("install --url registers connect, which reaches no CAD base itself: %s belong on the remote bridge", strings.Join(bad, ", "))
+	}
+	if f.tokenFile == "" && getenv("CAD_MCP_TOKEN") != "" {
+		return fmt.Errorf("install --url does not write the token into the client's file: save it in a file only you can read and pass --token-file FILE")
+	}
+	for _, p := range []*string{&f.tokenFile, &c.ca} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return err
+		}
+		*p = abs
+	}
+	return nil
+}
+
+// server is the entry: this executable, connect, the URL and its settings.
+func (c *connectEntry) server(exe string, f *bridgeFlags) clientconf.Server {
+	args := []string{"connect", c.url}
+	if f.tokenFile != "" {
+		args = append(args, "--token-file", f.tokenFile)
+	}
+	if c.fingerprint != "" {
+		args = append(args, "--fingerprint", c.fingerprint)
+	}
+	if c.ca != "" {
+		args = append(args, "--ca", c.ca)
+	}
+	if f.logLevel != "info" {
+		args = append(args, "--log-level", f.logLevel)
+	}
+	return clientconf.Server{Command: exe, Args: args}
+}

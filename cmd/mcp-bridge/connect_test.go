@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConnectUsage: connect's mistakes are usage errors (exit 2) that say
+// what to give, before anything is sent.
+func TestConnectUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"connect"}, "connect takes one URL"},
+		{[]string{"connect", "cad-pc:8931"}, "is not an http:// or https:// URL"},
+		{[]string{"connect", "https://user:pw@cad-pc:8931/mcp"}, "give the token with --token-file"},
+		{[]string{"connect", "https://cad-pc:8931/mcp", "--fingerprint", "ab:cd"}, "want sha256: followed by 64 hex digits"},
+		{[]string{"connect", "https://cad-pc:8931/mcp", "--ca", "/nonexistent/ca.pem"}, "--ca"},
+		{[]string{"connect", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "--token-file"},
+		{[]string{"conect", "https://cad-pc:8931/mcp"}, "did you mean connect?"},
+	} {
+		_, errs, code := runCLI(t, nil, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// TestConnectVersion: doctor runs a registration with --version to check
+// its settings: connect checks them first.
+func TestConnectVersion(t *testing.T) {
+	fp := "sha256:" + strings.Repeat("ab", 32)
+	// What doctor runs to check the settings: connect --version checks
+	// them first.
+	if out, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", fp, "--version"); code != 0 || out != "mcp-bridge dev\n" {
+		t.Errorf("connect --version: exit %d, %q %q", code, out, errs)
+	}
+	if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", "sha256:00", "--version"); code != 2 || !strings.Contains(errs, "--fingerprint") {
+		t.Errorf("connect --version with a bad fingerprint: exit %d, %q", code, errs)
+	}
+}
+
+// TestInstallURLRefusals: install --url takes connect's settings only,
+// and never the token itself.
+func TestInstallURLRefusals(t *testing.T) {
+	_, env, _ := doctorHome(t)
+	withToken := map[string]string{"CAD_MCP_TOKEN": "t"}
+	for k, v := range env {
+		withToken[k] = v
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{env, []string{"install", "--client", "cursor", "--url", "cad-pc:8931"}, "--url"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--port", "9000"}, "--port belong on the remote bridge"},
+		{env, []string{"install", "--client", "cursor", "--fingerprint", "sha256:" + strings.Repeat("ab", 32)}, "go with --url"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--fingerprint", "md5:1"}, "--fingerprint"},
+		{withToken, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp"}, "does not write the token"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "/nonexistent/token"},
+	} {
+		_, errs, code := runCLI(t, tt.env, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startTLSBridge runs the bridge binary serving HTTPS with a self-signed
+// certificate and a token, and returns its URL, the fingerprint it logged
+// and its log.
+func startTLSBridge(t *testing.T) (url, fingerprint string, stderr *LockedBuffer) {
+	t.Helper()
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, stderr = startHTTPBridge(t, goSDKSimPort(t), "--tls-self-signed", "--cache-dir", dir, "--token-file", tok)
+	if !strings.HasPrefix(url, "https://") {
+		t.Fatalf("url %q: want https://", url)
+	}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		var l struct{ Fingerprint string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Fingerprint != "" {
+			fingerprint = l.Fingerprint
+		}
+	}
+	if !strings.HasPrefix(fingerprint, "sha256:") || len(fingerprint) != len("sha256:")+64 {
+		t.Fatalf("no fingerprint logged:\n%s", stderr.String())
+	}
+	return url, fingerprint, stderr
+}
+
+// TestConnectGoSDK: the Go SDK client over stdio → mcp-bridge connect →
+// HTTPS bridge (self-signed, pinned, token) → simulated base, in both
+// eras. When the legacy client closes, connect ends its remote session
+// with DELETE.
+func TestConnectGoSDK(t *testing.T) {
+	url, fp, remoteLog := startTLSBridge(t)
+	forGoSDKEras(t, func(t *testing.T, ctx context.Context, version, name string) {
+		client := newGoSDKClient("gosdk-connect")
+		cmd := exec.Command(bridgeBin, "connect", url, "--fingerprint", fp, "--log-level", "debug", "--log-format", "json")
+		cmd.Env = append(os.Environ(), "CAD_MCP_TOKEN=s3cret-token")
+		var stderr LockedBuffer
+		cmd.Stderr = &stderr
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
+		}
+		wantVersion := version
+		if wantVersion == "" {
+			wantVersion = "2026-07-28"
+		}
+		if init := cs.InitializeResult(); init == nil || init.ProtocolVersion != wantVersion {
+			t.Fatalf("negotiated %+v, want %q", init, wantVersion)
+		}
+		checkGoSDKTools(ctx, t, cs)
+		if err := cs.Close(); err != nil {
+			t.Errorf("close: %v\n%s", err, stderr.String())
+		}
+		if version != "" {
+			if !strings.Contains(remoteLog.String(), `"why":"DELETE"`) {
+				t.Errorf("connect exited without ending its remote session; remote log:\n%s", remoteLog.String())
+			}
+		}
+	})
+	if !listenOpened(remoteLog.String()) {
+		t.Errorf("the modern client's subscriptions/listen did not reach the remote; remote log:\n%s", remoteLog.String())
+	}
+}
+
+// TestConnectRefusals: what a client sees when connect cannot talk to the
+// remote: each mistake named, with what to do.
+func TestConnectRefusals(t *testing.T) {
+	url, fp, _ := startTLSBridge(t)
+	wrongFP := "sha256:" + strings.Repeat("ab", 32)
+	cases := []struct {
+		name string
+		args []string
+		env  string
+		want []string
+	}{
+		{"wrong token", []string{url, "--fingerprint", fp}, "CAD_MCP_TOKEN=wrong", []string{"refused the token", "401", "--token-file"}},
+		{"wrong fingerprint", []string{url, "--fingerprint", wrongFP}, "CAD_MCP_TOKEN=s3cret-token", []string{fp, wrongFP, "refusing to connect"}},
+		{"plain http against TLS", []string{"http://" + strings.TrimPrefix(url, "https://"), "--fingerprint", fp}, "CAD_MCP_TOKEN=s3cret-token", []string{"speaks HTTPS", "https://"}},
+		{"self-signed, not pinned", []string{url}, "CAD_MCP_TOKEN=s3cret-token", []string{"--fingerprint", "--ca"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := Start(bridgeBin, append([]string{"connect"}, c.args...), Options{Env: []string{c.env}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if err := b.Send(Initialize("1", "2025-06-18")); err != nil {
+				t.Fatal(err)
+			}
+			line, err := b.Recv(30 * time.Second)
+			if err != nil {
+				t.Fatalf("no answer: %v\n%s", err, b.Stderr())
+			}
+			if code := Get(line, "error.code"); code != float64(-32603) {
+				t.Fatalf("answer %s: want -32603", line)
+			}
+			msg, _ := Get(line, "error.message").(string)
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+			// connect keeps serving: a ping is still answered.
+			if err := b.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); err != nil {
+				t.Fatal(err)
+			}
+			if line, err := b.Recv(30 * time.Second); err != nil || Get(line, "id") != float64(2) {
+				t.Errorf("ping after the refusal: %q, %v", line, err)
+			}
+		})
+	}
+}
+
+// TestInstallURL: install --url registers `mcp-bridge connect URL` with
+// the token file and the fingerprint (never the token itself), and doctor
+// checks that registration end to end: the tools through the remote, or
+// the remote's refusal.
+func TestInstallURL(t *testing.T) {
+	url, fp, _ := startTLSBridge(t)
+	home := t.TempDir()
+	tok := filepath.Join(home, "token")
+	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(bridgeBin, args...)
+		cmd.Env = env
+		cmd.Dir = home
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	if out, code := run("install", "--client", "cursor", "--url", url, "--fingerprint", fp, "--token-file", tok); code != 0 {
+		t.Fatalf("install --url: %d\n%s", code, out)
+	}
+	raw, err := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"connect"`, url, fp, tok} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the entry lacks %s:\n%s", want, raw)
+		}
+	}
+	if strings.Contains(string(raw), "s3cret-token") {
+		t.Errorf("the token itself is in the client's file:\n%s", raw)
+	}
+	out, code := run("doctor", "--timeout", "20s")
+	if code != 0 || !strings.Contains(out, "the remote bridge at "+url+" answers through connect: 26 tools") {
+		t.Errorf("doctor with the connect registration: exit %d\n%s", code, out)
+	}
+	if err := os.WriteFile(tok, []byte("wrong\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code = run("doctor", "--timeout", "20s")
+	if code != 1 || !strings.Contains(out, `FAIL  Cursor registers "cad-autocad"`) || !strings.Contains(out, "refused the token") {
+		t.Errorf("doctor with a wrong token: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,66 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/verify"
+)
+
+// checkRemote checks a `connect` registration end to end, as its client
+// would run it: the registered command with its args and env, a handshake
+// and tools/list through the remote bridge (TLS, token and fingerprint
+// included). The tool count, or the remote's refusal in connect's words,
+// goes into e.
+func checkRemote(ctx context.Context, s clientconf.Server, url string, timeout time.Duration, e *ConfigEntry) {
+	e.Base, e.BaseFrom = url, "mcp-bridge connect"
+	var env []string
+	for k, v := range s.Env {
+		env = append(env, k+"="+v)
+	}
+	b, err := verify.Start(s.Command, s.Args, verify.Options{Env: env})
+	if err != nil {
+		e.Problem = "starting it: " + err.Error()
+		return
+	}
+	defer b.Close()
+	start := time.Now()
+	ask := func(line string) (map[string]json.RawMessage, error) {
+		if err := b.Send(line); err != nil {
+			return nil, err
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < timeout {
+			timeout = time.Until(deadline)
+		}
+		ans, err := b.Recv(timeout)
+		if err != nil {
+			return nil, fmt.Errorf("no answer through the remote within %s", timeout)
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(ans), &m) != nil {
+			return nil, fmt.Errorf("connect answered %.200s", ans)
+		}
+		if raw, ok := m["error"]; ok {
+			var we struct{ Message string }
+			_ = json.Unmarshal(raw, &we)
+			return nil, fmt.Errorf("%s", we.Message)
+		}
+		return m, nil
+	}
+	if _, err := ask(verify.Initialize("1", "2025-06-18")); err != nil {
+		e.BaseError, e.Problem = err.Error(), "through "+url+": "+err.Error()
+		return
+	}
+	_ = b.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	m, err := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if err != nil {
+		e.BaseError, e.Problem = err.Error(), "through "+url+": "+err.Error()
+		return
+	}
+	var list struct{ Tools []json.RawMessage }
+	_ = json.Unmarshal(m["result"], &list)
+	e.BaseOK, e.BaseTools, e.BaseLatency = true, len(list.Tools), float64(time.Since(start).Microseconds())/1000
+}
