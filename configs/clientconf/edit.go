@@ -409,14 +409,15 @@ func writeAtomic(path string, before, data []byte, mode os.FileMode) (backup str
 	return backup, replace(path, data, mode)
 }
 
-// replace puts data at path through a new temporary file and a rename.
-func replace(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+// writeTemp writes data with mode to a new file in dir (created with
+// O_EXCL by os.CreateTemp, so never through a planted link), synced and
+// closed, and returns its name ("" when it could not be created) for the
+// caller to rename into place or remove.
+func writeTemp(dir, pattern string, data []byte, mode os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(data)
 	if err == nil {
 		if err = tmp.Chmod(mode); isWindowsChmod(err) {
@@ -429,16 +430,23 @@ func replace(path string, data []byte, mode os.FileMode) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	return tmp.Name(), err
+}
+
+// replace puts data at path through a new temporary file and a rename.
+func replace(path string, data []byte, mode os.FileMode) error {
+	tmp, err := writeTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", data, mode)
+	defer os.Remove(tmp)
 	if err != nil {
 		return err
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 && filepath.Separator == '\\' {
 		_ = os.Chmod(path, 0o600) // Windows renames over no read-only file; --force asked for it
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		_ = d.Sync() // best effort: makes the rename durable on Unix
 		d.Close()
 	}
@@ -484,28 +492,12 @@ func CopyExecutable(exe, dest string) error {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), ".mcp-bridge.tmp*")
+	tmp, err := writeTemp(filepath.Dir(dest), ".mcp-bridge.tmp*", data, 0o755)
+	defer os.Remove(tmp)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o755)
-		if isWindowsChmod(err) {
-			err = nil
-		}
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
+	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("replacing %s (is a client running it? quit it first): %w", dest, err)
 	}
 	return nil
