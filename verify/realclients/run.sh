@@ -196,25 +196,33 @@ list() {
   [ "$rc" = 0 ] || { cat "$3"; fail "${cmd[*]} $4: exit $rc"; }
 }
 
+# shown CLIENT OUT NAME WHEN: OUT shows server NAME connected (enabled);
+# otherwise fails, printing OUT and saying whether NAME is there at all.
+shown() {
+  "$1" shows "$2" "$3" >/dev/null && return
+  cat "$2"
+  "$1" names "$2" "$3" >/dev/null || fail "${1#client_} $4: $3 is not listed"
+  fail "${1#client_} $4: $3 is listed but not $("$1" state): $("$1" names "$2" "$3")"
+}
+
 # check ID: install, list, uninstall, list, in a fresh fixture home.
 check() {
-  local id=$1 client="client_${1//-/_}" home="$work/$1" out="$work/$1.out" state start
+  local id=$1 client="client_${1//-/_}" home="$work/$1" out="$work/$1.out" start
   start=$(date +%s%N)
-  state=$("$client" state)
   mkdir -p "$home/tmp" "$home/project"
   "$client" fixture "$home"
   cd "$home/project"
   in_home "$home" "$bin" install --client "$id" --port "$port" --no-cache --log-level warn >"$out" 2>&1 ||
     { cat "$out"; fail "mcp-bridge install --client $id"; }
   list "$client" "$home" "$out" "after install"
-  "$client" shows "$out" "$ours" >/dev/null || { cat "$out"; fail "$id after install: $ours is not $state"; }
-  "$client" shows "$out" "$theirs" >/dev/null || { cat "$out"; fail "$id after install: the user's $theirs is not $state"; }
+  shown "$client" "$out" "$ours" "after install"
+  shown "$client" "$out" "$theirs" "after install"
   pass "$id after install: $("$client" shows "$out" "$ours")"
 
   in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
   list "$client" "$home" "$out" "after uninstall"
   "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
-  "$client" shows "$out" "$theirs" >/dev/null || { cat "$out"; fail "$id after uninstall: the user's $theirs is not $state"; }
+  shown "$client" "$out" "$theirs" "after uninstall"
   pass "$id after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
   cd "$here"
   echo "test-clients: $id: $(ms_since "$start") ms"
