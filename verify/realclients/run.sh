@@ -77,6 +77,8 @@ in_home() {
 
 # servers_json KEY ENTRY [MEMBERS]: a JSON file whose KEY holds the user's
 # server ENTRY, after the top-level MEMBERS (each line ending in a comma).
+# For the clients that read comments (Gemini CLI, OpenCode), MEMBERS
+# holds one: install keeps it, and the client must still read the file.
 servers_json() {
   printf '{\n%b  "%s": {\n    "%s": {%s}\n  }\n}\n' "${3:-}" "$1" "$theirs" "$2"
 }
@@ -116,7 +118,7 @@ client_gemini() {
   case $1 in
   fixture)
     mkdir -p "$2/.gemini"
-    servers_json mcpServers "$user_cmd" '  "security": {"folderTrust": {"enabled": false}},\n  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n  "privacy": {"usageStatisticsEnabled": false},\n' \
+    servers_json mcpServers "$user_cmd" '  // the user'"'"'s settings\n  "security": {"folderTrust": {"enabled": false}},\n  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n  "privacy": {"usageStatisticsEnabled": false},\n' \
       >"$2/.gemini/settings.json"
     ;;
   list) echo gemini mcp list ;;
@@ -174,7 +176,7 @@ client_opencode() {
   case $1 in
   fixture)
     mkdir -p "$2/.config/opencode"
-    servers_json mcp "\"type\": \"local\", \"command\": [\"$bin\", $user_args]" '  "autoupdate": false,\n' \
+    servers_json mcp "\"type\": \"local\", \"command\": [\"$bin\", $user_args]" '  // the user'"'"'s settings\n  "autoupdate": false,\n' \
       >"$2/.config/opencode/opencode.json"
     ;;
   list) echo opencode mcp list ;;
