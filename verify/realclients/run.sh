@@ -203,8 +203,8 @@ list() {
 shown() {
   "$1" shows "$2" "$3" >/dev/null && return
   cat "$2"
-  "$1" names "$2" "$3" >/dev/null || fail "${1#client_} $4: $3 is not listed"
-  fail "${1#client_} $4: $3 is listed but not $("$1" state): $("$1" names "$2" "$3")"
+  "$1" names "$2" "$3" >/dev/null || fail "$4: $3 is not listed"
+  fail "$4: $3 is listed but not $("$1" state): $("$1" names "$2" "$3")"
 }
 
 # check ID: install, list, uninstall, list, in a fresh fixture home.
@@ -217,14 +217,14 @@ check() {
   in_home "$home" "$bin" install --client "$id" --port "$port" --no-cache --log-level warn >"$out" 2>&1 ||
     { cat "$out"; fail "mcp-bridge install --client $id"; }
   list "$client" "$home" "$out" "after install"
-  shown "$client" "$out" "$ours" "after install"
-  shown "$client" "$out" "$theirs" "after install"
+  shown "$client" "$out" "$ours" "$id after install"
+  shown "$client" "$out" "$theirs" "$id after install"
   pass "$id after install: $("$client" shows "$out" "$ours")"
 
   in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
   list "$client" "$home" "$out" "after uninstall"
   "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
-  shown "$client" "$out" "$theirs" "after uninstall"
+  shown "$client" "$out" "$theirs" "$id after uninstall"
   pass "$id after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
   cd "$here"
   echo "test-clients: $id: $(ms_since "$start") ms"
