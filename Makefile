@@ -26,10 +26,11 @@ e2e: build
 	verify/clients/run.sh $(BIN)
 
 # test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
-# pinned in verify/realclients, about 900 MB installed on the first run):
-# after `install` their `mcp list` shows our server connected (Codex:
-# enabled), after `uninstall` it is gone; offline, in a fixture home, with
-# the simulated base. Not part of `make test`; .ci/run runs it after.
+# GitHub Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
+# installed on the first run): after `install` their `mcp list` shows our
+# server connected (Codex, Copilot CLI: enabled), after `uninstall` it is
+# gone; offline, in a fixture home, with the simulated base. Not part of
+# `make test`; .ci/run runs it after.
 test-clients: build
 	verify/realclients/run.sh $(BIN)
 

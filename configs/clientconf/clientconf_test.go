@@ -64,7 +64,7 @@ var wantUserFile = map[string]map[string]string{
 	"visualstudio":    {"windows": "profile/.mcp.json"}, // Visual Studio runs on Windows only
 	"junie":           {"windows": "profile/.junie/mcp/mcp.json", "darwin": "home/.junie/mcp/mcp.json", "linux": "home/.junie/mcp/mcp.json"},
 	"jetbrains":       {}, // AI Assistant takes pasted JSON: no file
-	"copilot-cli":     {"windows": "xdg/.copilot/mcp-config.json", "darwin": "xdg/.copilot/mcp-config.json", "linux": "xdg/.copilot/mcp-config.json"},
+	"copilot-cli":     {"windows": "profile/.copilot/mcp-config.json", "darwin": "home/.copilot/mcp-config.json", "linux": "home/.copilot/mcp-config.json"},
 	"roo-code":        {"windows": "profile/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "darwin": "home/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json", "linux": "xdg/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"},
 	"cline-cursor":    {"windows": "profile/AppData/Roaming/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Cursor/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
 	"cline-windsurf":  {"windows": "profile/AppData/Roaming/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "darwin": "home/Library/Application Support/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "linux": "xdg/Windsurf/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
@@ -448,6 +448,27 @@ func TestClaudeDesktopMSIXWins(t *testing.T) {
 	regs, probs := fx.env.Registrations()
 	if len(regs) != 2 || regs[1].File != classic || regs[1].ShadowedBy != f.Path {
 		t.Errorf("the classic file's entry: %+v %+v", regs, probs)
+	}
+}
+
+// GitHub Copilot CLI reads ~/.copilot/mcp-config.json, or the one in
+// $COPILOT_HOME; $XDG_CONFIG_HOME/.copilot is not read (checked with
+// `copilot mcp list` 1.0.102, which said "No MCP servers configured" for
+// an entry there; github/docs#40682), so install must not write there.
+func TestCopilotCLIHome(t *testing.T) {
+	for _, goos := range []string{"windows", "darwin", "linux"} {
+		fx := newFixture(t, goos)
+		c := Lookup("copilot-cli")
+		fx.vars["COPILOT_HOME"] = filepath.Join(fx.root, "copilot-home")
+		f, _ := fx.env.Target(c, "user")
+		if got, want := fx.rel(f.Path), "copilot-home/mcp-config.json"; got != want {
+			t.Errorf("%s with COPILOT_HOME: target %s, want %s", goos, got, want)
+		}
+		delete(fx.vars, "COPILOT_HOME")
+		f, _ = fx.env.Target(c, "user")
+		if strings.HasPrefix(fx.rel(f.Path), "xdg/") {
+			t.Errorf("%s with XDG_CONFIG_HOME: target %s, a file Copilot CLI does not read", goos, fx.rel(f.Path))
+		}
 	}
 }
 

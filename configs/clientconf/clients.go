@@ -347,14 +347,12 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "junie":
 		return []File{withMarker(f(join(home, ".junie", "mcp", "mcp.json"), "mcpServers"), join(home, ".junie"))}
 	case "copilot-cli":
-		// ~/.copilot; $XDG_CONFIG_HOME/.copilot when that is set (GitHub's
-		// Copilot CLI page); $COPILOT_HOME names the folder itself.
+		// ~/.copilot, or $COPILOT_HOME (GitHub's config directory
+		// reference). Not $XDG_CONFIG_HOME/.copilot, which an older page
+		// named: the client does not read it (configs/README.md).
 		dir := e.Getenv("COPILOT_HOME")
 		if dir == "" {
 			dir = join(home, ".copilot")
-			if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
-				dir = filepath.Join(x, ".copilot")
-			}
 		}
 		return []File{f(join(dir, "mcp-config.json"), "mcpServers")}
 	case "roo-code":

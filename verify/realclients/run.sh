@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # make test-clients: the clients' own programs prove what `mcp-bridge
 # install` writes. For each client that ships a command-line program with
-# an `mcp list` (Claude Code, Gemini CLI, Codex; pinned in package.json and
-# package-lock.json here, installed by ../clients/install.sh), in a fixture
-# home that already holds one server of the user's own:
+# an `mcp list` (Claude Code, Gemini CLI, Codex, GitHub Copilot CLI,
+# OpenCode; pinned in package.json and package-lock.json here, installed
+# by ../clients/install.sh), in a fixture home that already holds one
+# server of the user's own:
 #   install --client X  -> the client's list shows our server connected
-#                          (Codex, which starts nothing in its list: enabled)
+#                          (Codex and Copilot CLI, which start nothing in
+#                          their lists: enabled)
 #   uninstall --client X -> the client lists the user's server, not ours.
+# Continue's CLI (cn) is not here: it has no list command (README.md).
 # The clients run in a network namespace of their own with loopback only
 # (unshare -n), so nothing they do can reach further than the simulated
 # base; where unshare is not permitted they run with the network there and
@@ -50,14 +53,15 @@ port=$(sed -n 's/^listening on .*://p' "$work/sim.out")
 # The user's own server, already in each client's file before install: the
 # bridge again, under another name, so that the client connects to it too.
 user_args="\"--port\", \"$port\", \"--no-cache\", \"--log-level\", \"warn\""
+user_cmd="\"command\": \"$bin\", \"args\": [$user_args]"
 ours=cad-autocad
 theirs=users-own
 
 # in_home HOME CMD...: CMD with nothing of this machine's environment but
 # PATH, every per-user folder in the fixture home, and the switches that
-# keep the clients off the network (auto-update, telemetry). Gemini CLI's
-# relaunch only restarts node with a larger heap: skipped, it doubles its
-# start-up time.
+# keep the clients off the network (auto-update, telemetry, model lists).
+# Gemini CLI's relaunch only restarts node with a larger heap: skipped, it
+# doubles its start-up time.
 in_home() {
   local home=$1; shift
   env -i PATH="$PATH" LANG=C.UTF-8 TERM=dumb NO_COLOR=1 TMPDIR="$home/tmp" \
@@ -66,79 +70,168 @@ in_home() {
     APPDATA="$home/AppData/Roaming" LOCALAPPDATA="$home/AppData/Local" \
     DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
     GEMINI_CLI_NO_RELAUNCH=1 \
+    COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
+    OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_DEFAULT_PLUGINS=1 \
     "$@"
 }
 
-# list_shows OUT CLIENT NAME STATE: OUT holds a line naming server NAME in
-# CLIENT's list format with STATE (Connected, enabled).
-list_shows() {
-  case $2 in
-  claude-code) grep -Eq "^$3: .* - ✔ $4\$" "$1" ;;
-  gemini) grep -Eq "^✓ $3: .* - $4\$" "$1" ;;
-  codex) awk -v n="$3" -v s="$4" '$1 == n { for (i = 2; i <= NF; i++) if ($i == s) found = 1 } END { exit !found }' "$1" ;;
-  esac
+# servers_json KEY ENTRY [MEMBERS]: a JSON file whose KEY holds the user's
+# server ENTRY, after the top-level MEMBERS (each line ending in a comma).
+# For the clients that read comments (Gemini CLI, OpenCode), MEMBERS
+# holds one: install keeps it, and the client must still read the file.
+servers_json() {
+  printf '{\n%b  "%s": {\n    "%s": {%s}\n  }\n}\n' "${3:-}" "$1" "$theirs" "$2"
 }
-# list_names OUT CLIENT NAME: OUT holds a line naming server NAME, whatever its state.
-list_names() {
-  case $2 in
-  claude-code) grep -q "^$3: " "$1" ;;
-  gemini) grep -Eq "^. $3: " "$1" ;;
-  codex) awk -v n="$3" '$1 == n { found = 1 } END { exit !found }' "$1" ;;
+
+# row OUT N NAME [STATE]: the line of OUT (- for stdin) whose field N is
+# NAME and, when STATE is given, another field is STATE (a table row).
+row() {
+  awk -v i="$2" -v n="$3" -v s="${4:-}" '
+    $i == n { ok = (s == ""); for (f = 1; f <= NF; f++) if (f != i && $f == s) ok = 1 }
+    $i == n && ok { print; found = 1; exit }
+    END { exit !found }' "$1"
+}
+
+# One function per client, client_ID (ID the --client value, - as _):
+# client_ID ACTION ARGS…, where ACTION is
+#   fixture HOME   write the client's file with the user's own server
+#   list           print the client's list command
+#   shows OUT N    print the line of the list output OUT that shows server
+#                  N connected (or enabled); fail when there is none
+#   names OUT N    print the line of OUT that names N, whatever its state
+#   state          the state `shows` looks for, for the messages
+
+# Claude Code: `claude mcp list` connects to each server.
+client_claude_code() {
+  case $1 in
+  fixture) servers_json mcpServers "\"type\": \"stdio\", $user_cmd" >"$2/.claude.json" ;;
+  list) echo claude mcp list ;;
+  shows) grep -E "^$3: .* - ✔ Connected\$" "$2" ;;
+  names) grep "^$3: " "$2" ;;
+  state) echo Connected ;;
   esac
 }
 
-# fixture CLIENT HOME: the client's file with the user's own server (and,
-# for Gemini CLI, folder trust off: an untrusted folder disables every
-# server, and `gemini mcp list` would say so instead of connecting).
-fixture() {
-  local home=$2
-  mkdir -p "$home/tmp" "$home/project"
+# Gemini CLI: `gemini mcp list` connects to each server. Folder trust off:
+# an untrusted folder disables every server, and the list would say so.
+client_gemini() {
   case $1 in
-  claude-code)
-    printf '{\n  "mcpServers": {\n    "%s": {"type": "stdio", "command": "%s", "args": [%s]}\n  }\n}\n' \
-      "$theirs" "$bin" "$user_args" >"$home/.claude.json"
+  fixture)
+    mkdir -p "$2/.gemini"
+    servers_json mcpServers "$user_cmd" '  // the user'"'"'s settings\n  "security": {"folderTrust": {"enabled": false}},\n  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n  "privacy": {"usageStatisticsEnabled": false},\n' \
+      >"$2/.gemini/settings.json"
     ;;
-  gemini)
-    mkdir -p "$home/.gemini"
-    printf '{\n  "security": {"folderTrust": {"enabled": false}},\n  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n  "privacy": {"usageStatisticsEnabled": false},\n  "mcpServers": {\n    "%s": {"command": "%s", "args": [%s]}\n  }\n}\n' \
-      "$theirs" "$bin" "$user_args" >"$home/.gemini/settings.json"
-    ;;
-  codex)
-    mkdir -p "$home/.codex"
+  list) echo gemini mcp list ;;
+  shows) grep -E "^✓ $3: .* - Connected\$" "$2" ;;
+  names) grep -E "^. $3: " "$2" ;;
+  state) echo Connected ;;
+  esac
+}
+
+# Codex: `codex mcp list` starts nothing; a table row per server, with its
+# status in a column of its own.
+client_codex() {
+  case $1 in
+  fixture)
+    mkdir -p "$2/.codex"
     printf '# the user'"'"'s own server\n[mcp_servers.%s]\ncommand = "%s"\nargs = [%s]\n' \
-      "$theirs" "$bin" "$user_args" >"$home/.codex/config.toml"
+      "$theirs" "$bin" "$user_args" >"$2/.codex/config.toml"
     ;;
+  list) echo codex mcp list ;;
+  shows) row "$2" 1 "$3" enabled ;;
+  names) row "$2" 1 "$3" ;;
+  state) echo enabled ;;
+  esac
+}
+
+# GitHub Copilot CLI: `copilot mcp list` starts nothing; its JSON form
+# gives each server's source and whether it is enabled (the text form
+# says "(local)" or "(local, disabled)").
+client_copilot_cli() {
+  case $1 in
+  fixture)
+    mkdir -p "$2/.copilot"
+    servers_json mcpServers "\"type\": \"local\", $user_cmd, \"tools\": [\"*\"]" >"$2/.copilot/mcp-config.json"
+    ;;
+  list) echo copilot mcp list --json ;;
+  shows) copilot_server "$2" "$3" | grep -E "^$3: local, user, enabled\$" ;;
+  names) copilot_server "$2" "$3" ;;
+  state) echo enabled ;;
+  esac
+}
+# copilot_server OUT NAME: "NAME: TYPE, SOURCE, enabled|disabled" from
+# `copilot mcp list --json`, nothing when NAME is not in it.
+copilot_server() {
+  node -e '
+    const [out, name] = process.argv.slice(1);
+    const s = JSON.parse(require("fs").readFileSync(out, "utf8")).mcpServers?.[name];
+    if (!s) process.exit(1);
+    console.log(`${name}: ${s.type}, ${s.source}, ${s.enabled === true ? "enabled" : "disabled"}`);
+  ' "$1" "$2"
+}
+
+# OpenCode: `opencode mcp list` connects to each server; a row "● ✓ NAME
+# connected" per server, coloured even with NO_COLOR (hence the strip).
+client_opencode() {
+  case $1 in
+  fixture)
+    mkdir -p "$2/.config/opencode"
+    servers_json mcp "\"type\": \"local\", \"command\": [\"$bin\", $user_args]" '  // the user'"'"'s settings\n  "autoupdate": false,\n' \
+      >"$2/.config/opencode/opencode.json"
+    ;;
+  list) echo opencode mcp list ;;
+  shows) sed 's/\x1b\[[0-9;]*m//g' "$2" | row - 3 "$3" connected ;;
+  names) sed 's/\x1b\[[0-9;]*m//g' "$2" | row - 3 "$3" ;;
+  state) echo connected ;;
   esac
 }
 
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 begin=$(date +%s%N)
 
-# check CLIENT STATE LIST-COMMAND...: install, list, uninstall, list.
-check() {
-  local client=$1 state=$2; shift 2
-  local home="$work/$client" out="$work/$client.out" start
-  start=$(date +%s%N)
-  fixture "$client" "$home"
-  cd "$home/project"
-  in_home "$home" "$bin" install --client "$client" --port "$port" --no-cache --log-level warn >"$out" 2>&1 ||
-    { cat "$out"; fail "mcp-bridge install --client $client"; }
-  in_home "$home" "$@" >"$out" 2>&1 || { rc=$?; cat "$out"; fail "$* after install: exit $rc"; }
-  list_shows "$out" "$client" "$ours" "$state" || { cat "$out"; fail "$* after install: no line '$ours … $state'"; }
-  list_shows "$out" "$client" "$theirs" "$state" || { cat "$out"; fail "$* after install: the user's '$theirs' is not $state"; }
-  pass "$* after install: $(grep -m1 "$ours" "$out")"
+# list CLIENT HOME OUT WHEN: the client's list command into OUT; fails
+# (printing OUT) when the command does.
+list() {
+  local cmd rc=0
+  read -ra cmd <<<"$("$1" list)"
+  in_home "$2" "${cmd[@]}" >"$3" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || { cat "$3"; fail "${cmd[*]} $4: exit $rc"; }
+}
 
-  in_home "$home" "$bin" uninstall --client "$client" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $client"; }
-  in_home "$home" "$@" >"$out" 2>&1 || { rc=$?; cat "$out"; fail "$* after uninstall: exit $rc"; }
-  list_names "$out" "$client" "$ours" && { cat "$out"; fail "$* after uninstall still lists $ours"; }
-  list_shows "$out" "$client" "$theirs" "$state" || { cat "$out"; fail "$* after uninstall: the user's '$theirs' is not $state"; }
-  pass "$* after uninstall: $ours gone, $(grep -m1 "$theirs" "$out")"
+# shown CLIENT OUT NAME WHEN: OUT shows server NAME connected (enabled);
+# otherwise fails, printing OUT and saying whether NAME is there at all.
+shown() {
+  "$1" shows "$2" "$3" >/dev/null && return
+  cat "$2"
+  "$1" names "$2" "$3" >/dev/null || fail "$4: $3 is not listed"
+  fail "$4: $3 is listed but not $("$1" state): $("$1" names "$2" "$3")"
+}
+
+# check ID: install, list, uninstall, list, in a fresh fixture home.
+check() {
+  local id=$1 client="client_${1//-/_}" home="$work/$1" out="$work/$1.out" start
+  start=$(date +%s%N)
+  mkdir -p "$home/tmp" "$home/project"
+  "$client" fixture "$home"
+  cd "$home/project"
+  in_home "$home" "$bin" install --client "$id" --port "$port" --no-cache --log-level warn >"$out" 2>&1 ||
+    { cat "$out"; fail "mcp-bridge install --client $id"; }
+  list "$client" "$home" "$out" "after install"
+  shown "$client" "$out" "$ours" "$id after install"
+  shown "$client" "$out" "$theirs" "$id after install"
+  pass "$id after install: $("$client" shows "$out" "$ours")"
+
+  in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
+  list "$client" "$home" "$out" "after uninstall"
+  "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
+  shown "$client" "$out" "$theirs" "$id after uninstall"
+  pass "$id after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
   cd "$here"
-  echo "test-clients: $client: $(ms_since "$start") ms"
+  echo "test-clients: $id: $(ms_since "$start") ms"
 }
 
 export PATH="$here/node_modules/.bin:$PATH"
-check claude-code Connected claude mcp list
-check gemini Connected gemini mcp list
-check codex enabled codex mcp list
+for id in claude-code gemini codex copilot-cli opencode; do
+  check "$id"
+done
 echo "test-clients: all clients listed what install wrote and forgot what uninstall removed ($(ms_since "$begin") ms)"
