@@ -38,8 +38,9 @@ type client struct {
 
 	asker asker // what confirmation needs to know of this client (rules.go)
 
-	mu  sync.Mutex
-	ids map[string]*reply // by ID.Key: queued or running jobs, open listens
+	mu    sync.Mutex
+	ids   map[string]*reply // by ID.Key: queued or running jobs, open listens
+	ended bool              // gone: no request of it is taken any more
 }
 
 func newClient(out stream, max int, log zerolog.Logger) *client {
@@ -84,17 +85,22 @@ func (c *client) inUse(id rpc.ID) bool {
 }
 
 // track records r as in progress, so that it can be cancelled and its id
-// is not reused meanwhile; false when the id is already in use.
-func (c *client) track(r *reply) bool {
+// is not reused meanwhile. It refuses r when the id is already in use, or
+// when the client is gone: a request read while its session ended (the
+// POST found the session just before) must not run after the end.
+func (c *client) track(r *reply) *rpc.WireError {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := r.id.Key()
-	if c.ids[k] != nil {
-		return false
+	switch {
+	case c.ended:
+		return rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: the session ended; %s was not sent to CAD", r.method)
+	case c.ids[k] != nil:
+		return errIDInUse(r.id)
 	}
 	c.ids[k] = r
 	r.tracked = true
-	return true
+	return nil
 }
 
 // untrack forgets r, and only r: a later request with the same id keeps
@@ -169,6 +175,7 @@ func (c *client) cancel(id rpc.ID) {
 // cancelled (question.go).
 func (c *client) gone() {
 	c.mu.Lock()
+	c.ended = true
 	var ids []rpc.ID
 	var withdraw []context.CancelCauseFunc
 	for _, r := range c.ids {

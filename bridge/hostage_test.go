@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // rawPost sends a POST on a connection of its own and never reads the
@@ -221,4 +222,80 @@ func within(t *testing.T, ch <-chan answer) answer {
 		t.Fatal("no answer")
 	}
 	return answer{}
+}
+
+// TestDeleteDuringDispatchRunsNothing: a call that arrives on a session
+// while DELETE ends it (the POST found the session just before) is not
+// sent to CAD. Before, a request the reader took after the session's
+// requests were cancelled was queued and ran after the 204, while its POST
+// was told that the session had ended.
+func TestDeleteDuringDispatchRunsNothing(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	s := h.used("2025-06-18")
+	testHookHandle = func(d rpc.Decoded) {
+		if r, ok := d.Msg.(*rpc.Request); ok && string(r.ID.Raw()) == `"race"` {
+			if a := h.do(context.Background(), http.MethodDelete, h.url, withSession(s), ""); a.status != http.StatusNoContent {
+				t.Errorf("DELETE: %d %s", a.status, a.body)
+			}
+		}
+	}
+	defer func() { testHookHandle = nil }()
+	// Its answer: 404, or the refusal saying nothing was sent.
+	if r := h.post(withSession(s), call(`"race"`, "get_drawing_info", `{}`)); r.status != http.StatusNotFound &&
+		!(r.status == http.StatusOK && strings.Contains(r.body, `"error"`) && strings.Contains(r.body, "not sent to CAD")) {
+		t.Errorf("the POST whose session ended: %d %s", r.status, r.body)
+	}
+	testHookHandle = nil
+	// One worker: once another client's call is answered, the raced call
+	// had its turn.
+	other := h.used("2025-06-18")
+	if r := h.post(withSession(other), call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+		t.Fatalf("another client's call: %d %s", r.status, r.body)
+	}
+	if n := h.sim.CallsFor(`"race"`); n != 0 {
+		t.Errorf("the call of the deleted session ran %d times", n)
+	}
+}
+
+// TestFullQueueHoldsOnlyItsClient: a client that keeps the queue full
+// (its calls queued behind its own slow call, or behind a question nobody
+// answers) does not get the next client's call refused: that call takes
+// the place of the first client's latest one, which is refused unsent.
+// Before, every other client got "too many requests queued" for as long
+// as the first kept the queue full (two sessions of it were enough even
+// with a per-client share).
+func TestFullQueueHoldsOnlyItsClient(t *testing.T) {
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Queue = 4 })
+	a, b := h.used("2025-06-18"), h.used("2025-06-18")
+	hang := h.postAsync(withSession(a), call(`"hang"`, "fault_hang", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	var queued []<-chan answer
+	for i := range 4 {
+		queued = append(queued, h.postAsync(withSession(a), call(fmt.Sprintf(`"a%d"`, i), "get_drawing_info", `{}`)))
+		waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(i+1) })
+	}
+	bCall := h.postAsync(withSession(b), call(`"b"`, "get_drawing_info", `{}`))
+	select {
+	case r := <-bCall:
+		t.Fatalf("the other client's call was answered while CAD was busy: %d %s", r.status, r.body)
+	case r := <-queued[3]:
+		if !strings.Contains(r.body, "too many requests queued") {
+			t.Errorf("the first client's latest call, once the other client's took its place: %d %s", r.status, r.body)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no answer")
+	}
+	h.post(withSession(a), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	<-hang
+	if r := within(t, bCall); r.status != http.StatusOK || !strings.Contains(r.body, `"result"`) {
+		t.Errorf("the other client's call: %d %s", r.status, r.body)
+	}
+	for _, q := range queued[:3] {
+		if r := within(t, q); !strings.Contains(r.body, `"result"`) {
+			t.Errorf("a queued call of the first client: %d %s", r.status, r.body)
+		}
+	}
+	if n := h.sim.CallsFor(`"a3"`); n != 0 {
+		t.Errorf("the call refused to make room ran %d times", n)
+	}
 }

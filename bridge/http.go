@@ -85,11 +85,12 @@ type httpFront struct {
 }
 
 // modernGroup is the stateless clients the front end takes for one
-// program (httpClientKey): one turn in the worker's rotation.
+// program (httpClientKey): one turn in the worker's rotation, kept while
+// a request of theirs is in progress.
 type modernGroup struct {
-	turn     *turn
-	lastUsed time.Time
-	busy     int
+	key  string
+	turn *turn
+	busy int
 }
 
 // Serve serves MCP Streamable HTTP on ln until ctx is done, then shuts
@@ -170,7 +171,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	return result
 }
 
-// runJanitor ends idle sessions and forgets idle modern clients.
+// runJanitor ends idle sessions.
 func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
 	every := min(f.hc.SessionIdle/4, f.hc.UnusedIdle/4, time.Minute)
@@ -184,13 +185,6 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 			for _, s := range f.sessions.expired(now) {
 				f.endSession(s, "idle timeout")
 			}
-			f.modernMu.Lock()
-			for k, m := range f.modern {
-				if m.busy == 0 && now.Sub(m.lastUsed) > f.hc.SessionIdle {
-					delete(f.modern, k)
-				}
-			}
-			f.modernMu.Unlock()
 		}
 	}
 }
@@ -217,6 +211,9 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		// clients: stdio, each legacy session and each stateless request
 		// being served.
 		"clients": len(f.b.allClients()),
+		// statelessClients: the stateless programs with requests in
+		// progress (each a turn in the worker's rotation).
+		"statelessClients": f.modernCount(),
 	})
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(body, '\n'))

@@ -71,18 +71,48 @@ func TestUnusedSessionsExpireQuickly(t *testing.T) {
 }
 
 // TestSessionShareOfOneAddress: one remote address holds at most half of
-// --max-sessions; when its share is in use, it is refused (503, naming
-// the flag) while another address still gets a session.
+// --max-sessions; when every session of its share is in use (a call
+// running, a GET stream open), it is refused (503, naming the flag) while
+// another address still gets a session.
 func TestSessionShareOfOneAddress(t *testing.T) {
 	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
-	h.used("2025-06-18")
-	h.used("2025-06-18")
+	calling := h.used("2025-06-18")
+	hang := h.postAsync(withSession(calling), call(`"hang"`, "fault_hang", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	streaming := h.used("2025-06-18")
+	status, _, _, closeStream := h.stream(http.MethodGet, append(withSession(streaming), "Accept", "text/event-stream"), "")
+	defer closeStream()
+	if status != http.StatusOK {
+		t.Fatalf("GET: %d", status)
+	}
 	r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
 	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "--max-sessions") {
 		t.Errorf("a third session from one address: %d %s", r.status, r.body)
 	}
 	if other := h.fromAddr("127.0.0.2"); other.initialize("2025-06-18") == "" {
 		t.Error("no session for another address")
+	}
+	h.post(withSession(calling), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	<-hang
+}
+
+// TestUsedIdleSessionsDoNotLockOut: sessions used once (one ping each, as
+// every client's notifications/initialized does) and then left open do
+// not lock new clients out until --session-idle: the session idle the
+// longest makes room, and the others stay. Before, the address's share
+// full of such sessions meant 503 for 30 minutes.
+func TestUsedIdleSessionsDoNotLockOut(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
+	older := h.used("2025-06-18")
+	newer := h.used("2025-06-18")
+	if r := h.post(withSession(older), pingBody); r.status != http.StatusOK { // now newer is idle the longest
+		t.Fatalf("ping: %d %s", r.status, r.body)
+	}
+	fresh := h.initialize("2025-11-25") // fails the test on 503
+	for name, want := range map[string]int{fresh: http.StatusOK, older: http.StatusOK, newer: http.StatusNotFound} {
+		if r := h.post(withSession(name), pingBody); r.status != want {
+			t.Errorf("session %s: %d %s; want %d", name, r.status, r.body, want)
+		}
 	}
 }
 
@@ -219,4 +249,20 @@ func TestChunkedPostOverTheLimit(t *testing.T) {
 	if h.sim.Calls() != 0 {
 		t.Errorf("the base ran %d calls", h.sim.Calls())
 	}
+}
+
+// TestStatelessClientsAreNotKept: what the bridge keeps of a stateless
+// client (its turn in the worker's rotation) goes once its requests are
+// answered. Before, one was kept per clientInfo for --session-idle (30
+// min), key and all: twenty tools/list POSTs naming 8 MiB programs held
+// 160 MiB, and a loop of them ran the bridge out of memory.
+func TestStatelessClientsAreNotKept(t *testing.T) {
+	h := newHTTPHarness(t, nil)
+	for i := range 20 {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"program %d %s","version":"1"}}}}`, i, strings.Repeat("x", 64<<10))
+		if r := h.post(modernHeaders("tools/list", ""), body); r.status != http.StatusOK {
+			t.Fatalf("tools/list %d: %d %.200s", i, r.status, r.body)
+		}
+	}
+	waitFor(t, func() bool { return field(t, h.health(), "statelessClients") == float64(0) })
 }

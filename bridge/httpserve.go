@@ -222,19 +222,29 @@ func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup 
 	defer f.modernMu.Unlock()
 	mc := f.modern[key]
 	if mc == nil {
-		mc = &modernGroup{turn: &turn{}}
+		mc = &modernGroup{key: key, turn: &turn{}}
 		f.modern[key] = mc
 	}
 	mc.busy++
-	mc.lastUsed = time.Now()
 	return mc
 }
 
+// releaseModern ends one request of the group; the group is forgotten with
+// its last request, so that what is kept is bounded by the requests in
+// progress, whatever names clients send (a turn with nothing queued holds
+// nothing worth keeping).
 func (f *httpFront) releaseModern(mc *modernGroup) {
 	f.modernMu.Lock()
-	mc.busy--
-	mc.lastUsed = time.Now()
+	if mc.busy--; mc.busy == 0 && f.modern[mc.key] == mc {
+		delete(f.modern, mc.key)
+	}
 	f.modernMu.Unlock()
+}
+
+func (f *httpFront) modernCount() int {
+	f.modernMu.Lock()
+	defer f.modernMu.Unlock()
+	return len(f.modern)
 }
 
 // ---- the handshake era (2025-03-26 … 2025-11-25) ----
@@ -269,7 +279,8 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			return c
 		})
 		if evicted != nil {
-			f.endSession(evicted, "evicted: never used, and the session table was full")
+			f.b.log.Info().Str("session", evicted.id).Msg("session evicted to make room for a new one: the session table (or this address's share, --max-sessions) was full; its client must initialize again")
+			f.endSession(evicted, "evicted: the session table was full")
 		}
 		if s == nil {
 			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open and all in use (at most %d, half of them from one address; --max-sessions)", f.sessions.count(), f.hc.MaxSessions))

@@ -53,18 +53,25 @@ func (s *session) idle(now time.Time, idle, unused time.Duration) bool {
 	return s.busy == 0 && now.Sub(s.lastUsed) > limit
 }
 
-// evictable: opened and never used since, nor in use.
-func (s *session) evictable() bool {
+// state is what eviction weighs: whether the session was used after its
+// initialize, whether a request or stream of it is in progress, and when
+// it was last used.
+func (s *session) state() (used, busy bool, last time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.used && s.busy == 0
+	return s.used, s.busy > 0, s.lastUsed
 }
 
 // sessions is the table of open legacy sessions. It holds at most max,
 // and one remote address at most share of them, so that one client
 // opening sessions in a loop cannot lock the others out: when the table
 // (or the address's share) is full, the oldest session never used after
-// its initialize makes room, and only when there is none is anyone refused.
+// its initialize makes room; when there is none, the session idle the
+// longest does (one cheap request makes a session "used", so used
+// sessions left open would otherwise lock everyone out until
+// --session-idle). Only when every session is in use (a request or a
+// stream in progress) is anyone refused. An evicted client that comes
+// back gets 404 and, as the transport says, initializes again.
 type sessions struct {
 	mu     sync.Mutex
 	byID   map[string]*session
@@ -90,18 +97,18 @@ func newSessionID() string {
 
 // open starts a session for a client at addr, held (the caller releases
 // it), with the client newClient makes for it; nil when there is no room.
-// evicted, when not nil, is the never-used session that made room: the
-// caller ends it.
+// evicted, when not nil, is the session that made room: the caller ends
+// it.
 func (t *sessions) open(addr string, newClient func(*session) *client) (s, evicted *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
 	case t.perIP[addr] >= t.share:
-		if evicted = t.oldestEvictable(addr); evicted == nil {
+		if evicted = t.evictable(addr); evicted == nil {
 			return nil, nil
 		}
 	case len(t.byID) >= t.max:
-		if evicted = t.oldestEvictable(""); evicted == nil {
+		if evicted = t.evictable(""); evicted == nil {
 			return nil, nil
 		}
 	}
@@ -116,15 +123,26 @@ func (t *sessions) open(addr string, newClient func(*session) *client) (s, evict
 	return s, evicted
 }
 
-// oldestEvictable is the oldest never-used session, of addr when it is not
-// empty; t.mu is held.
-func (t *sessions) oldestEvictable(addr string) *session {
+// evictable is the session that makes room, of addr when it is not empty:
+// the oldest never-used one, else the one idle the longest; nil when every
+// one is in use. t.mu is held.
+func (t *sessions) evictable(addr string) *session {
+	var lru *session
+	var lruLast time.Time
 	for _, s := range t.order {
-		if (addr == "" || s.addr == addr) && s.evictable() {
+		if addr != "" && s.addr != addr {
+			continue
+		}
+		used, busy, last := s.state()
+		switch {
+		case busy:
+		case !used:
 			return s
+		case lru == nil || last.Before(lruLast):
+			lru, lruLast = s, last
 		}
 	}
-	return nil
+	return lru
 }
 
 // removeLocked takes s out of the table; t.mu is held. It reports whether

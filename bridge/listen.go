@@ -23,8 +23,8 @@ func (b *bridge) listen(c *client, req *rpc.Request, r *reply) {
 	hold := false
 	if wantTools && !b.queue.isClosed() {
 		r.listen = true
-		if !c.track(r) {
-			r.fail(errIDInUse(r.id))
+		if werr := c.track(r); werr != nil {
+			r.fail(werr)
 			return
 		}
 		hold = true

@@ -46,8 +46,13 @@ func newJobQueue(max int) *jobQueue {
 
 // push adds a job, or fails with errQueueFull or errQueueClosed. The queue
 // holds at most max jobs; while other turns are waiting, one turn may fill
-// at most half of it, so that there is always room for the others.
-func (q *jobQueue) push(j *job) error {
+// at most half of it. When the queue is full, the job of a turn that has
+// fewer jobs queued than the longest turn takes the place of that turn's
+// last job, which push returns (out): the caller refuses it, unsent. So a
+// client that keeps the queue full (behind a slow call, or a question
+// nobody answers) gets its own latest calls refused, never the next
+// client's.
+func (q *jobQueue) push(j *job) (out *job, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	t := j.reply.client.turn
@@ -57,9 +62,13 @@ func (q *jobQueue) push(j *job) error {
 	}
 	switch {
 	case q.closed:
-		return errQueueClosed
-	case q.n >= q.max || len(t.jobs) >= share:
-		return errQueueFull
+		return nil, errQueueClosed
+	case len(t.jobs) >= share:
+		return nil, errQueueFull
+	case q.n >= q.max:
+		if out = q.pushOut(t); out == nil {
+			return nil, errQueueFull
+		}
 	}
 	if len(t.jobs) == 0 {
 		q.ring = append(q.ring, t)
@@ -67,7 +76,34 @@ func (q *jobQueue) push(j *job) error {
 	t.jobs = append(t.jobs, j)
 	q.n++
 	q.cond.Signal()
-	return nil
+	return out, nil
+}
+
+// pushOut takes the last job of the longest turn other than t out of the
+// queue and returns it, when that turn has at least two jobs more than t
+// and the job is a plain one (no question asked or to ask for it); nil
+// when there is none. q.mu is held.
+func (q *jobQueue) pushOut(t *turn) *job {
+	var longest *turn
+	for _, u := range q.ring {
+		if u == t || len(u.jobs) < len(t.jobs)+2 {
+			continue
+		}
+		if last := u.jobs[len(u.jobs)-1]; last.ask || last.held {
+			continue
+		}
+		if longest == nil || len(u.jobs) > len(longest.jobs) {
+			longest = u
+		}
+	}
+	if longest == nil {
+		return nil
+	}
+	out := longest.jobs[len(longest.jobs)-1]
+	longest.jobs[len(longest.jobs)-1] = nil
+	longest.jobs = longest.jobs[:len(longest.jobs)-1]
+	q.n--
+	return out
 }
 
 // pop returns the next job in rotation that is not held, waiting for one;

@@ -27,16 +27,16 @@ func TestQueueTurns(t *testing.T) {
 	s := newJobQueue(64)
 	busy, a, b, c := newTestClient("busy"), newTestClient("a"), newTestClient("b"), newTestClient("c")
 	for i := range 6 {
-		if err := s.push(schedJob(busy, fmt.Sprint(i))); err != nil {
+		if _, err := s.push(schedJob(busy, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i, cl := range []*client{a, b, c} {
-		if err := s.push(schedJob(cl, []string{"a1", "b1", "c1"}[i])); err != nil {
+		if _, err := s.push(schedJob(cl, []string{"a1", "b1", "c1"}[i])); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.push(schedJob(a, "a2")); err != nil {
+	if _, err := s.push(schedJob(a, "a2")); err != nil {
 		t.Fatal(err)
 	}
 	s.close()
@@ -50,35 +50,91 @@ func TestQueueTurns(t *testing.T) {
 	}
 }
 
+// pushed is push for tests that expect no job to be pushed out.
+func pushed(t *testing.T, s *jobQueue, j *job) error {
+	t.Helper()
+	out, err := s.push(j)
+	if out != nil {
+		t.Errorf("pushing %s pushed %s out", j.reply.id, out.reply.id)
+	}
+	return err
+}
+
 // TestQueueShares: the queue holds at most its limit, and while others
-// wait one client may fill at most half of it, so there is always room
-// for another client's request.
+// wait one client may fill at most half of it. A lone client may fill it
+// all, but then another client's job takes the place of its last one
+// (pushed out, to be refused), so a client that keeps the queue full
+// never gets the next client refused.
 func TestQueueShares(t *testing.T) {
 	s := newJobQueue(8)
-	busy, other := newTestClient("busy"), newTestClient("other")
+	busy, other, third := newTestClient("busy"), newTestClient("other"), newTestClient("third")
 	n := 0
-	for s.push(schedJob(busy, fmt.Sprint(n))) == nil {
+	for pushed(t, s, schedJob(busy, fmt.Sprint(n))) == nil {
 		n++
 	}
 	if n != 8 {
 		t.Fatalf("a lone client queued %d, want the whole queue (8)", n)
 	}
-	if err := s.push(schedJob(other, "o")); err != errQueueFull {
-		t.Fatalf("a full queue took another job: %v", err)
+	out, err := s.push(schedJob(other, "o"))
+	if err != nil || out == nil || out.reply.id.String() != `"7"` {
+		t.Fatalf("another client's job on a full queue: %v, pushed out %v; want the lone client's last (7) pushed out", err, out)
 	}
+	if s.len() != 8 {
+		t.Errorf("%d jobs queued; want 8", s.len())
+	}
+	// Two turns: busy 7, other 1. A third client pushes out busy's last
+	// again; other, with one job, is never the one to make room.
+	if out, err := s.push(schedJob(third, "t")); err != nil || out == nil || out.reply.id.String() != `"6"` {
+		t.Errorf("a third client: %v, pushed out %v; want busy's 6", err, out)
+	}
+	if err := pushed(t, s, schedJob(busy, "again")); err != errQueueFull {
+		t.Errorf("the client that filled the queue pushed again: %v; want errQueueFull", err)
+	}
+
+	// Of two turns that could make room, the longer one does.
+	s = newJobQueue(8)
+	busy, mid := newTestClient("busy"), newTestClient("mid")
+	for i := range 5 {
+		if err := pushed(t, s, schedJob(busy, fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		if err := pushed(t, s, schedJob(mid, fmt.Sprint("m", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := s.push(schedJob(other, "n")); err != nil || out == nil || out.reply.id.String() != `"4"` {
+		t.Errorf("a new client on a queue of 5 + 3: %v, pushed out %v; want the longer turn's last (4)", err, out)
+	}
+
+	// A job whose user is asked to confirm it is never pushed out.
+	s = newJobQueue(2)
+	busy, other = newTestClient("busy"), newTestClient("other")
+	asking := schedJob(busy, "asking")
+	asking.ask, asking.held = true, true
+	for _, j := range []*job{schedJob(busy, "plain"), asking} {
+		if err := pushed(t, s, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pushed(t, s, schedJob(other, "o")); err != errQueueFull {
+		t.Errorf("a full queue whose longest turn ends in a question: %v; want errQueueFull", err)
+	}
+
 	s = newJobQueue(8)
 	busy, other = newTestClient("busy"), newTestClient("other")
-	if err := s.push(schedJob(other, "o1")); err != nil {
+	if err := pushed(t, s, schedJob(other, "o1")); err != nil {
 		t.Fatal(err)
 	}
 	n = 0
-	for s.push(schedJob(busy, fmt.Sprint(n))) == nil {
+	for pushed(t, s, schedJob(busy, fmt.Sprint(n))) == nil {
 		n++
 	}
 	if n != 4 {
 		t.Errorf("with another client waiting, a client queued %d, want half the queue (4)", n)
 	}
-	if err := s.push(schedJob(other, "o2")); err != nil {
+	if err := pushed(t, s, schedJob(other, "o2")); err != nil {
 		t.Errorf("no room left for the other client: %v", err)
 	}
 }

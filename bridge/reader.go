@@ -217,21 +217,30 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply, f facts) {
 // The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
-	if !r.client.track(r) {
-		r.fail(errIDInUse(r.id))
+	if werr := r.client.track(r); werr != nil {
+		r.fail(werr)
 		return
 	}
 	j.held = j.ask // the worker takes it once the user has agreed
-	switch err := b.queue.push(j); err {
+	out, err := b.queue.push(j)
+	switch err {
 	case nil:
 		if j.ask {
 			go b.runQuestion(j)
 		}
+		if out != nil { // a client that filled the queue makes room for another
+			b.queueFull(out.reply, "request taken out of the full queue to make room for another client's")
+		}
 	case errQueueClosed:
 		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 	default:
-		b.log.Warn().Int("queue", b.cfg.Queue).Msg("request refused: too many requests queued")
-		r.fail(rpc.Errorf(rpc.CodeInternalError,
-			"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
+		b.queueFull(r, "request refused: too many requests queued")
 	}
+}
+
+// queueFull refuses a request, unsent, because the queue is full.
+func (b *bridge) queueFull(r *reply, why string) {
+	b.log.Warn().Int("queue", b.cfg.Queue).Str("id", r.id.String()).Msg(why)
+	r.fail(rpc.Errorf(rpc.CodeInternalError,
+		"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
 }

@@ -63,7 +63,7 @@ func (a *asker) initialized(params, result []byte) {
 		} `json:"capabilities"`
 	}
 	_ = json.Unmarshal(params, &p)
-	ci := p.ClientInfo
+	ci := p.ClientInfo.Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
 	var version string
 	_ = json.Unmarshal(rpc.Field(result, "protocolVersion"), &version)

@@ -421,3 +421,17 @@ func TestEmptyAllowListAllowsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestClientInfoKeptBounded: what a session keeps of its client's
+// clientInfo is what the journal records (256 bytes each), not what
+// initialize sent. Before, twenty sessions naming 8 MiB programs held
+// 160 MiB for --session-idle.
+func TestClientInfoKeptBounded(t *testing.T) {
+	var a asker
+	huge := strings.Repeat("n", 1<<20)
+	a.initialized([]byte(`{"clientInfo":{"name":"`+huge+`","version":"`+huge+`"}}`), []byte(`{"protocolVersion":"2025-06-18"}`))
+	ci := a.info.Load()
+	if len(ci.Name) > 256 || len(ci.Version) > 256 || !strings.HasPrefix(ci.Name, "nnnn") {
+		t.Errorf("kept a clientInfo of %d and %d bytes (%.10q)", len(ci.Name), len(ci.Version), ci.Name)
+	}
+}

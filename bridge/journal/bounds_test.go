@@ -124,6 +124,54 @@ func TestEntriesAreBounded(t *testing.T) {
 	}
 }
 
+// TestEscapedEntriesAreBounded: the bound holds for the line as written,
+// after JSON escaping: arguments of MaxArgs bytes of "<" and text fields
+// of control characters (each written as six bytes, \u003c, \u0001) stay
+// within MaxEntry; arguments too long once escaped are identified by
+// their size and SHA-256. Before, such a line was 100 KiB, and rotation
+// kept a fifth of the entries the package promises.
+func TestEscapedEntriesAreBounded(t *testing.T) {
+	path := filepath.Join(testdir.New(t), "j")
+	w, err := Open(path, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	args := json.RawMessage(`{"t":"` + strings.Repeat("<", MaxArgs-10) + `"}`)
+	ctl := strings.Repeat("\x01<\u2028", 10000)
+	e := entry(ctl)
+	e.Tool, e.Message, e.Kind, e.Confirm, e.Transport, e.Era, e.Method = ctl, ctl, ctl, ctl, ctl, ctl, ctl
+	e.Client = &ClientInfo{Name: ctl, Version: ctl}
+	e.Args = args
+	if err := w.Write(e); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if len(raw) > MaxEntry {
+		t.Errorf("line of %d bytes; the bound is %d", len(raw), MaxEntry)
+	}
+	var got Entry
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("not valid JSON: %v", err)
+	}
+	sum := sha256.Sum256(args)
+	if got.Args != nil || got.ArgsBytes != len(args) || got.ArgsSHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("arguments recorded as %.40s, %d bytes %q; want %d bytes %x", got.Args, got.ArgsBytes, got.ArgsSHA256, len(args), sum)
+	}
+	if !strings.HasPrefix(got.Message, "\x01<\u2028") || !strings.HasSuffix(got.Message, "…") {
+		t.Errorf("message cut as %.40q", got.Message)
+	}
+	for name, v := range map[string]string{"message": got.Message, "tool": got.Tool, "client name": got.Client.Name} {
+		limit := maxShort
+		if name == "message" {
+			limit = maxText
+		}
+		if written, _ := json.Marshal(v); len(written)-2 > limit {
+			t.Errorf("the %s takes %d bytes as written; its bound is %d", name, len(written)-2, limit)
+		}
+	}
+}
+
 // TestInvalidUTF8ArgumentsAreValidJSON: arguments with bytes that are not
 // UTF-8 inside their strings are written as U+FFFD.
 func TestInvalidUTF8ArgumentsAreValidJSON(t *testing.T) {

@@ -35,6 +35,13 @@ type ClientInfo struct {
 	Version string `json:"version,omitempty"`
 }
 
+// Bounded is c as a journal line records it: name and version cut to 256
+// bytes as written. What is kept of a client for its whole session is
+// this, not the megabytes its initialize may have named.
+func (c ClientInfo) Bounded() ClientInfo {
+	return ClientInfo{Name: cut(c.Name, maxShort), Version: cut(c.Version, maxShort)}
+}
+
 // Outcomes.
 const (
 	OK            = "ok"             // a result from the base
@@ -87,10 +94,11 @@ const (
 )
 
 // Bounds on one entry, so that a few huge calls cannot rotate the whole
-// history out: arguments longer than MaxArgs bytes are replaced by their
+// history out: arguments longer than MaxArgs bytes as written (JSON
+// escaping included: "<" is written as six bytes) are replaced by their
 // size and SHA-256, and each text field is cut (on a character boundary,
-// ending in "…") at maxText bytes, or maxShort for names and ids. No line
-// is longer than MaxEntry. With rotation at M bytes and K rotated files,
+// ending in "…") at maxText bytes as written, or maxShort for names and
+// ids. No line is longer than MaxEntry. With rotation at M bytes and K rotated files,
 // the journal thus keeps at least the last K × max(1, M/MaxEntry − 1)
 // entries: 2555 with the defaults.
 const (
@@ -176,16 +184,20 @@ func (w *Writer) Write(e *Entry) error {
 
 // bound cuts what could make an entry long; it works on a copy.
 func bound(e Entry) Entry {
-	if len(e.Args) > MaxArgs {
-		sum := sha256.Sum256(e.Args)
-		e.ArgsBytes, e.ArgsSHA256, e.Args = len(e.Args), hex.EncodeToString(sum[:]), nil
-	} else if !utf8.Valid(e.Args) {
+	if e.Args != nil {
 		// Arguments are valid JSON, so bytes that are not UTF-8 can only be
-		// inside its strings: each becomes U+FFFD there.
-		e.Args = bytes.ToValidUTF8(e.Args, []byte("\uFFFD"))
+		// inside its strings: each becomes U+FFFD there. What is measured is
+		// what Marshal writes (compacted, escaped).
+		written, err := json.Marshal(json.RawMessage(bytes.ToValidUTF8(e.Args, []byte("\uFFFD"))))
+		if err != nil || len(written) > MaxArgs {
+			sum := sha256.Sum256(e.Args)
+			e.ArgsBytes, e.ArgsSHA256, written = len(e.Args), hex.EncodeToString(sum[:]), nil
+		}
+		e.Args = written
 	}
 	if e.Client != nil {
-		e.Client = &ClientInfo{Name: cut(e.Client.Name, maxShort), Version: cut(e.Client.Version, maxShort)}
+		ci := e.Client.Bounded()
+		e.Client = &ci
 	}
 	e.Tool, e.ID, e.Kind = cut(e.Tool, maxShort), cut(e.ID, maxShort), cut(e.Kind, maxShort)
 	e.Message, e.Confirm = cut(e.Message, maxText), cut(e.Confirm, maxShort)
@@ -193,18 +205,34 @@ func bound(e Entry) Entry {
 	return e
 }
 
-// cut shortens s to at most n bytes of valid UTF-8 (json.Marshal would turn
-// each invalid byte into six), ending in "…" when it was cut.
+// cut shortens s so that json.Marshal writes it in at most n bytes
+// (quotes aside), ending in "…" when it was cut. Invalid UTF-8 becomes
+// U+FFFD first (json.Marshal would write each such byte as six).
 func cut(s string, n int) string {
 	s = string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
-	if len(s) <= n {
-		return s
+	room := n - len("…")
+	end, size := 0, 0
+	for i, r := range s {
+		size += escapedLen(r)
+		if size > n {
+			return s[:end] + "…"
+		}
+		if size <= room {
+			end = i + utf8.RuneLen(r)
+		}
 	}
-	n -= len("…")
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	return s
+}
+
+// escapedLen is how many bytes json.Marshal writes for r inside a string.
+func escapedLen(r rune) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		return 6
 	}
-	return s[:n] + "…"
+	return utf8.RuneLen(r)
 }
 
 // WriteLine appends one line (which must end in a newline and hold no

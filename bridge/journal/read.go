@@ -64,7 +64,10 @@ var testHookListed func()
 // fn returns false. A bridge may rotate the journal meanwhile: a file that
 // is gone by the time it is opened (path.keep is removed) is skipped.
 // Rotation only renames a file to an older name, one this reader has
-// already passed, so no file, and no entry, is read twice.
+// already passed, so no file, and no entry, is read twice. A rotated file
+// that is not a regular one (a link planted at its name) is not read, and
+// the others still are: the error then names what was skipped, and
+// errors.Is(err, userfile.ErrNotRegular) tells it apart.
 func Each(path string, fn func(Line) bool) error {
 	files := Files(path)
 	if len(files) == 0 {
@@ -73,16 +76,18 @@ func Each(path string, fn func(Line) bool) error {
 	if testHookListed != nil {
 		testHookListed()
 	}
+	var skipped []error
 	for _, name := range files {
 		more, err := eachLine(name, fn)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil || !more {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, userfile.ErrNotRegular) && name != path: // the journal itself must be one
+			skipped = append(skipped, err)
+		case err != nil || !more:
 			return err
 		}
 	}
-	return nil
+	return errors.Join(skipped...)
 }
 
 // eachLine calls fn for every line of one file; more is false when fn

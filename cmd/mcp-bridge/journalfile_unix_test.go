@@ -43,3 +43,30 @@ func TestJournalPathPlanted(t *testing.T) {
 		t.Errorf("the link's target has mode %v now", fi.Mode().Perm())
 	}
 }
+
+// TestJournalReaderSkipsPlantedFile: a rotated journal name that is not a
+// regular file (here a symbolic link planted at FILE.2) is skipped, with a
+// warning naming it, and the rest of the journal is shown. Before,
+// `mcp-bridge journal` failed on it and showed nothing.
+func TestJournalReaderSkipsPlantedFile(t *testing.T) {
+	dir := tempDir(t)
+	file := filepath.Join(dir, "journal.jsonl")
+	line := func(tool string) string {
+		return `{"time":"2026-12-01T13:00:00Z","pid":1,"transport":"stdio","era":"legacy","method":"tools/call","tool":"` + tool + `","outcome":"ok","durationMs":1,"bytes":1}` + "\n"
+	}
+	for name, tool := range map[string]string{file: "current", file + ".1": "older", filepath.Join(dir, "elsewhere"): "planted"} {
+		if err := os.WriteFile(name, []byte(line(tool)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), file+".2"); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, nil, "", "journal", file, "--json")
+	if code != 0 || !strings.Contains(out, `"older"`) || !strings.Contains(out, `"current"`) || strings.Contains(out, "planted") {
+		t.Errorf("exit %d, stdout %q; want the entries older and current only (stderr %q)", code, out, errs)
+	}
+	if !strings.Contains(errs, file+".2") || !strings.Contains(errs, "skipped") {
+		t.Errorf("stderr %q does not say that %s.2 was skipped", errs, file)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
 // ruleFlags are the settings for the user's rules: the policy, its
@@ -203,11 +205,17 @@ func runJournal(e *env, args []string) error {
 		writeRow(tw, en)
 		return true
 	})
-	if err != nil {
+	// A file that is not a regular one is skipped (journal.Each), not a
+	// reason to show nothing.
+	notRegular := errors.Is(err, userfile.ErrNotRegular)
+	if err != nil && !notRegular {
 		return err
 	}
 	if tw != nil {
 		tw.Flush()
+	}
+	if notRegular {
+		fmt.Fprintf(e.stderr, "journal: skipped, not read: %v\n", err)
 	}
 	if bad > 0 {
 		fmt.Fprintf(e.stderr, "journal: %d lines that are not journal entries skipped\n", bad)

@@ -128,7 +128,7 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 		return r, nil
 	}
 	if !opt.DryRun {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := mkdirAll(filepath.Dir(path)); err != nil {
 			return r, err
 		}
 		unlock, err := userfile.LockPath(path + ".mcp-bridge-lock")
@@ -159,6 +159,24 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 	}
 	r.Backup, err = writeAtomic(path, before, r.After, mode)
 	return r, err
+}
+
+// mkdirAll makes dir and the folders above it that are missing, each
+// owned like the nearest folder that exists (userfile.SameOwner).
+func mkdirAll(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for _, m := range missing {
+				userfile.SameOwner(m, d)
+			}
+			return nil
+		}
+		missing = append(missing, d)
+	}
 }
 
 // resolve follows a symbolic link at path to the file it names, which may
@@ -435,10 +453,18 @@ func writeTemp(dir, pattern string, data []byte, mode os.FileMode) (string, erro
 
 // replace puts data at path through a new temporary file and a rename.
 func replace(path string, data []byte, mode os.FileMode) error {
-	tmp, err := writeTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", data, mode)
+	dir := filepath.Dir(path)
+	tmp, err := writeTemp(dir, "."+filepath.Base(path)+".tmp*", data, mode)
 	defer os.Remove(tmp)
 	if err != nil {
 		return err
+	}
+	// The file's owner stays the owner (or, for a new file, its folder's):
+	// root writing a user's config must not take it from them.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		userfile.SameOwner(tmp, path)
+	} else {
+		userfile.SameOwner(tmp, dir)
 	}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 && filepath.Separator == '\\' {
 		_ = os.Chmod(path, 0o600) // Windows renames over no read-only file; --force asked for it
@@ -446,7 +472,7 @@ func replace(path string, data []byte, mode os.FileMode) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
+	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // best effort: makes the rename durable on Unix
 		d.Close()
 	}

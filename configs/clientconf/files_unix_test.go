@@ -3,9 +3,13 @@
 package clientconf
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestFIFOConfigRefused: a FIFO at the config's path is refused at once
@@ -23,5 +27,52 @@ func TestFIFOConfigRefused(t *testing.T) {
 	}
 	if _, err := readFile(f.Path); err == nil {
 		t.Error("doctor's read of a FIFO: no error")
+	}
+}
+
+// TestOwnerKept: install run by root on a user's files (sudo keeping the
+// user's HOME) leaves them the user's: the config, its backup, its lock
+// file and a folder it had to make keep the owner of the file, or of the
+// folder they are in. Before, they became root's, mode 0600, and the
+// user's client could no longer read its own config. Only root can give
+// files away: skipped for anyone else.
+func TestOwnerKept(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can make files owned by another user")
+	}
+	const uid, gid = 4242, 4343
+	home := testdir.New(t)
+	if err := os.Chown(home, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	f := File{Client: Lookup("cursor"), Path: filepath.Join(home, ".cursor", "mcp.json"), Key: []string{"mcpServers"}, Scope: "user"}
+	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(p string) [2]uint32 {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		return [2]uint32{st.Uid, st.Gid}
+	}
+	for _, p := range []string{filepath.Dir(f.Path), f.Path, f.Path + ".mcp-bridge-lock"} {
+		if got := owner(p); got != [2]uint32{uid, gid} {
+			t.Errorf("%s is owned by %v; want the folder's %d:%d", p, got, uid, gid)
+		}
+	}
+	// An existing file keeps its own owner, whoever owns the folder.
+	if err := os.Chown(f.Path, uid+1, gid+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(f, "cad", Server{Command: "/other"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := owner(f.Path); got != [2]uint32{uid + 1, gid + 1} {
+		t.Errorf("the updated config is owned by %v; want its owner %d:%d", got, uid+1, gid+1)
+	}
+	if got := owner(f.Path + ".mcp-bridge-backup"); got != [2]uint32{uid, gid} {
+		t.Errorf("the backup is owned by %v; want the folder's %d:%d", got, uid, gid)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrNotRegular is a path that is a symbolic link, a FIFO, a device or a
@@ -82,6 +83,7 @@ func LockPath(path string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	SameOwner(path, filepath.Dir(path)) // its folder's owner must open it too
 	if err := Lock(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
