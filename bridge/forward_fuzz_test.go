@@ -148,7 +148,7 @@ func FuzzToolCallParams(f *testing.F) {
 		if len(entries) != 1 {
 			t.Fatalf("%d journal lines for a call that ran", len(entries))
 		}
-		if e := entries[0]; e.Tool != name || !sameJSON(e.Args, asBase.Arguments) {
+		if e := entries[0]; e.Tool != name || !bytes.Equal(e.Args, compactJSON(asBase.Arguments)) {
 			t.Fatalf("journal says %q with %s; the base got %s", e.Tool, e.Args, req.Params)
 		}
 		if _, _, twins := rpc.FoldTwins(asBase.Arguments, true); twins { // FuzzFoldTwins checks it against encoding/json's tokens
@@ -159,6 +159,16 @@ func FuzzToolCallParams(f *testing.F) {
 
 // sameJSON reports whether two raw JSON values (nil for absent) are the
 // same text once compacted.
+// compactJSON is b without insignificant white space, as the journal
+// writes arguments.
+func compactJSON(b []byte) []byte {
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return b
+	}
+	return c.Bytes()
+}
+
 func sameJSON(a, b []byte) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil

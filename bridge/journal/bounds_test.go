@@ -137,7 +137,9 @@ func TestEscapedEntriesAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	args := json.RawMessage(`{"t":"` + strings.Repeat("<", MaxArgs-10) + `"}`)
+	// Each byte that is not UTF-8 is written as U+FFFD, three bytes: the
+	// arguments fit as received and not as written.
+	args := json.RawMessage(`{"t":"` + strings.Repeat("\xffa", (MaxArgs-10)/2) + `"}`)
 	ctl := strings.Repeat("\x01<\u2028", 10000)
 	e := entry(ctl)
 	e.Tool, e.Message, e.Kind, e.Confirm, e.Transport, e.Era, e.Method = ctl, ctl, ctl, ctl, ctl, ctl, ctl

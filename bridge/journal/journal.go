@@ -173,7 +173,7 @@ func (w *Writer) Path() string { return w.path }
 // Write appends one entry, bounded (see MaxEntry), as one line of valid
 // UTF-8 JSON.
 func (w *Writer) Write(e *Entry) error {
-	line, err := json.Marshal(bound(*e))
+	line, err := marshal(bound(*e))
 	if err != nil {
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -182,13 +182,26 @@ func (w *Writer) Write(e *Entry) error {
 	return w.WriteLine(append(line, '\n'))
 }
 
+// marshal is json.Marshal without its HTML escaping: the journal records
+// arguments as the base got them ("&", not "\u0026"), and no browser reads
+// it. escapedLen still counts "<", ">" and "&" as six bytes, an upper bound.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // bound cuts what could make an entry long; it works on a copy.
 func bound(e Entry) Entry {
 	if e.Args != nil {
 		// Arguments are valid JSON, so bytes that are not UTF-8 can only be
 		// inside its strings: each becomes U+FFFD there. What is measured is
 		// what Marshal writes (compacted, escaped).
-		written, err := json.Marshal(json.RawMessage(bytes.ToValidUTF8(e.Args, []byte("\uFFFD"))))
+		written, err := marshal(json.RawMessage(bytes.ToValidUTF8(e.Args, []byte("\uFFFD"))))
 		if err != nil || len(written) > MaxArgs {
 			sum := sha256.Sum256(e.Args)
 			e.ArgsBytes, e.ArgsSHA256, written = len(e.Args), hex.EncodeToString(sum[:]), nil
