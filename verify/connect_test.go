@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // startTLSBridge runs the bridge binary serving HTTPS with a self-signed
@@ -18,7 +20,7 @@ import (
 // and its log.
 func startTLSBridge(t *testing.T) (url, fingerprint string, stderr *LockedBuffer) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	tok := filepath.Join(dir, "token")
 	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestConnectRefusals(t *testing.T) {
 // the remote's refusal.
 func TestInstallURL(t *testing.T) {
 	url, fp, _ := startTLSBridge(t)
-	home := t.TempDir()
+	home := testdir.New(t)
 	tok := filepath.Join(home, "token")
 	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -157,7 +159,8 @@ func TestInstallURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"connect"`, url, fp, tok} {
+	quotedTok, _ := json.Marshal(tok) // a Windows path's backslashes doubled, as the file holds it
+	for _, want := range []string{`"connect"`, url, fp, string(quotedTok)} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("the entry lacks %s:\n%s", want, raw)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // nginxConf ends TLS in front of the bridge with nginx's defaults, response
@@ -56,6 +58,9 @@ http {
 // and a streamed answer (progress while the call still runs) in both.
 // Skipped when nginx is not installed.
 func TestReverseProxy(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("nginx runs on the Linux side: make test-proxy")
+	}
 	nginx, err := exec.LookPath("nginx")
 	if err != nil {
 		if _, err = os.Stat("/usr/sbin/nginx"); err != nil {
@@ -71,7 +76,7 @@ func TestReverseProxy(t *testing.T) {
 	_, simPort, _ := net.SplitHostPort(sim.Addr())
 	bridgeURL, blog := startHTTPBridge(t, simPort, "--trust-proxy", "127.0.0.1", "--progress-interval", "20ms")
 
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	if _, _, err := tlscert.SelfSigned(dir); err != nil {
 		t.Fatal(err)
 	}

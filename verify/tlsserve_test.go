@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestTLSSelfSigned: --tls-self-signed makes its certificate once, beside
 // the cache (owner-only), logs its fingerprint, serves it again after a
 // restart, refuses TLS below 1.2, and doctor prints the fingerprint.
 func TestTLSSelfSigned(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	port := goSDKSimPort(t)
 	first, log1 := startHTTPBridge(t, port, "--tls-self-signed", "--cache-dir", dir)
 	fp := tlscert.Existing(dir)
@@ -54,7 +55,7 @@ func TestTLSSelfSigned(t *testing.T) {
 	}
 
 	cmd := exec.Command(bridgeBin, "doctor", "--timeout", "2s")
-	home := t.TempDir()
+	home := testdir.New(t)
 	cmd.Env = []string{"CAD_MCP_CACHE_DIR=" + dir, "HOME=" + home, "XDG_CONFIG_HOME=" + home, "APPDATA=" + home, "PATH=" + os.Getenv("PATH")}
 	out, _ := cmd.CombinedOutput()
 	if !strings.Contains(string(out), "self-signed TLS certificate (--tls-self-signed): "+fp) {
@@ -65,12 +66,12 @@ func TestTLSSelfSigned(t *testing.T) {
 // TestTLSCertFiles: --tls-cert/--tls-key serve the given certificate;
 // connect trusts it through --ca.
 func TestTLSCertFiles(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	if _, _, err := tlscert.SelfSigned(dir); err != nil {
 		t.Fatal(err)
 	}
 	certFile, keyFile := filepath.Join(dir, tlscert.CertFile), filepath.Join(dir, tlscert.KeyFile)
-	u, _ := startHTTPBridge(t, goSDKSimPort(t), "--tls-cert", certFile, "--tls-key", keyFile, "--cache-dir", t.TempDir())
+	u, _ := startHTTPBridge(t, goSDKSimPort(t), "--tls-cert", certFile, "--tls-key", keyFile, "--cache-dir", testdir.New(t))
 	b, err := Start(bridgeBin, []string{"connect", u, "--ca", certFile}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestTLSByHostName(t *testing.T) {
 	if _, err := net.LookupHost(host); err != nil {
 		t.Skipf("host name %s does not resolve: %v", host, err)
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	u, _ := startHTTPBridge(t, goSDKSimPort(t), "--listen", "0.0.0.0:0", "--tls-self-signed", "--cache-dir", dir, "--allow-remote")
 	_, port, _ := net.SplitHostPort(mustHost(t, u))
 	b, err := Start(bridgeBin, []string{"connect", "https://" + net.JoinHostPort(host, port) + "/mcp", "--fingerprint", tlscert.Existing(dir)}, Options{})

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // waitLimit bounds every wait, so that a broken test fails instead of
@@ -56,7 +57,7 @@ func newRemoteWith(t *testing.T, tweak func(*bridge.Config)) *remote {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
-	cert, _, err := tlscert.SelfSigned(t.TempDir())
+	cert, _, err := tlscert.SelfSigned(testdir.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestSelfSignedOnce: the certificate is made once, for this machine's
 // names, owner-only, and the same one is served after a restart.
 func TestSelfSignedOnce(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "cache")
+	dir := filepath.Join(testdir.New(t), "cache")
 	first, created, err := SelfSigned(dir)
 	if err != nil || !created {
 		t.Fatalf("first: created %v, %v", created, err)

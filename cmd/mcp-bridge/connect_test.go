@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,7 @@ func TestInstallURLRefusals(t *testing.T) {
 	for k, v := range env {
 		withToken[k] = v
 	}
+	missing := filepath.Join(tempDir(t), "no-such-token")
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
@@ -59,7 +61,7 @@ func TestInstallURLRefusals(t *testing.T) {
 		{env, []string{"install", "--client", "cursor", "--fingerprint", "sha256:" + strings.Repeat("ab", 32)}, "go with --url"},
 		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--fingerprint", "md5:1"}, "--fingerprint"},
 		{withToken, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp"}, "does not write the token"},
-		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "/nonexistent/token"},
+		{env, []string{"install", "--client", "cursor", "--url", "https://cad-pc:8931/mcp", "--token-file", missing}, missing},
 	} {
 		_, errs, code := runCLI(t, tt.env, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
