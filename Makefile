@@ -85,7 +85,7 @@ clean:
 # bench: the bridge against a direct call to the simulated base (a table),
 # then the hot paths with -benchmem. Not part of `make test`.
 bench: build
-	$(BIN) bench
+	$(BIN) bench --go $(GO)
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
 
 .PHONY: test-freecad demo-freecad

@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// floorSource is the floor relay: the bench builds it wherever it runs,
+// so that the floor is a program of its own (its own start-up, its own
+// memory), not a mode of the binary being measured.
+//
+//go:embed floor/main.go floor/http.go
+var floorSource embed.FS
+
+func goCommand(goCmd string) string {
+	if goCmd == "" {
+		return "go"
+	}
+	return goCmd
+}
+
+// buildFloor builds the floor relay in dir with the flags `make build`
+// gives the bridge: over stdio from main.go alone (so that it links no
+// net/http), over HTTP with http.go too. It returns their paths.
+func buildFloor(goCmd, dir string) (stdio, http string, err error) {
+	goCmd = goCommand(goCmd)
+	var srcs []string
+	for _, name := range []string{"main.go", "http.go"} {
+		b, err := floorSource.ReadFile("floor/" + name)
+		if err != nil {
+			return "", "", err
+		}
+		srcs = append(srcs, filepath.Join(dir, name))
+		if err := os.WriteFile(srcs[len(srcs)-1], b, 0o600); err != nil {
+			return "", "", err
+		}
+	}
+	if stdio, err = goBuild(goCmd, dir, "floor", srcs[:1]); err != nil {
+		return "", "", err
+	}
+	http, err = goBuild(goCmd, dir, "floor-http", srcs)
+	return stdio, http, err
+}
+
+func goBuild(goCmd, dir, name string, srcs []string) (string, error) {
+	bin := filepath.Join(dir, name)
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command(goCmd, append([]string{"build", "-trimpath", "-ldflags=-s -w", "-o", bin}, srcs...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s build of the floor relay: %v: %s", goCmd, err, strings.TrimSpace(string(out)))
+	}
+	return bin, nil
+}
