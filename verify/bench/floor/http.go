@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net/http"
+	"strconv"
 )
 
 func init() { serveHTTP = listenAndServe }
@@ -22,10 +23,14 @@ func listenAndServe(addr, base string) error {
 			return
 		}
 		one <- struct{}{}
-		defer func() { <-one }()
-		w.Header().Set("Content-Type", "application/json")
-		if err := call(w, base, body); err != nil {
+		ans, err := call(base, body)
+		<-one
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
 		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
+		w.Write(ans)
 	}))
 }

@@ -1,17 +1,18 @@
 // Command floor is the least any relay between an MCP client and the base
 // must do, and nothing more: the floor `mcp-bridge bench` measures the
 // bridge against. For each line read it dials the base, writes the line,
-// copies the answer back and ends it with a newline; over HTTP (-listen),
-// the same for each POST body. It parses nothing, answers no protocol
-// itself and serves one message at a time. Standard library only, so that
-// the bench can build it from this one file (it is embedded in the bench)
-// with the same flags as the bridge. http.go adds -listen; the bench
-// builds the stdio floor without it, so that it links no net/http.
+// reads the whole answer and writes it back on one line; over HTTP
+// (-listen), the same for each POST body. It parses nothing, answers no
+// protocol itself and serves one message at a time. Standard library only,
+// so that the bench can build it wherever it runs (the files are embedded
+// in the bench) with the same flags as the bridge. http.go adds -listen;
+// the stdio floor is built without it, so that it links no net/http.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,8 +49,13 @@ func relay(in io.Reader, out io.Writer, base string) error {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			if err := call(w, base, line); err != nil {
+			ans, err := call(base, line)
+			if err != nil {
 				return err
+			}
+			w.Write(ans)
+			if ans[len(ans)-1] != '\n' {
+				w.WriteByte('\n')
 			}
 			if err := w.Flush(); err != nil {
 				return err
@@ -64,39 +70,24 @@ func relay(in io.Reader, out io.Writer, base string) error {
 	}
 }
 
-// call sends one frame to the base and copies its answer to w, ending it
-// with a newline.
-func call(w io.Writer, base string, frame []byte) error {
+// call sends one frame to the base and returns its whole answer: a relay
+// must have all of it before passing it on, or a base that fails half-way
+// would leave the client half a message.
+func call(base string, frame []byte) ([]byte, error) {
 	c, err := net.Dial("tcp", base)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer c.Close()
-	if len(frame) == 0 || frame[len(frame)-1] != '\n' {
+	if frame[len(frame)-1] != '\n' {
 		frame = append(frame, '\n')
 	}
 	if _, err := c.Write(frame); err != nil {
-		return err
+		return nil, err
 	}
-	end := &lastByte{w: w}
-	if _, err := io.Copy(end, c); err != nil {
-		return err
+	ans, err := io.ReadAll(c)
+	if err == nil && len(ans) == 0 {
+		err = errors.New("the base closed without answering")
 	}
-	if end.last != '\n' {
-		_, err = w.Write([]byte{'\n'})
-	}
-	return err
-}
-
-// lastByte remembers the last byte written through it.
-type lastByte struct {
-	w    io.Writer
-	last byte
-}
-
-func (l *lastByte) Write(p []byte) (int, error) {
-	if len(p) > 0 {
-		l.last = p[len(p)-1]
-	}
-	return l.w.Write(p)
+	return ans, err
 }
