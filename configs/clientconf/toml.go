@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Codex keeps its servers in TOML, one table per server:
@@ -28,9 +29,13 @@ type tomlLine struct {
 	array      bool     // [[array of tables]]
 }
 
+// Compiled on first use, not at start-up: the bridge itself never edits
+// TOML, and every process would pay for them.
 var (
-	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([^\[\]]+?)\s*(\]\]?)\s*(#.*)?$`)
-	bareKey  = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	headerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(\[\[?)\s*([^\[\]]+?)\s*(\]\]?)\s*(#.*)?$`)
+	})
+	bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 )
 
 func tomlLines(src []byte) ([]tomlLine, error) {
@@ -50,7 +55,7 @@ func tomlLines(src []byte) ([]tomlLine, error) {
 			if strings.Count(line, inMulti)%2 == 1 {
 				inMulti = ""
 			}
-		} else if m := headerRE.FindStringSubmatch(line); m != nil && strings.HasPrefix(strings.TrimSpace(line), "[") {
+		} else if m := headerRE().FindStringSubmatch(line); m != nil && strings.HasPrefix(strings.TrimSpace(line), "[") {
 			if len(m[1]) != len(m[3]) {
 				return nil, fmt.Errorf("line %q: unbalanced brackets", line)
 			}
@@ -135,7 +140,7 @@ func splitKey(s string) ([]string, error) {
 				end = len(s)
 			}
 			k, s = strings.TrimSpace(s[:end]), s[end:]
-			if !bareKey.MatchString(k) {
+			if !bareKey().MatchString(k) {
 				return nil, fmt.Errorf("bad key %q", k)
 			}
 		}
@@ -167,7 +172,7 @@ func basicStringEnd(s string) int {
 }
 
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey().MatchString(k) {
 		return k
 	}
 	b, _ := json.Marshal(k)
