@@ -489,6 +489,7 @@ func (b *bench) idleRSS() error {
 	time.Sleep(100 * time.Millisecond)
 	for name, p := range ps {
 		b.figs.addMem(figIdle, name, p.PID(), "VmRSS")
+		b.figs.addMem(figIdleAnon, name, p.PID(), "RssAnon")
 	}
 	return nil
 }

@@ -32,6 +32,9 @@ const (
 	figExit       = "exit: stdin EOF → process gone"
 	figThroughput = "throughput, %d calls pipelined (window %d)"
 	figIdle       = "idle RSS after initialize"
+	// What of it is the process's own (heap, stacks): the rest is the
+	// binary's pages, shared with every process running it.
+	figIdleAnon = "idle RSS after initialize: anonymous (RssAnon)"
 )
 
 // target is a goal for a bridge's row of a figure.
