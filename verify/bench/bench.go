@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -426,58 +427,71 @@ func (b *bench) startup() error {
 
 // throughput keeps window calls in flight over stdio and checks that the
 // answers come back in order, against the bench calling the base in a
-// sequential loop.
+// sequential loop. The calls go in ten slices, the subjects taking turns
+// slice by slice, so that machine drift cancels as in the other figures.
 func (b *bench) throughput() error {
 	n := b.opts.Calls
 	name := fmt.Sprintf(figThroughput, n, window)
 	b.logf("bench: %s", name)
 	b.figs.note(name, direct, "a sequential loop")
 	frame := func(i int) string { return verify.ToolCall(strconv.Itoa(i), "get_drawing_info", `{}`) }
-	rates := map[string]float64{}
-	start := time.Now()
-	for i := range n {
-		if _, err := directCall(b.base, frame(i)); err != nil {
-			return err
+	subjects := b.stdioSubjects()
+	ps, err := b.startAll(subjects)
+	if err != nil {
+		return err
+	}
+	defer ps.close()
+	fns := map[string]func(from, to int) error{direct: func(from, to int) error {
+		for i := from; i < to; i++ {
+			if _, err := directCall(b.base, frame(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	for _, s := range subjects {
+		p := ps[s.name]
+		fns[s.name] = func(from, to int) error { return pipelined(p, from, to, frame) }
+	}
+	names := slices.Sorted(maps.Keys(fns))
+	took := map[string]time.Duration{}
+	const parts = 10
+	for k := range parts {
+		from, to := k*n/parts, (k+1)*n/parts
+		for j := range names {
+			who := names[(k+j)%len(names)]
+			start := time.Now()
+			if err := fns[who](from, to); err != nil {
+				return fmt.Errorf("%s: %w", who, err)
+			}
+			took[who] += time.Since(start)
 		}
 	}
-	rates[direct] = float64(n) / time.Since(start).Seconds()
-	for _, s := range b.stdioSubjects() {
-		p, err := b.start(s)
-		if err != nil {
-			return err
-		}
-		rate, err := pipelined(p, n, frame)
-		p.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		rates[s.name] = rate
-	}
-	for s, r := range rates {
-		b.figs.add(name, "calls/s", s, sample{P50: r})
+	for s, d := range took {
+		b.figs.add(name, "calls/s", s, sample{P50: float64(n) / d.Seconds()})
 	}
 	return nil
 }
 
-// pipelined sends n frames keeping window in flight and returns calls/s.
-func pipelined(p *verify.Bridge, n int, frame func(int) string) (float64, error) {
-	start := time.Now()
-	sent := 0
-	for i := range n {
-		for ; sent < n && sent < i+window; sent++ {
+// pipelined sends the frames from..to-1 keeping window in flight, and
+// checks that each answer is a result, in order.
+func pipelined(p *verify.Bridge, from, to int, frame func(int) string) error {
+	sent := from
+	for i := from; i < to; i++ {
+		for ; sent < to && sent < i+window; sent++ {
 			if err := p.Send(frame(sent)); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		line, err := recv(p)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result"`) {
-			return 0, fmt.Errorf("answer %d out of order or failed: %.200s", i, line)
+			return fmt.Errorf("answer %d out of order or failed: %.200s", i, line)
 		}
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	return nil
 }
 
 func (b *bench) idleRSS() error {
