@@ -56,7 +56,10 @@ func goBuild(goCmd, dir, name string, srcs []string) (string, error) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%s build of the floor relay: %v: %s", goCmd, err, strings.TrimSpace(string(out)))
+		if out := strings.TrimSpace(string(out)); out != "" {
+			err = fmt.Errorf("%v: %s", err, out)
+		}
+		return "", fmt.Errorf("%s build of the floor relay: %w", goCmd, err)
 	}
 	return bin, nil
 }
