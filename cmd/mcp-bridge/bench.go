@@ -29,8 +29,8 @@ func runBench(e *env, args []string) error {
 
 Measures what the bridge costs: the same requests sent straight to the base,
 through the floor (the least any relay must do: read a line, dial the base,
-write it, copy the answer back; built from verify/bench/floor/main.go with
-the go command) and through the bridge (a child process spoken to over
+write it, read the whole answer, write it back; built from verify/bench/floor
+with the go command) and through the bridge (a child process spoken to over
 pipes, or over HTTP), in turns so that machine drift cancels; ping while CAD
 is busy; start-up and exit; pipelined throughput; memory. Every figure is
 measured --rounds times; the table has the medians and each one's ratio to
