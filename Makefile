@@ -96,10 +96,11 @@ cross-vet: cross
 clean:
 	rm -rf bin dist
 
-# bench: the bridge against a direct call to the simulated base (a table),
-# then the hot paths with -benchmem. Not part of `make test`.
+# bench: the bridge against a direct call to the simulated base and against
+# the floor relay (built with $(GO)), medians of three rounds (a table), then
+# the hot paths with -benchmem. Not part of `make test`.
 bench: build
-	$(BIN) bench
+	$(BIN) bench --go $(GO)
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui

@@ -23,12 +23,17 @@ func BenchmarkBaseFrame(b *testing.B) {
 	}
 }
 
-// BenchmarkForward measures one forwarded tools/call end to end in-process:
-// stdin pipe → Run → sim over loopback → stdout pipe.
+// BenchmarkForward measures one forwarded request end to end in-process:
+// stdin pipe → Run → sim over loopback → stdout pipe; tools/list with the
+// cache on, as it is by default.
 func BenchmarkForward(b *testing.B) {
-	for _, tc := range []struct{ name, tool, args string }{
-		{"small", "get_drawing_info", `{}`},
-		{"1MiB", "fault_big", `{"mib":1}`},
+	call := func(tool, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, args)
+	}
+	for _, tc := range []struct{ name, line string }{
+		{"small", call("get_drawing_info", `{}`)},
+		{"1MiB", call("fault_big", `{"mib":1}`)},
+		{"list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
@@ -38,11 +43,11 @@ func BenchmarkForward(b *testing.B) {
 			defer sim.Close()
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
-			cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr()}
+			cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), CacheDir: b.TempDir()}
 			done := make(chan error, 1)
 			go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
 			out := bufio.NewReaderSize(outR, 4<<20)
-			line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", tc.tool, tc.args))
+			line := []byte(tc.line + "\n")
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := inW.Write(line); err != nil {

@@ -76,6 +76,12 @@ func (s *toolState) isDown() bool {
 // cache when it is news, and reports whether it differs from the previous
 // list this process saw.
 func (s *toolState) record(result []byte) (changed bool, err error) {
+	s.mu.Lock()
+	same := s.last != nil && bytes.Equal(result, s.last) // the usual case: no hashing again
+	s.mu.Unlock()
+	if same {
+		return false, nil
+	}
 	h := fnv.New64a()
 	h.Write(rpc.Field(s.policy.ApplyList(result), "tools"))
 	sum := h.Sum64() | 1 // never 0, which means "none yet"

@@ -58,6 +58,9 @@ type bridge struct {
 	tools toolState // is the base up, and its last tool list
 
 	warned map[string]bool // tools whose schema repair was logged (worker only)
+	// lastShown is the last tool list and how the client is shown it
+	// (worker only, shownList).
+	lastShown struct{ raw, shown []byte }
 
 	rules *rules // the user's rules: policy, confirmation, journal (rules.go)
 }

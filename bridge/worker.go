@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"runtime/debug"
@@ -174,7 +175,22 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 // prepareList prepares a tools/list result for the client: schemas
 // repaired, and decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
-	result = b.cfg.Policy.ApplyList(result) // the list as the user's policy shows it
+	result = b.shownList(result)
+	if j.era == lifecycle.Modern {
+		result = b.cfg.Server.Decorate("tools/list", result)
+	}
+	return result
+}
+
+// shownList is the base's list as the user's policy and the schema repair
+// show it. The base sends the same list again and again and this takes
+// several passes over it, so the last one is kept (worker only); capped,
+// so that no append to it can write into the kept copy.
+func (b *bridge) shownList(raw []byte) []byte {
+	if b.lastShown.raw != nil && bytes.Equal(raw, b.lastShown.raw) {
+		return b.lastShown.shown
+	}
+	result := b.cfg.Policy.ApplyList(raw) // the list as the user's policy shows it
 	if !b.cfg.NoSchemaRepair {
 		var fixed []string
 		result, fixed = toolschema.RepairToolSchemas(result)
@@ -185,8 +201,7 @@ func (b *bridge) prepareList(j *job, result []byte) []byte {
 			}
 		}
 	}
-	if j.era == lifecycle.Modern {
-		result = b.cfg.Server.Decorate("tools/list", result)
-	}
+	result = result[:len(result):len(result)]
+	b.lastShown.raw, b.lastShown.shown = raw, result
 	return result
 }

@@ -8,6 +8,7 @@ package rpc
 // (plain.go) check and delimit such JSON in the first place.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -30,6 +31,24 @@ func ScanObject(data []byte, fn func(key string, start, end int) bool) error {
 
 // scanMembers is ScanObject that also reports where each member's key starts.
 func scanMembers(data []byte, fn func(key string, keyStart, start, end int) bool) error {
+	var err error
+	scanErr := eachMember(data, func(raw []byte, keyStart, start, end int) bool {
+		var key string
+		if key, err = unquote(raw); err != nil {
+			return false
+		}
+		return fn(key, keyStart, start, end)
+	})
+	if err != nil {
+		return err
+	}
+	return scanErr
+}
+
+// eachMember is the scanner under ScanObject and Field: fn gets each
+// member's raw key token, quotes included, so that a lookup need not
+// allocate the key.
+func eachMember(data []byte, fn func(rawKey []byte, keyStart, start, end int) bool) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errNotObject
@@ -43,17 +62,13 @@ func scanMembers(data []byte, fn func(key string, keyStart, start, end int) bool
 			return errNotObject
 		}
 		kStart, kEnd := i, skipString(data, i)
-		key, err := unquote(data[i:kEnd])
-		if err != nil {
-			return err
-		}
 		i = skipSpace(data, kEnd)
 		if i >= len(data) || data[i] != ':' {
 			return errNotObject
 		}
 		vStart := skipSpace(data, i+1)
 		vEnd := skipValue(data, vStart)
-		if !fn(key, kStart, vStart, vEnd) {
+		if !fn(data[kStart:kEnd], kStart, vStart, vEnd) {
 			return nil
 		}
 		i = skipSpace(data, vEnd)
@@ -77,7 +92,17 @@ func scanMembers(data []byte, fn func(key string, keyStart, start, end int) bool
 // more than once the last one wins, as in encoding/json.
 func Field(data []byte, key string) []byte {
 	var v []byte
-	_ = ScanObject(data, func(k string, s, e int) bool {
+	_ = eachMember(data, func(raw []byte, _, s, e int) bool {
+		if bytes.IndexByte(raw, '\\') < 0 { // the common case: compared in place
+			if string(raw[1:len(raw)-1]) == key {
+				v = data[s:e]
+			}
+			return true
+		}
+		k, err := unquote(raw)
+		if err != nil {
+			return false
+		}
 		if k == key {
 			v = data[s:e]
 		}

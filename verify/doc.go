@@ -6,7 +6,7 @@
 // The jobs built on it live in sub-packages named after them:
 //
 //	verify/checks  the end-to-end checks users run against their base (`mcp-bridge verify`)
-//	verify/bench   what the bridge costs against a direct call (`mcp-bridge bench`)
+//	verify/bench   what the bridge costs against a direct call and a minimal relay (`mcp-bridge bench`)
 //	verify/doctor  this installation: binary, base, client configurations (`mcp-bridge doctor`)
 //	verify/direct  talking to the base without a bridge (`tools`, `call`, `request`)
 //	verify/demo    the guided exchange (`mcp-bridge demo`)

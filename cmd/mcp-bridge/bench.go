@@ -17,18 +17,25 @@ func runBench(e *env, args []string) error {
 	fs.SetOutput(e.stderr)
 	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: measure against that base)")
 	port := fs.Int("port", 0, "CAD base port; without it, a simulated base is started")
-	runs := fs.Int("runs", 300, "samples per latency figure")
+	rounds := fs.Int("rounds", 3, "times each figure is measured (the median is reported)")
+	runs := fs.Int("runs", 300, "samples per latency figure and round")
 	calls := fs.Int("calls", 10000, "pipelined calls in the throughput run")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	bridgeBin := fs.String("bridge", "", "bridge binary to measure (default: this one), e.g. an older build")
+	bridgeBin := fs.String("bridge", "", "bridge binary to measure (default: this one)")
+	against := fs.StringArray("against", nil, "another bridge binary measured beside it in the same run, e.g. an older build (repeatable)")
+	goCmd := fs.String("go", "go", "the go command that builds the floor relay")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge bench [flags]
 
-Measures what the bridge costs: the same requests sent straight to the base
-and through the bridge (a child process spoken to over pipes), alternated so
-that machine drift cancels; ping while CAD is busy; start-up and exit;
-pipelined throughput; memory. Against a real base (--port) it only calls
-get_drawing_info and tools/list.
+Measures what the bridge costs: the same requests sent straight to the base,
+through the floor (the least any relay must do: read a line, dial the base,
+write it, read the whole answer, write it back; built from verify/bench/floor
+with the go command) and through the bridge (a child process spoken to over
+pipes, or over HTTP), in turns so that machine drift cancels; ping while CAD
+is busy; start-up and exit; pipelined throughput; memory. Every figure is
+measured --rounds times; the table has the medians and each one's ratio to
+the floor's and to the direct call's. Against a real base (--port) it only
+calls get_drawing_info and tools/list.
 
 Flags:
 %s`, fs.FlagUsages())
@@ -40,7 +47,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	opts := bench.Options{Bridge: exe, Sim: exe, Runs: *runs, Calls: *calls, Log: e.stderr}
+	opts := bench.Options{Bridge: exe, Others: *against, Sim: exe, Go: *goCmd, Rounds: *rounds, Runs: *runs, Calls: *calls, Log: e.stderr}
 	if *bridgeBin != "" {
 		opts.Bridge = *bridgeBin
 	}

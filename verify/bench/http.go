@@ -18,64 +18,69 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
-// httpBridge is a bridge child serving Streamable HTTP, and a keep-alive
-// client for it.
-type httpBridge struct {
+// httpServer is a subject serving HTTP (a bridge with --listen, or the
+// floor with -listen), and a keep-alive client for it.
+type httpServer struct {
+	subject
 	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has been waited for
 	url    string
 	client *http.Client
 }
 
-// startHTTPBridge starts a bridge with --listen on a free loopback port and
-// waits until /healthz answers.
-func startHTTPBridge(bin, base string) (*httpBridge, error) {
+// startHTTP starts a subject on a free loopback port and waits until
+// /healthz answers.
+func (b *bench) startHTTP(s subject) (*httpServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	host, port, _ := net.SplitHostPort(base)
-	cmd := exec.Command(bin, "--host", host, "--port", port, "--listen", addr, "--log-level", "error", "--no-cache")
+	args := []string{"-base", b.base, "-listen", addr}
+	if s.isBridge() {
+		host, port, _ := net.SplitHostPort(b.base)
+		args = append([]string{"--host", host, "--port", port, "--listen", addr, "--log-level", "error"}, b.cacheFlags(s)...)
+	}
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return waitHTTP(cmd, addr)
-}
-
-// waitHTTP waits until the child serving HTTP at addr answers /healthz.
-func waitHTTP(cmd *exec.Cmd, addr string) (*httpBridge, error) {
-	h := &httpBridge{cmd: cmd, url: "http://" + addr + "/mcp",
+	h := &httpServer{subject: s, cmd: cmd, exited: make(chan struct{}), url: "http://" + addr + "/mcp",
 		client: &http.Client{Timeout: answerWait, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	go func() { _ = cmd.Wait(); close(h.exited) }()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		resp, err := h.client.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			return h, nil
 		}
+		select {
+		case <-h.exited:
+			return nil, fmt.Errorf("%s exited instead of serving HTTP: %v", s.name, cmd.ProcessState)
+		case <-time.After(10 * time.Millisecond):
+		}
 		if time.Now().After(deadline) {
 			h.close()
-			return nil, fmt.Errorf("the HTTP bridge did not come up: %v", err)
+			return nil, fmt.Errorf("%s did not come up: %v", s.name, err)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func (h *httpBridge) close() {
+func (h *httpServer) close() {
 	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-h.exited:
 	case <-time.After(10 * time.Second):
 		_ = h.cmd.Process.Kill()
-		<-done
+		<-h.exited
 	}
+	h.client.CloseIdleConnections()
 }
 
 // post sends one message in a session and returns the answer body.
-func (h *httpBridge) post(session, body string) (string, http.Header, error) {
+func (h *httpServer) post(session, body string) (string, http.Header, error) {
 	req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
 	if err != nil {
 		return "", nil, err
@@ -100,10 +105,10 @@ func (h *httpBridge) post(session, body string) (string, http.Header, error) {
 	return string(bytes.TrimSpace(b)), resp.Header, nil
 }
 
-// session opens a legacy session.
-func (h *httpBridge) session() (string, error) {
+// session opens a legacy session ("" for the floor, which has none).
+func (h *httpServer) session() (string, error) {
 	_, hdr, err := h.post("", verify.Initialize("0", "2025-06-18"))
-	if err != nil {
+	if err != nil || !h.isBridge() {
 		return "", err
 	}
 	id := hdr.Get("Mcp-Session-Id")
@@ -113,8 +118,9 @@ func (h *httpBridge) session() (string, error) {
 	return id, nil
 }
 
-func (h *httpBridge) call(session string, i int) error {
-	ans, _, err := h.post(session, verify.ToolCall(strconv.Itoa(i), "get_drawing_info", `{}`))
+// call makes a tools/call and checks that its answer is a result.
+func (h *httpServer) call(session string, i int, tool, args string) error {
+	ans, _, err := h.post(session, verify.ToolCall(strconv.Itoa(i), tool, args))
 	if err != nil {
 		return err
 	}
@@ -124,122 +130,122 @@ func (h *httpBridge) call(session string, i int) error {
 	return nil
 }
 
-// expectBig posts a call whose answer is about 1 MiB.
-func (h *httpBridge) expectBig(session, frame string) error {
-	ans, _, err := h.post(session, frame)
-	if err == nil && len(ans) < 1<<20 {
-		err = fmt.Errorf("1 MiB answer came back with %d bytes: %.200s", len(ans), ans)
-	}
-	return err
+func (h *httpServer) small(session string, i int) error {
+	return h.call(session, i, "get_drawing_info", `{}`)
 }
 
-// httpFigures are the HTTP front end's figures beside the stdio ones, from
-// the same run: a small call over HTTP (keep-alive) against the same call
-// over stdio, ten clients' throughput against one's, and the RSS of 100
-// idle legacy sessions.
-func httpFigures(opts Options, base string, stdio *verify.Bridge, fl *floor, faults bool, rep *Report, logf func(string, ...any)) error {
-	h, err := startHTTPBridge(opts.Bridge, base)
-	if err != nil {
-		return err
-	}
-	defer h.close()
-	sid, err := h.session()
-	if err != nil {
-		return err
-	}
-	var relay *httpBridge
-	if fl != nil {
-		if relay, err = fl.startHTTP(); err != nil {
-			return fmt.Errorf("the floor relay: %w", err)
+// httpFigures are the HTTP front end's figures, against the floor serving
+// HTTP and the bench calling the base itself: a small call and a 1 MiB
+// answer (keep-alive, in turns), one client's and ten clients' throughput,
+// and the RSS of 100 idle legacy sessions. A bridge that cannot serve HTTP
+// (an older build) is left out of them.
+func (b *bench) httpFigures() error {
+	var servers []*httpServer
+	defer func() {
+		for _, h := range servers {
+			h.close()
 		}
-		defer relay.close()
+	}()
+	sessions := map[string]string{}
+	subjects := b.bridges
+	if b.floorWeb != "" {
+		subjects = append([]subject{{floor, b.floorWeb}}, subjects...)
 	}
-
-	logf("bench: small tools/call over HTTP (keep-alive) vs stdio (%d runs each way)", opts.Runs)
-	frame := verify.ToolCall("1", "get_drawing_info", `{}`)
-	fns := []func() error{
-		func() error { _, err := roundTrip(stdio, frame); return err },
-		func() error { return h.call(sid, 1) },
-	}
-	if relay != nil {
-		fns = append(fns, func() error { return relay.call("relay", 1) })
-	}
-	st, err := alternateN(opts.Runs, fns...)
-	if err != nil {
-		return fmt.Errorf("HTTP vs stdio: %w", err)
-	}
-	s, ht := st[0], st[1]
-	ratio := ht.P50 / s.P50
-	f := Figure{Name: "small tools/call over HTTP (keep-alive)", Unit: "µs", Direct: s, Bridged: ht, Ratio: ratio,
-		Target: "p50 HTTP / stdio ≤ 1.2", Met: met(ratio <= 1.2), Note: "direct column: the same call over stdio; floor: the HTTP relay"}
-	if relay != nil {
-		f = withFloor(f, st[2])
-	}
-	rep.Figures = append(rep.Figures, f)
-
-	if faults && relay != nil {
-		runs := max(opts.Runs/5, 20)
-		logf("bench: 1 MiB answer over HTTP vs the HTTP relay (%d runs each way)", runs)
-		big := verify.ToolCall("3", "fault_big", `{"mib":1}`)
-		st, err := alternateN(runs,
-			func() error { return h.expectBig(sid, big) },
-			func() error { return relay.expectBig("relay", big) })
+	for _, s := range subjects {
+		h, err := b.startHTTP(s)
+		if err == nil {
+			sessions[s.name], err = h.session()
+			servers = append(servers, h)
+		}
 		if err != nil {
-			return fmt.Errorf("1 MiB over HTTP: %w", err)
+			b.logf("bench: HTTP: %s left out: %v", s.name, err)
+			b.figs.note(figHTTPSmall, s.name, "no HTTP: "+err.Error())
 		}
-		vs := st[0].P50 / st[1].P50
-		rep.Figures = append(rep.Figures, Figure{Name: "tools/call, 1 MiB answer over HTTP", Unit: "µs", Bridged: st[0], Floor: st[1], VsFloor: vs,
-			Target: "p50 ≤ 1.15 × floor", Met: met(vs <= 1.15)})
 	}
-
-	n := opts.Calls / 5
-	logf("bench: HTTP throughput, %d calls from one client, then from ten", n)
-	start := time.Now()
-	for i := range n {
-		if err := h.call(sid, i); err != nil {
+	latency := func(name, frame string, runs int, call func(h *httpServer) error) error {
+		b.logf("bench: %s (%d runs each)", name, runs)
+		fns := map[string]func() error{direct: func() error { _, err := directCall(b.base, frame); return err }}
+		for _, h := range servers {
+			fns[h.name] = func() error { return call(h) }
+		}
+		res, err := alternate(runs, fns)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		b.figs.addAll(name, "µs", res)
+		return nil
+	}
+	if err := latency(figHTTPSmall, verify.ToolCall("1", "get_drawing_info", `{}`), b.opts.Runs,
+		func(h *httpServer) error { return h.small(sessions[h.name], 1) }); err != nil {
+		return err
+	}
+	if b.faults {
+		if err := latency(figHTTPMiB, verify.ToolCall("3", "fault_big", `{"mib":1}`), max(b.opts.Runs/5, 20),
+			func(h *httpServer) error { return h.call(sessions[h.name], 3, "fault_big", `{"mib":1}`) }); err != nil {
 			return err
 		}
 	}
-	one := float64(n) / time.Since(start).Seconds()
+
+	n := b.opts.Calls / 5
+	b.logf("bench: HTTP throughput, %d calls from one client, then from ten", n)
+	for _, h := range servers {
+		one, ten, err := httpThroughput(h, sessions[h.name], n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", h.name, err)
+		}
+		b.figs.add(figHTTPOne, "calls/s", h.name, sample{P50: one})
+		b.figs.add(figHTTPTen, "calls/s", h.name, sample{P50: ten})
+		b.figs.add(figHTTPTenOne, "", h.name, sample{P50: ten / one})
+	}
+	b.figs.note(figHTTPOne, "", fmt.Sprintf("%d calls", n))
+
+	b.logf("bench: RSS with 100 idle legacy sessions")
+	for _, h := range servers {
+		if !h.isBridge() {
+			continue
+		}
+		for range 100 {
+			if _, err := h.session(); err != nil {
+				return err
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+		b.figs.addMem(figHTTPRSS, h.name, h.cmd.Process.Pid, "VmRSS")
+	}
+	return nil
+}
+
+// httpThroughput makes n small calls from one client, then n from ten
+// clients (each in its own session), and returns both in calls/s.
+func httpThroughput(h *httpServer, sid string, n int) (one, ten float64, err error) {
+	start := time.Now()
+	for i := range n {
+		if err := h.small(sid, i); err != nil {
+			return 0, 0, err
+		}
+	}
+	one = float64(n) / time.Since(start).Seconds()
 	sessions := make([]string, 10)
 	for i := range sessions {
 		if sessions[i], err = h.session(); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, len(sessions))
 	start = time.Now()
 	for c, id := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := c; i < n; i += len(sessions) {
-				if err := h.call(id, i); err != nil {
+				if err := h.small(id, i); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	ten := float64(n) / time.Since(start).Seconds()
+	ten = float64(n) / time.Since(start).Seconds()
 	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	tr := ten / one
-	rep.Figures = append(rep.Figures, Figure{Name: fmt.Sprintf("HTTP throughput, %d calls: ten clients vs one", n), Unit: "calls/s",
-		Direct: &Stats{P50: one, N: n}, Bridged: &Stats{P50: ten, N: n}, Ratio: tr,
-		Target: "ten / one ≥ 0.9", Met: met(tr >= 0.9), Note: "direct column: one client"})
-
-	logf("bench: RSS with 100 idle legacy sessions")
-	for range 100 {
-		if _, err := h.session(); err != nil {
-			return err
-		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	rep.Figures = append(rep.Figures, memFigure("HTTP RSS with 100 idle legacy sessions", h.cmd.Process.Pid, "VmRSS", 20))
-	return nil
+	return one, ten, <-errs
 }
