@@ -27,7 +27,7 @@ func FuzzModernHeaders(f *testing.F) {
 			return
 		}
 		h := http.Header{}
-		for k, v := range map[string]string{hdrVersion: version, hdrMethod: method, hdrName: name} {
+		for k, v := range map[string]string{lifecycle.HeaderVersion: version, lifecycle.HeaderMethod: method, lifecycle.HeaderName: name} {
 			if v != "" {
 				h.Set(k, v)
 			}

@@ -15,14 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// Header names of the Streamable HTTP transport.
-const (
-	hdrSession  = "Mcp-Session-Id"
-	hdrVersion  = "MCP-Protocol-Version"
-	hdrMethod   = "Mcp-Method"
-	hdrName     = "Mcp-Name"
-	codeHeaders = -32020 // HeaderMismatch (2026-07-28)
-)
+const codeHeaders = -32020 // HeaderMismatch (2026-07-28)
 
 // modernMethods are the methods the bridge serves in the stateless era;
 // anything else is 404 with -32601 there.
@@ -36,7 +29,7 @@ func (f *httpFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, code, msg)
 		return
 	}
-	headerModern := isModernVersion(r.Header.Get(hdrVersion))
+	headerModern := isModernVersion(r.Header.Get(lifecycle.HeaderVersion))
 	switch r.Method {
 	case http.MethodPost:
 		f.post(w, r, headerModern)
@@ -157,36 +150,36 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 	mismatch := func(format string, args ...any) (int, *rpc.WireError) {
 		return http.StatusBadRequest, rpc.Errorf(codeHeaders, "Header mismatch: "+format, args...)
 	}
-	switch hv := h.Get(hdrVersion); {
+	switch hv := h.Get(lifecycle.HeaderVersion); {
 	case hv == "":
-		return mismatch("the %s header is required", hdrVersion)
+		return mismatch("the %s header is required", lifecycle.HeaderVersion)
 	case hv != version:
-		return mismatch("%s header %q does not match the body's %q", hdrVersion, hv, version)
+		return mismatch("%s header %q does not match the body's %q", lifecycle.HeaderVersion, hv, version)
 	}
 	if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
 		return http.StatusBadRequest, werr
 	}
 	f.checked = true
-	switch hm := h.Get(hdrMethod); {
+	switch hm := h.Get(lifecycle.HeaderMethod); {
 	case hm == "":
-		return mismatch("the %s header is required", hdrMethod)
+		return mismatch("the %s header is required", lifecycle.HeaderMethod)
 	case hm != req.Method:
-		return mismatch("%s header %q does not match the body's method %q", hdrMethod, hm, req.Method)
+		return mismatch("%s header %q does not match the body's method %q", lifecycle.HeaderMethod, hm, req.Method)
 	}
 	if req.Method == "tools/call" {
 		var name string
 		if raw := rpc.Field(req.Params, "name"); rpc.Kind(raw) == '"' {
 			name, _ = unquoteJSON(raw)
 		}
-		raw := h.Get(hdrName)
+		raw := h.Get(lifecycle.HeaderName)
 		got, ok := headerValue(raw)
 		switch {
 		case raw == "":
-			return mismatch("the %s header is required for tools/call", hdrName)
+			return mismatch("the %s header is required for tools/call", lifecycle.HeaderName)
 		case !ok:
-			return mismatch("%s header is not valid Base64 of UTF-8", hdrName)
+			return mismatch("%s header is not valid Base64 of UTF-8", lifecycle.HeaderName)
 		case got != name:
-			return mismatch("%s header %q does not match the body's name %q", hdrName, got, name)
+			return mismatch("%s header %q does not match the body's name %q", lifecycle.HeaderName, got, name)
 		}
 	}
 	if !slices.Contains(modernMethods, req.Method) {
@@ -250,9 +243,9 @@ func (f *httpFront) modernCount() int {
 // ---- the handshake era (2025-03-26 … 2025-11-25) ----
 
 func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
-	hv := r.Header.Get(hdrVersion)
+	hv := r.Header.Get(lifecycle.HeaderVersion)
 	if hv != "" && !slices.Contains(lifecycle.LegacyVersions, hv) {
-		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported %s %q; supported: %v", hdrVersion, hv, lifecycle.LegacyVersions))
+		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported %s %q; supported: %v", lifecycle.HeaderVersion, hv, lifecycle.LegacyVersions))
 		return
 	}
 	if len(msgs) == 1 && msgs[0].Err != nil && msgs[0].Err.Code == rpc.CodeParseError {
@@ -339,7 +332,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout, f.b.log)
 	if initialize {
 		id := s.id
-		out.header = func(h http.Header) { h.Set(hdrSession, id) }
+		out.header = func(h http.Header) { h.Set(lifecycle.HeaderSession, id) }
 	}
 	// A dropped connection is not a cancellation in this era: the job runs
 	// to its end (its answer has nowhere to go); notifications/cancelled is.
@@ -365,7 +358,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 // findSession returns the request's session, held, or the status for its
 // absence: 400 without the header, 404 for an unknown or ended session.
 func (f *httpFront) findSession(r *http.Request) (*session, int) {
-	id := r.Header.Get(hdrSession)
+	id := r.Header.Get(lifecycle.HeaderSession)
 	if id == "" {
 		return nil, http.StatusBadRequest
 	}
@@ -378,7 +371,7 @@ func (f *httpFront) findSession(r *http.Request) (*session, int) {
 
 func sessionRefusal(status int) string {
 	if status == http.StatusBadRequest {
-		return "Bad Request: " + hdrSession + " header required (send initialize first)"
+		return "Bad Request: " + lifecycle.HeaderSession + " header required (send initialize first)"
 	}
 	return "Not Found: unknown or ended session; send initialize to start a new one"
 }
@@ -423,7 +416,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
-	id := r.Header.Get(hdrSession)
+	id := r.Header.Get(lifecycle.HeaderSession)
 	if id == "" {
 		f.refuse(w, http.StatusBadRequest, sessionRefusal(http.StatusBadRequest))
 		return

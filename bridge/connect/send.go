@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -265,7 +266,7 @@ func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed 
 		return
 	}
 	if o.method == "initialize" && !o.modern && res.Result != nil {
-		if id := resp.Header.Get(hdrSession); id != "" {
+		if id := resp.Header.Get(lifecycle.HeaderSession); id != "" {
 			v, _ := unquote(rpc.Field(res.Result, "protocolVersion"))
 			r.adopt(id, v)
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -114,7 +115,7 @@ func (r *relay) renew(stale string) error {
 	if err != nil {
 		return err
 	}
-	id := a.resp.Header.Get(hdrSession)
+	id := a.resp.Header.Get(lifecycle.HeaderSession)
 	if a.resp.StatusCode/100 != 2 || id == "" {
 		return fmt.Errorf("the remote refused the replayed initialize: %s", statusText(a.resp, body))
 	}
@@ -157,10 +158,10 @@ func firstMessage(resp *http.Response, body []byte) []byte {
 func legacyHeaders(id, version string) http.Header {
 	h := http.Header{}
 	if id != "" {
-		h.Set(hdrSession, id)
+		h.Set(lifecycle.HeaderSession, id)
 	}
 	if version != "" {
-		h.Set(hdrVersion, version)
+		h.Set(lifecycle.HeaderVersion, version)
 	}
 	return h
 }

@@ -20,15 +20,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
-)
-
-// Header names of the Streamable HTTP transport.
-const (
-	hdrSession = "Mcp-Session-Id"
-	hdrVersion = "MCP-Protocol-Version"
-	hdrMethod  = "Mcp-Method"
-	hdrName    = "Mcp-Name"
 )
 
 // PinError is a server certificate that is not the pinned one.
@@ -146,12 +139,12 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // modernHeaders are the 2026-07-28 transport's headers for one request.
 func modernHeaders(o *outgoing) http.Header {
 	h := http.Header{}
-	h.Set(hdrVersion, o.version)
+	h.Set(lifecycle.HeaderVersion, o.version)
 	if o.method != "" {
-		h.Set(hdrMethod, headerSafe(o.method))
+		h.Set(lifecycle.HeaderMethod, headerSafe(o.method))
 	}
 	if o.method == "tools/call" {
-		h.Set(hdrName, headerSafe(o.name))
+		h.Set(lifecycle.HeaderName, headerSafe(o.name))
 	}
 	return h
 }
