@@ -203,7 +203,7 @@ func runInstall(e *env, cmd string, args []string) error {
 		}
 	}
 	if len(tokenVarUsers) > 0 {
-		fmt.Fprintf(e.stdout, "%s send the token from the %s variable, not from the file: set it to the token in %s in the environment they start from, e.g.\n  export %s=\"$(cat %s)\"\n",
+		fmt.Fprintf(e.stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  export %s=\"$(cat %s)\"\n",
 			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, f.tokenFile, clientconf.TokenVar, shellQuoteIfNeeded(f.tokenFile))
 	}
 	if failed > 0 {
