@@ -106,15 +106,16 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 }
 
 // connectEntry is install --url: the client starts `mcp-bridge connect
-// URL` over stdio. Every client takes a stdio entry, and only connect can
-// pin a self-signed certificate; the token stays in its file (the entry
-// names the file, never the token).
+// URL` over stdio, or, where it has one, gets its own URL entry (urlForm).
+// Every client takes a stdio entry, and only connect can pin a
+// self-signed certificate; the token stays in its file (the entry names
+// the file, or the variable the client reads it from, never the token).
 type connectEntry struct {
 	url, fingerprint, ca string
 }
 
 func (c *connectEntry) add(f *bridgeFlags) {
-	f.fs.StringVar(&c.url, "url", "", "register `mcp-bridge connect URL` (a remote bridge serving --listen) instead of a local bridge; with --token-file, --fingerprint, --ca")
+	f.fs.StringVar(&c.url, "url", "", "register the remote bridge at `URL` (one serving --listen) instead of a local one: the client's own URL entry (Claude Code, Gemini CLI, Cursor, VS Code; the token from CAD_MCP_TOKEN) or \"mcp-bridge connect URL\"; with --token-file, --fingerprint, --ca")
 	f.fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
 	f.fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
 }
@@ -165,6 +166,12 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 		*p = abs
 	}
 	return nil
+}
+
+// urlForm: the client gets its own URL entry rather than connect's: it
+// has one, and no certificate is to be pinned (no client pins one).
+func (c *connectEntry) urlForm(cl *clientconf.Client) bool {
+	return c.url != "" && cl.URLForm != nil && c.fingerprint == "" && c.ca == ""
 }
 
 // server is the entry: this executable, connect, the URL and its settings.

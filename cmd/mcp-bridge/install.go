@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -27,9 +28,13 @@ changes nothing. uninstall removes the entry and nothing else. A read-only
 file is left alone unless --force; a file with comments or trailing commas
 is refused for a client that reads strict JSON (see configs/README.md).
 
-With --url URL it registers "mcp-bridge connect URL" instead, for a bridge
-on another machine (--token-file, --fingerprint and --ca passed on; the
-token stays in its file).
+With --url URL it registers a bridge on another machine (serving
+--listen). Claude Code, Gemini CLI, Cursor and VS Code get their own URL
+entry (Streamable HTTP) and send the token from the CAD_MCP_TOKEN variable
+in their environment (set it to the content of --token-file; the token is
+never written in their file). With --fingerprint or --ca, and for every
+other client, it registers "mcp-bridge connect URL" (--token-file,
+--fingerprint and --ca passed on; the token stays in its file).
 
 Clients: %s, or all (every client found on this machine).
 Scopes: user (default); project (the current folder's file, shared with
@@ -117,7 +122,7 @@ func runInstall(e *env, cmd string, args []string) error {
 		if remote.url != "" {
 			server = remote.server(server.Command, f)
 		}
-		if !*copyExe {
+		if !*copyExe && slices.ContainsFunc(clients, func(c *clientconf.Client) bool { return !remote.urlForm(c) }) {
 			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))
 		}
 		if *copyExe {
@@ -132,8 +137,9 @@ func runInstall(e *env, cmd string, args []string) error {
 		}
 	}
 	failed := 0
-	var table [][3]string   // --client all: client, file, what was done
-	var newContent []string // --client all --dry-run: the files it would write
+	tokenVarUsers := []string{} // the clients whose entry takes the token from CAD_MCP_TOKEN
+	var table [][3]string       // --client all: client, file, what was done
+	var newContent []string     // --client all --dry-run: the files it would write
 	for _, c := range clients {
 		var results []clientconf.Result
 		var err error
@@ -142,8 +148,15 @@ func runInstall(e *env, cmd string, args []string) error {
 			if !ok {
 				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
 			} else {
+				s := server
+				if remote.urlForm(c) {
+					s = c.URLServer(remote.url, f.tokenFile != "")
+					if f.tokenFile != "" {
+						tokenVarUsers = append(tokenVarUsers, c.Name)
+					}
+				}
 				var r clientconf.Result
-				r, err = clientconf.Install(target, f.name, server, clientconf.Options{DryRun: *dryRun, Force: *force})
+				r, err = clientconf.Install(target, f.name, s, clientconf.Options{DryRun: *dryRun, Force: *force})
 				results = append(results, r)
 			}
 		} else {
@@ -188,6 +201,10 @@ func runInstall(e *env, cmd string, args []string) error {
 				fmt.Fprintf(e.stdout, "%s takes its servers pasted in its settings: mcp-bridge --print-config --client %s\n", c.Name, c.ID)
 			}
 		}
+	}
+	if len(tokenVarUsers) > 0 {
+		fmt.Fprintf(e.stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  export %s=\"$(cat %s)\"\n",
+			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, f.tokenFile, clientconf.TokenVar, shellQuoteIfNeeded(f.tokenFile))
 	}
 	if failed > 0 {
 		return fmt.Errorf("%s failed for %d of %d clients", cmd, failed, len(clients))

@@ -14,12 +14,44 @@ import (
 	"strings"
 )
 
-// Server is what a client needs to start the bridge.
+// Server is what a client needs to start the bridge, or, for an entry in
+// a client's own URL form, the remote bridge's URL and the headers to send.
 type Server struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	URL     string            `json:",omitempty"`
+	Headers map[string]string `json:",omitempty"`
 }
+
+// TokenVar is the environment variable a URL entry's Authorization header
+// takes the token from: the token itself is never written in the file.
+const TokenVar = "CAD_MCP_TOKEN"
+
+// URLForm is how a client takes a remote Streamable HTTP server in its
+// own file, with headers and an environment variable expanded in them
+// (sources in configs/README.md).
+type URLForm struct {
+	Type   string // the entry's "type" ("http"); "" for none
+	URLKey string // the URL member: "url", or Gemini CLI's "httpUrl"
+	// VarRef is how a header names an environment variable, a format
+	// taking the name: "${%s}" or "${env:%s}".
+	VarRef string
+}
+
+// URLServer is the entry for the remote bridge at url in c's URL form;
+// with token, it sends "Authorization: Bearer" and the token from
+// TokenVar in the client's environment.
+func (c *Client) URLServer(url string, token bool) Server {
+	s := Server{URL: url}
+	if token {
+		s.Headers = map[string]string{"Authorization": "Bearer " + c.TokenRef()}
+	}
+	return s
+}
+
+// TokenRef is how c's URL entry names the token variable.
+func (c *Client) TokenRef() string { return fmt.Sprintf(c.URLForm.VarRef, TokenVar) }
 
 // Client is one MCP client's configuration convention.
 type Client struct {
@@ -61,6 +93,9 @@ type Client struct {
 	// the others read strict JSON, and install refuses such a file.
 	JSONC   bool
 	Restart string // what to do after the file changed
+	// URLForm: install --url writes this form instead of a `connect`
+	// entry (nil: the client gets the connect entry).
+	URLForm *URLForm
 	// Scopes this client has besides "user".
 	Project bool
 	Local   bool // Claude Code's local scope (~/.claude.json projects[dir])
@@ -70,14 +105,14 @@ type Client struct {
 // goes through them.
 var Clients = []*Client{
 	{ID: "claude-desktop", Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
-	{ID: "claude-code", Name: "Claude Code", Type: "stdio", Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
+	{ID: "claude-code", Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
 	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
-	{ID: "cursor", Name: "Cursor", Type: "stdio", Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "cursor", Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
+	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "windsurf", Name: "Windsurf", Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
-	{ID: "gemini", Name: "Gemini CLI", Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "gemini", Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
 	{ID: "codex", Name: "Codex CLI", TOML: true, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
 	{ID: "zed", Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
@@ -97,6 +132,8 @@ var Clients = []*Client{
 	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
 	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
+
+var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}
 
 // ServersKey is the member of the client's file that holds its servers.
 func (c *Client) ServersKey() string {

@@ -37,6 +37,9 @@ type Options struct {
 // Install adds or updates the entry name in f, keeping every other entry,
 // field and comment. A second run with the same server changes nothing.
 func Install(f File, name string, s Server, opt Options) (Result, error) {
+	if s.URL != "" && f.Client.URLForm == nil {
+		return Result{Client: f.Client, File: f.Path}, fmt.Errorf("%s takes no URL entry: register `mcp-bridge connect URL` for it", f.Client.Name)
+	}
 	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
 		var after []byte
 		var err error
@@ -248,6 +251,9 @@ func jsonSet(src []byte, path []string, c *Client, s Server) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
+	if s.URL != "" && c.URLForm == nil {
+		return nil, false, fmt.Errorf("%s takes no URL entry", c.Name)
+	}
 	entry := d.lookup(path)
 	if entry == nil || !entry.object {
 		out, err := d.set(path, jsonEntry(c, s))
@@ -255,31 +261,12 @@ func jsonSet(src []byte, path []string, c *Client, s Server) ([]byte, bool, erro
 	}
 	var old map[string]any
 	_ = d.decode(entry, &old)
-	oldEnv, _ := old[c.envKey()].(map[string]any)
-	type step struct {
-		path  []string
-		value any
-		del   bool
-	}
 	sub := func(k ...string) []string { return append(append([]string(nil), path...), k...) }
 	var steps []step
-	if c.Type != "" {
-		steps = append(steps, step{path: sub("type"), value: c.Type})
-	}
-	for _, m := range commandMembers(c, s) {
-		steps = append(steps, step{path: sub(m.k), value: m.v})
-	}
-	if oldEnv == nil {
-		steps = append(steps, step{path: sub(c.envKey()), value: envObject(s.Env)})
+	if s.URL != "" {
+		steps = urlSteps(c, s, old, sub)
 	} else {
-		for _, k := range sortedKeys(s.Env) {
-			steps = append(steps, step{path: sub(c.envKey(), k), value: s.Env[k]})
-		}
-		for k := range oldEnv {
-			if _, keep := s.Env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
-				steps = append(steps, step{path: sub(c.envKey(), k), del: true})
-			}
-		}
+		steps = stdioSteps(c, s, old, sub)
 	}
 	out := src
 	for _, st := range steps {
@@ -299,6 +286,72 @@ func jsonSet(src []byte, path []string, c *Client, s Server) ([]byte, bool, erro
 		}
 	}
 	return out, true, nil
+}
+
+// step is one change jsonSet makes to an existing entry: a member set to
+// value, or deleted.
+type step struct {
+	path  []string
+	value any
+	del   bool
+}
+
+// stdioSteps turn an existing entry into c's stdio entry for s; a URL
+// entry's members go.
+func stdioSteps(c *Client, s Server, old map[string]any, sub func(...string) []string) []step {
+	var steps []step
+	if c.Type != "" {
+		steps = append(steps, step{path: sub("type"), value: c.Type})
+	}
+	for _, m := range commandMembers(c, s) {
+		steps = append(steps, step{path: sub(m.k), value: m.v})
+	}
+	oldEnv, _ := old[c.envKey()].(map[string]any)
+	if oldEnv == nil {
+		steps = append(steps, step{path: sub(c.envKey()), value: envObject(s.Env)})
+	} else {
+		for _, k := range sortedKeys(s.Env) {
+			steps = append(steps, step{path: sub(c.envKey(), k), value: s.Env[k]})
+		}
+		for k := range oldEnv {
+			if _, keep := s.Env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
+				steps = append(steps, step{path: sub(c.envKey(), k), del: true})
+			}
+		}
+	}
+	if c.URLForm != nil {
+		steps = append(steps, step{path: sub(c.URLForm.URLKey), del: true}, step{path: sub("headers"), del: true})
+	}
+	return steps
+}
+
+// urlSteps turn an existing entry into c's URL entry for s: the stdio
+// members go, headers of the user's own other than Authorization stay.
+func urlSteps(c *Client, s Server, old map[string]any, sub func(...string) []string) []step {
+	var steps []step
+	switch {
+	case c.URLForm.Type != "":
+		steps = append(steps, step{path: sub("type"), value: c.URLForm.Type})
+	case c.Type != "":
+		steps = append(steps, step{path: sub("type"), del: true}) // Cursor's "stdio"
+	}
+	steps = append(steps, step{path: sub(c.URLForm.URLKey), value: s.URL})
+	oldHeaders, _ := old["headers"].(map[string]any)
+	switch {
+	case oldHeaders == nil && len(s.Headers) > 0:
+		steps = append(steps, step{path: sub("headers"), value: envObject(s.Headers)})
+	case oldHeaders != nil:
+		for _, k := range sortedKeys(s.Headers) {
+			steps = append(steps, step{path: sub("headers", k), value: s.Headers[k]})
+		}
+		if _, ok := s.Headers["Authorization"]; !ok {
+			steps = append(steps, step{path: sub("headers", "Authorization"), del: true})
+		}
+	}
+	for _, k := range []string{"command", "args", c.envKey()} {
+		steps = append(steps, step{path: sub(k), del: true})
+	}
+	return steps
 }
 
 // commandMembers are "command" and "args", or for a client that takes
@@ -332,6 +385,16 @@ func jsonEqual(raw []byte, v any) bool {
 // jsonEntry is the entry in the order people expect to read it.
 func jsonEntry(c *Client, s Server) orderedObject {
 	var o orderedObject
+	if s.URL != "" {
+		if c.URLForm.Type != "" {
+			o = append(o, kv{"type", c.URLForm.Type})
+		}
+		o = append(o, kv{c.URLForm.URLKey, s.URL})
+		if len(s.Headers) > 0 {
+			o = append(o, kv{"headers", envObject(s.Headers)})
+		}
+		return o
+	}
 	if c.Type != "" {
 		o = append(o, kv{"type", c.Type})
 	}

@@ -186,11 +186,25 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 			Args        []any          `json:"args"`
 			Env         map[string]any `json:"env"`
 			Environment map[string]any `json:"environment"`
+			URL         string         `json:"url"`
+			HTTPURL     string         `json:"httpUrl"` // Gemini CLI's Streamable HTTP
+			Headers     map[string]any `json:"headers"`
 		}
 		if d.decode(m.value, &raw) != nil {
 			continue
 		}
-		s := Server{Env: map[string]string{}}
+		s := Server{Env: map[string]string{}, URL: raw.HTTPURL}
+		if s.URL == "" {
+			s.URL = raw.URL
+		}
+		for k, v := range raw.Headers {
+			if str, ok := v.(string); ok {
+				if s.Headers == nil {
+					s.Headers = map[string]string{}
+				}
+				s.Headers[k] = str
+			}
+		}
 		args := raw.Args
 		switch cmd := raw.Command.(type) {
 		case string:
@@ -219,8 +233,14 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 }
 
 // IsBridge: the command is mcp-bridge (any folder, .exe or not), or the
-// entry passes CAD_MCP_HOST or CAD_MCP_PORT.
+// entry passes CAD_MCP_HOST or CAD_MCP_PORT, or it is a URL entry whose
+// Authorization header takes the token from TokenVar (install --url
+// writes that; a URL entry without a token cannot be told from another
+// server's).
 func IsBridge(s Server) bool {
+	if s.URL != "" && s.Command == "" {
+		return strings.Contains(s.Headers["Authorization"], TokenVar)
+	}
 	base := strings.TrimSuffix(strings.ToLower(filepath.Base(strings.ReplaceAll(s.Command, `\`, "/"))), ".exe")
 	if base == "mcp-bridge" {
 		return true

@@ -90,6 +90,7 @@ type ConfigEntry struct {
 	Server        string   `json:"server"`
 	Command       string   `json:"command"`
 	Args          []string `json:"args,omitempty"`
+	URL           string   `json:"url,omitempty"` // a URL entry's: the client connects itself
 	CommandExists bool     `json:"command_exists"`
 	Version       string   `json:"version,omitempty"` // what the command says it is
 	Note          string   `json:"note,omitempty"`
@@ -255,6 +256,10 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 	}
 	if r.ShadowedBy != "" {
 		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
+		return e
+	}
+	if r.Server.URL != "" && r.Server.Command == "" {
+		checkURLEntry(ctx, o, bases.timeout, r, &e)
 		return e
 	}
 	var reach Reach
@@ -457,6 +462,9 @@ func Print(w io.Writer, r *Report) {
 	for _, c := range r.Configs {
 		tag := "ok   "
 		detail := "command exists"
+		if c.URL != "" {
+			detail = "URL entry"
+		}
 		if c.Version != "" {
 			detail = "mcp-bridge " + c.Version
 		}
@@ -464,6 +472,8 @@ func Print(w io.Writer, r *Report) {
 			detail += " (" + c.Note + ")"
 		}
 		switch {
+		case c.BaseOK && c.URL != "":
+			detail += fmt.Sprintf("; the bridge at %s answers: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
 		case c.BaseOK && c.BaseFrom == "mcp-bridge connect":
 			detail += fmt.Sprintf("; the remote bridge at %s answers through connect: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
 		case c.BaseOK:
@@ -480,7 +490,11 @@ func Print(w io.Writer, r *Report) {
 		if strings.HasPrefix(c.Where, "projects") {
 			where += " (" + c.Where + ")"
 		}
-		fmt.Fprintf(w, "%s %s registers %q in %s: %s: %s\n", tag, c.Client, c.Server, where, c.Command, detail)
+		what := c.Command
+		if c.URL != "" {
+			what = c.URL
+		}
+		fmt.Fprintf(w, "%s %s registers %q in %s: %s: %s\n", tag, c.Client, c.Server, where, what, detail)
 	}
 	if r.Problems > 0 {
 		fmt.Fprintln(w, Plural(r.Problems, "problem"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
@@ -63,4 +64,35 @@ func checkRemote(ctx context.Context, s clientconf.Server, url string, timeout t
 	var list struct{ Tools []json.RawMessage }
 	_ = json.Unmarshal(m["result"], &list)
 	e.BaseOK, e.BaseTools, e.BaseLatency = true, len(list.Tools), float64(time.Since(start).Microseconds())/1000
+}
+
+// checkURLEntry checks an entry in a client's own URL form (install
+// --url): the URL answers a handshake and tools/list, with the token from
+// CAD_MCP_TOKEN when the entry sends it and doctor can read it. The check
+// runs through this executable's connect, which speaks to the URL as the
+// client does.
+func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clientconf.Registration, e *ConfigEntry) {
+	e.URL, e.Command = r.Server.URL, ""
+	if err := clientconf.CheckName(r.Name); err != nil {
+		e.Problem = err.Error()
+		return
+	}
+	if o.Reach == nil || o.Executable == "" {
+		return
+	}
+	s := clientconf.Server{Command: o.Executable, Args: []string{"connect", r.Server.URL}, Env: map[string]string{}}
+	usesToken := strings.Contains(r.Server.Headers["Authorization"], clientconf.TokenVar)
+	token := ""
+	if o.Getenv != nil {
+		token = o.Getenv(clientconf.TokenVar)
+	}
+	if !usesToken {
+		token = "" // the client sends none
+	}
+	s.Env[clientconf.TokenVar] = token
+	checkRemote(ctx, s, r.Server.URL, timeout, e)
+	e.BaseFrom = "its URL entry"
+	if e.Problem != "" && usesToken && token == "" {
+		e.Problem += fmt.Sprintf("; %s sends the token from %s, which is not set here: set it to the token where %s starts, and here for doctor to check with it", r.Client, clientconf.TokenVar, r.Client)
+	}
 }

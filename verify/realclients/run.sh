@@ -9,6 +9,13 @@
 #                          (Codex and Copilot CLI, which start nothing in
 #                          their lists: enabled)
 #   uninstall --client X -> the client lists the user's server, not ours.
+# Then the URL form, for the clients whose lists connect to HTTP servers
+# (Claude Code, Gemini CLI): a bridge serving --listen with a token,
+#   install --client X --url URL --token-file F -> with CAD_MCP_TOKEN set
+#                          to the token, the list shows our server
+#                          connected; with a wrong one, not connected
+#                          (the header carries the variable's value)
+#   uninstall --client X -> gone.
 # Continue's CLI (cn) is not here: it has no list command (README.md).
 # The clients run in a network namespace of their own with loopback only
 # (unshare -n), so nothing they do can reach further than the simulated
@@ -40,7 +47,12 @@ fi
 
 work=$(mktemp -d)
 sim_pid=
-cleanup() { [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null; rm -rf "$work"; }
+listen_pid=
+cleanup() {
+  [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
+  [ -n "$listen_pid" ] && kill "$listen_pid" 2>/dev/null
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 # The simulated base on a free port; its first stdout line names the address.
@@ -189,12 +201,13 @@ client_opencode() {
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 begin=$(date +%s%N)
 
-# list CLIENT HOME OUT WHEN: the client's list command into OUT; fails
-# (printing OUT) when the command does.
+# list CLIENT HOME OUT WHEN [VAR=VALUE]: the client's list command into
+# OUT, with the variable VAR=VALUE set when given; fails (printing OUT)
+# when the command does.
 list() {
   local cmd rc=0
   read -ra cmd <<<"$("$1" list)"
-  in_home "$2" "${cmd[@]}" >"$3" 2>&1 || rc=$?
+  in_home "$2" ${5:+"$5"} "${cmd[@]}" >"$3" 2>&1 || rc=$?
   [ "$rc" = 0 ] || { cat "$3"; fail "${cmd[*]} $4: exit $rc"; }
 }
 
@@ -230,8 +243,55 @@ check() {
   echo "test-clients: $id: $(ms_since "$start") ms"
 }
 
+# check_url ID: install --url, list with the token and with a wrong one,
+# uninstall, list, in a fresh fixture home.
+check_url() {
+  local id=$1 client="client_${1//-/_}" home="$work/$1-url" out="$work/$1-url.out" start
+  start=$(date +%s%N)
+  mkdir -p "$home/tmp" "$home/project"
+  "$client" fixture "$home"
+  cd "$home/project"
+  in_home "$home" "$bin" install --client "$id" --url "$url" --token-file "$work/token" >"$out" 2>&1 ||
+    { cat "$out"; fail "mcp-bridge install --client $id --url"; }
+  grep -q CAD_MCP_TOKEN "$out" || { cat "$out"; fail "install --client $id --url does not name CAD_MCP_TOKEN"; }
+  grep -rqF "$(cat "$work/token")" "$home" && fail "$id: the token itself is in a file of the client's home"
+  list "$client" "$home" "$out" "after install --url" "CAD_MCP_TOKEN=$(cat "$work/token")"
+  shown "$client" "$out" "$ours" "$id after install --url"
+  shown "$client" "$out" "$theirs" "$id after install --url"
+  pass "$id after install --url: $("$client" shows "$out" "$ours")"
+  list "$client" "$home" "$out" "with a wrong token" "CAD_MCP_TOKEN=wrong"
+  "$client" names "$out" "$ours" >/dev/null || { cat "$out"; fail "$id with a wrong token: $ours is not listed"; }
+  "$client" shows "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is still connected"; }
+  pass "$id with a wrong token in CAD_MCP_TOKEN: $("$client" names "$out" "$ours")"
+
+  in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
+  list "$client" "$home" "$out" "after uninstall"
+  "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
+  shown "$client" "$out" "$theirs" "$id after uninstall"
+  pass "$id (URL form) after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
+  cd "$here"
+  echo "test-clients: $id URL form: $(ms_since "$start") ms"
+}
+
 export PATH="$here/node_modules/.bin:$PATH"
 for id in claude-code gemini codex copilot-cli opencode; do
   check "$id"
 done
-echo "test-clients: all clients listed what install wrote and forgot what uninstall removed ($(ms_since "$begin") ms)"
+
+# A bridge serving Streamable HTTP with a token, for the URL form; its log
+# names the URL it serves.
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token"
+"$bin" --port "$port" --listen 127.0.0.1:0 --token-file "$work/token" --no-cache --log-format json >"$work/listen.out" 2>"$work/listen.err" &
+listen_pid=$!
+url=
+for _ in $(seq 100); do
+  url=$(sed -n 's/.*"url":"\(http[^"]*\)".*/\1/p' "$work/listen.err" | head -1)
+  [ -n "$url" ] && break
+  sleep 0.05
+done
+[ -n "$url" ] || { cat "$work/listen.err"; fail "the bridge serving --listen did not start"; }
+for id in claude-code gemini; do
+  check_url "$id"
+done
+echo "test-clients: all clients listed what install wrote (Claude Code and Gemini CLI its URL form too) and forgot what uninstall removed ($(ms_since "$begin") ms)"

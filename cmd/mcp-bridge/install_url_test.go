@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInstallURLForms: install --url writes the client's own URL form
+// where it has one (the token named by the variable the client expands,
+// never the token), connect's stdio entry where it has none, and
+// connect's entry for every client when a certificate is to be pinned.
+func TestInstallURLForms(t *testing.T) {
+	home := tempDir(t)
+	t.Chdir(home)
+	tok := filepath.Join(home, "token")
+	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	const url = "https://cad-pc:8931/mcp"
+	entry := func(file, key string) map[string]any {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(home, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "s3cret-token") {
+			t.Errorf("the token itself is in %s:\n%s", file, b)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, b)
+		}
+		e, _ := doc[key].(map[string]any)["cad-autocad"].(map[string]any)
+		return e
+	}
+	for _, tt := range []struct {
+		client, file, key string
+		want              map[string]any
+	}{
+		{"claude-code", ".claude.json", "mcpServers", map[string]any{"type": "http", "url": url, "headers": map[string]any{"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}},
+		{"gemini", ".gemini/settings.json", "mcpServers", map[string]any{"httpUrl": url, "headers": map[string]any{"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}},
+		{"cursor", ".cursor/mcp.json", "mcpServers", map[string]any{"url": url, "headers": map[string]any{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}},
+		{"vscode", ".config/Code/User/mcp.json", "servers", map[string]any{"type": "http", "url": url, "headers": map[string]any{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}},
+	} {
+		out, errs, code := runCLI(t, vars, "", "install", "--client", tt.client, "--url", url, "--token-file", tok)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", tt.client, code, out, errs)
+		}
+		if !strings.Contains(out, "CAD_MCP_TOKEN variable") || !strings.Contains(out, "export CAD_MCP_TOKEN=\"$(cat "+tok+")\"") {
+			t.Errorf("%s: install does not say which variable to set:\n%s", tt.client, out)
+		}
+		if strings.Contains(errs, "warning:") {
+			t.Errorf("%s: a warning about the binary, which a URL entry does not run:\n%s", tt.client, errs)
+		}
+		got := entry(tt.file, tt.key)
+		if b, _ := json.Marshal(got); string(b) != mustJSON(t, tt.want) {
+			t.Errorf("%s: entry %s, want %s", tt.client, b, mustJSON(t, tt.want))
+		}
+		// With a pinned certificate, connect's entry instead.
+		if out, errs, code := runCLI(t, vars, "", "install", "--client", tt.client, "--url", url, "--token-file", tok, "--fingerprint", "sha256:"+strings.Repeat("ab", 32)); code != 0 {
+			t.Fatalf("%s --fingerprint: exit %d\n%s%s", tt.client, code, out, errs)
+		}
+		got = entry(tt.file, tt.key)
+		if args, _ := got["args"].([]any); len(args) < 2 || args[0] != "connect" || got["url"] != nil || got["httpUrl"] != nil || got["headers"] != nil {
+			t.Errorf("%s --fingerprint: entry %v, want connect's and nothing of the URL form", tt.client, got)
+		}
+	}
+	// A client without a URL form gets connect's entry, and no word
+	// about the variable.
+	out, errs, code := runCLI(t, vars, "", "install", "--client", "windsurf", "--url", url, "--token-file", tok)
+	if code != 0 {
+		t.Fatalf("windsurf: exit %d\n%s%s", code, out, errs)
+	}
+	if got := entry(".codeium/windsurf/mcp_config.json", "mcpServers"); got["command"] == nil || got["url"] != nil || got["serverUrl"] != nil {
+		t.Errorf("windsurf: entry %v, want connect's", got)
+	}
+	if strings.Contains(out, "CAD_MCP_TOKEN") {
+		t.Errorf("windsurf reads the token file through connect, yet install speaks of the variable:\n%s", out)
+	}
+	// Without a token: the URL alone, nothing to set.
+	out, _, code = runCLI(t, vars, "", "install", "--client", "gemini", "--url", "http://127.0.0.1:8931/mcp")
+	if got := entry(".gemini/settings.json", "mcpServers"); code != 0 || got["httpUrl"] != "http://127.0.0.1:8931/mcp" || got["headers"] != nil || strings.Contains(out, "CAD_MCP_TOKEN") {
+		t.Errorf("gemini without a token: exit %d, entry %v\n%s", code, got, out)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,159 @@
+package clientconf
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// wantURLEntry is, per client with a URL form, the entry for a remote
+// bridge with a token as the client's documentation has it
+// (configs/README.md): its members' JSON types ("type" with its value)
+// and the Authorization header with the client's own variable syntax.
+var wantURLEntry = map[string]struct {
+	shape map[string]string
+	auth  string
+}{
+	"claude-code":     {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
+	"gemini":          {map[string]string{"httpUrl": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
+	"cursor":          {map[string]string{"url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
+	"vscode":          {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
+	"vscode-insiders": {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
+}
+
+const remoteURL = "https://cad.example:8443/mcp"
+
+func TestURLFormEveryClient(t *testing.T) {
+	for _, c := range Clients {
+		t.Run(c.ID, func(t *testing.T) {
+			fx := newFixture(t, "linux")
+			if c.OnlyOS != "" {
+				fx = newFixture(t, c.OnlyOS)
+			}
+			f, ok := fx.env.Target(c, "user")
+			if !ok {
+				return // a client with no file (JetBrains)
+			}
+			want, hasForm := wantURLEntry[c.ID]
+			if !hasForm {
+				// No URL form: install refuses a URL entry, the file as it was.
+				if c.URLForm != nil {
+					t.Fatalf("%s has a URL form nobody documented here", c.Name)
+				}
+				os.MkdirAll(filepath.Dir(f.Path), 0o755)
+				orig := existing(c)
+				os.WriteFile(f.Path, []byte(orig), 0o600)
+				if _, err := Install(f, "cad-autocad", Server{URL: remoteURL}, Options{}); err == nil || !strings.Contains(err.Error(), "connect") {
+					t.Errorf("a URL entry for %s: %v", c.Name, err)
+				}
+				if b, _ := os.ReadFile(f.Path); string(b) != orig {
+					t.Errorf("the file changed:\n%s", b)
+				}
+				return
+			}
+			if c.URLForm == nil {
+				t.Fatalf("%s has no URL form", c.Name)
+			}
+			remote := c.URLServer(remoteURL, true)
+			os.MkdirAll(filepath.Dir(f.Path), 0o755)
+			orig := existing(c)
+			os.WriteFile(f.Path, []byte(orig), 0o600)
+			r, err := Install(f, "cad-autocad", remote, Options{})
+			if err != nil || r.Action != "added" {
+				t.Fatalf("install: %+v %v", r, err)
+			}
+			b, _ := os.ReadFile(f.Path)
+			if diff := cmp.Diff(want.shape, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+				t.Errorf("the URL entry is not in %s's shape (-want +got):\n%s\n%s", c.Name, diff, b)
+			}
+			got, _ := entryOf(t, f, "cad-autocad")
+			if got.URL != remoteURL || got.Headers["Authorization"] != want.auth {
+				t.Errorf("entry %+v, want the URL and Authorization %q", got, want.auth)
+			}
+			for _, keep := range []string{"// my settings", "/* block comment */", "// keep me", `"unknownField": {"x": [1, 2]}`} {
+				if strings.Contains(orig, keep) && !strings.Contains(string(b), keep) {
+					t.Errorf("lost %q:\n%s", keep, b)
+				}
+			}
+			if other, ok := entryOf(t, f, "other"); !ok || other.Command != "npx" {
+				t.Errorf("the other server is gone or changed: %+v", other)
+			}
+			if r, _ := Install(f, "cad-autocad", remote, Options{}); r.Action != "unchanged" {
+				t.Errorf("second install: %s", r.Action)
+			}
+			// doctor finds it.
+			regs, _ := fx.env.Registrations()
+			found := false
+			for _, reg := range regs {
+				found = found || reg.File == f.Path && reg.Name == "cad-autocad" && reg.Server.URL == remoteURL
+			}
+			if !found {
+				t.Errorf("doctor does not see the URL entry: %+v", regs)
+			}
+
+			// The same name turned into a stdio entry: no URL member or
+			// header left behind, the stdio shape exactly.
+			if r, err := Install(f, "cad-autocad", bridge, Options{}); err != nil || r.Action != "updated" {
+				t.Fatalf("to stdio: %+v %v", r, err)
+			}
+			b, _ = os.ReadFile(f.Path)
+			if diff := cmp.Diff(wantEntryShape(c), entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+				t.Errorf("URL entry turned stdio (-want +got):\n%s\n%s", diff, b)
+			}
+			// And back, without a token: no command, args, env or header left.
+			if r, err := Install(f, "cad-autocad", c.URLServer(remoteURL, false), Options{}); err != nil || r.Action != "updated" {
+				t.Fatalf("back to the URL form: %+v %v", r, err)
+			}
+			b, _ = os.ReadFile(f.Path)
+			noToken := map[string]string{}
+			for k, v := range want.shape {
+				if k != "headers" {
+					noToken[k] = v
+				}
+			}
+			if diff := cmp.Diff(noToken, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+				t.Errorf("stdio entry turned URL (-want +got):\n%s\n%s", diff, b)
+			}
+
+			// Uninstall gives back the user's file byte for byte.
+			if r, err := Uninstall(f, "cad-autocad", Options{}); err != nil || r.Action != "removed" {
+				t.Fatalf("uninstall: %+v %v", r, err)
+			}
+			if back, _ := os.ReadFile(f.Path); string(back) != orig {
+				t.Errorf("uninstall did not restore the file (-want +got):\n%s", cmp.Diff(orig, string(back)))
+			}
+		})
+	}
+}
+
+// A header of the user's own in an existing URL entry stays when install
+// updates the entry; only Authorization is install's.
+func TestURLFormKeepsUsersHeaders(t *testing.T) {
+	fx := newFixture(t, "linux")
+	c := Lookup("claude-code")
+	f, _ := fx.env.Target(c, "user")
+	orig := `{"mcpServers": {"cad-autocad": {"type": "http", "url": "http://old/mcp", "headers": {"X-Trace": "1", "Authorization": "Bearer old"}}}}`
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	os.WriteFile(f.Path, []byte(orig), 0o600)
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := entryOf(t, f, "cad-autocad")
+	want := Server{Env: map[string]string{}, URL: remoteURL, Headers: map[string]string{"X-Trace": "1", "Authorization": "Bearer ${CAD_MCP_TOKEN}"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, false), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = entryOf(t, f, "cad-autocad")
+	if diff := cmp.Diff(map[string]string{"X-Trace": "1"}, got.Headers); diff != "" {
+		t.Errorf("without a token (-want +got):\n%s", diff)
+	}
+	if IsBridge(got) {
+		t.Errorf("a URL entry without the token variable counted as ours")
+	}
+}
