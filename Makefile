@@ -26,11 +26,12 @@ e2e: build
 	verify/clients/run.sh $(BIN)
 
 # test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
-# GitHub Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
+# Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
 # installed on the first run): after `install` their `mcp list` shows our
-# server connected (Codex, Copilot CLI: enabled), after `uninstall` it is
-# gone; offline, in a fixture home, with the simulated base. Not part of
-# `make test`; .ci/run runs it after.
+# server connected (Codex, Copilot: enabled), after `uninstall` it is gone;
+# Claude Code and Gemini CLI also with the URL form (`install --url`) of a
+# `--listen` bridge with a token. Offline, in fixture homes, with the
+# simulated base. Not part of `make test`; .ci/run runs it after.
 test-clients: build
 	verify/realclients/run.sh $(BIN)
 
