@@ -87,22 +87,16 @@ func TestShortWriteIsCutBack(t *testing.T) {
 	}
 }
 
-// TestEntriesAreBounded: whatever a client sends, a line is at most
-// MaxEntry bytes of valid UTF-8 JSON, and arguments that were cut are
-// identified by their size and SHA-256.
-func TestEntriesAreBounded(t *testing.T) {
+// writeOne writes e to a new journal and returns the line as written,
+// after checking that it is within MaxEntry and valid UTF-8 JSON.
+func writeOne(t *testing.T, e *Entry) Entry {
+	t.Helper()
 	path := filepath.Join(testdir.New(t), "j")
 	w, err := Open(path, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	huge := strings.Repeat("é\xff<", 200000)
-	args := json.RawMessage(`{"text":"` + strings.Repeat("x", MaxArgs) + `"}`)
-	e := entry(strings.Repeat("9", 100000))
-	e.Tool, e.Message, e.Kind, e.Confirm = huge, huge, huge, huge
-	e.Client = &ClientInfo{Name: huge, Version: huge}
-	e.Args = args
 	if err := w.Write(e); err != nil {
 		t.Fatal(err)
 	}
@@ -115,51 +109,52 @@ func TestEntriesAreBounded(t *testing.T) {
 	}
 	var got Entry
 	_ = json.Unmarshal(raw, &got)
+	return got
+}
+
+// wantArgsIdentified: arguments too long to keep are recorded by their
+// size and SHA-256 instead.
+func wantArgsIdentified(t *testing.T, got Entry, args []byte) {
+	t.Helper()
 	sum := sha256.Sum256(args)
 	if got.Args != nil || got.ArgsBytes != len(args) || got.ArgsSHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("cut arguments recorded as %d bytes %q (args %.40s); want %d bytes %x", got.ArgsBytes, got.ArgsSHA256, got.Args, len(args), sum)
+		t.Errorf("arguments recorded as %.40s, %d bytes %q; want %d bytes %x", got.Args, got.ArgsBytes, got.ArgsSHA256, len(args), sum)
 	}
+}
+
+// TestEntriesAreBounded: whatever a client sends, a line is at most
+// MaxEntry bytes of valid UTF-8 JSON, and arguments that were cut are
+// identified by their size and SHA-256.
+func TestEntriesAreBounded(t *testing.T) {
+	huge := strings.Repeat("é\xff<", 200000)
+	args := json.RawMessage(`{"text":"` + strings.Repeat("x", MaxArgs) + `"}`)
+	e := entry(strings.Repeat("9", 100000))
+	e.Tool, e.Message, e.Kind, e.Confirm = huge, huge, huge, huge
+	e.Client = &ClientInfo{Name: huge, Version: huge}
+	e.Args = args
+	got := writeOne(t, e)
+	wantArgsIdentified(t, got, args)
 	if !strings.HasPrefix(got.Tool, "é\uFFFD<") || !strings.HasSuffix(got.Tool, "…") {
 		t.Errorf("tool name cut as %.40q…%q", got.Tool, got.Tool[len(got.Tool)-10:])
 	}
 }
 
 // TestEscapedEntriesAreBounded: the bound holds for the line as written,
-// after JSON escaping: arguments of MaxArgs bytes of "<" and text fields
-// of control characters (each written as six bytes, \u003c, \u0001) stay
-// within MaxEntry; arguments too long once escaped are identified by
-// their size and SHA-256. Before, such a line was 100 KiB, and rotation
-// kept a fifth of the entries the package promises.
+// after JSON escaping and UTF-8 repair: arguments that fit as received but
+// not as written (each byte that is not UTF-8 becomes U+FFFD, three bytes)
+// are identified by their size and SHA-256, and text fields of control
+// characters (each written as six bytes, \u0001) are cut as written.
+// Before, such a line was 100 KiB, and rotation kept a fifth of the
+// entries the package promises.
 func TestEscapedEntriesAreBounded(t *testing.T) {
-	path := filepath.Join(testdir.New(t), "j")
-	w, err := Open(path, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	// Each byte that is not UTF-8 is written as U+FFFD, three bytes: the
-	// arguments fit as received and not as written.
 	args := json.RawMessage(`{"t":"` + strings.Repeat("\xffa", (MaxArgs-10)/2) + `"}`)
 	ctl := strings.Repeat("\x01<\u2028", 10000)
 	e := entry(ctl)
 	e.Tool, e.Message, e.Kind, e.Confirm, e.Transport, e.Era, e.Method = ctl, ctl, ctl, ctl, ctl, ctl, ctl
 	e.Client = &ClientInfo{Name: ctl, Version: ctl}
 	e.Args = args
-	if err := w.Write(e); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := os.ReadFile(path)
-	if len(raw) > MaxEntry {
-		t.Errorf("line of %d bytes; the bound is %d", len(raw), MaxEntry)
-	}
-	var got Entry
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatalf("not valid JSON: %v", err)
-	}
-	sum := sha256.Sum256(args)
-	if got.Args != nil || got.ArgsBytes != len(args) || got.ArgsSHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("arguments recorded as %.40s, %d bytes %q; want %d bytes %x", got.Args, got.ArgsBytes, got.ArgsSHA256, len(args), sum)
-	}
+	got := writeOne(t, e)
+	wantArgsIdentified(t, got, args)
 	if !strings.HasPrefix(got.Message, "\x01<\u2028") || !strings.HasSuffix(got.Message, "…") {
 		t.Errorf("message cut as %.40q", got.Message)
 	}
