@@ -21,6 +21,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 // libraryPanic turns a panic inside the YAML library (it has a few on
@@ -247,8 +248,15 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 				continue
 			}
 			var err error
-			if oldEnv, ok := old.(yaml.MapSlice); ok && m == c.envKey() && yamlEnvInPlace(d.file, entryPath, m, oldEnv, s.Env) {
-				continue
+			if oldEnv, ok := old.(yaml.MapSlice); ok && m == c.envKey() {
+				if yamlEnvInPlace(d.file, entryPath, m, oldEnv, s.Env) {
+					continue
+				}
+				if usersOwnVars(oldEnv) && !plainMapping(d.file, entryPath(m)) {
+					// Printing the user's variables again would change them
+					// (a key that is a number, a tag): refuse rather than guess.
+					return nil, true, fmt.Errorf("the %s of %s is written in flow style ({…}), which install does not edit: write it as a block (one variable per line), then run install again", m, name)
+				}
 			}
 			if at >= 0 {
 				text, _ := yaml.Marshal(it.Value)
@@ -407,6 +415,40 @@ func replaceWithBlock(f *ast.File, key string, v any) error {
 		_ = root.Values[len(root.Values)-1].SetComment(comment)
 	}
 	return nil
+}
+
+// usersOwnVars reports whether an environment holds a variable that is not
+// one of the bridge's (CAD_MCP_*).
+func usersOwnVars(env yaml.MapSlice) bool {
+	for _, it := range env {
+		if k, _ := it.Key.(string); !strings.HasPrefix(k, "CAD_MCP_") {
+			return true
+		}
+	}
+	return false
+}
+
+// plainMapping reports whether the mapping at p has only plain string keys
+// and untagged scalar values, which print again as they read.
+func plainMapping(f *ast.File, p *yaml.Path) bool {
+	n, err := p.FilterFile(f)
+	m, ok := n.(*ast.MappingNode)
+	if err != nil || !ok {
+		return false
+	}
+	for _, v := range m.Values {
+		switch v.Key.GetToken().Type {
+		case token.StringType, token.DoubleQuoteType, token.SingleQuoteType:
+		default:
+			return false
+		}
+		switch v.Value.(type) {
+		case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // yamlEnvInPlace sets the bridge's variables in the entry's environment
