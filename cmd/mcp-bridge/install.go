@@ -203,8 +203,8 @@ func runInstall(e *env, cmd string, args []string) error {
 		}
 	}
 	if len(tokenVarUsers) > 0 {
-		fmt.Fprintf(e.stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  export %s=\"$(cat %s)\"\n",
-			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, f.tokenFile, clientconf.TokenVar, shellQuoteIfNeeded(f.tokenFile))
+		fmt.Fprintf(e.stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  %s\n",
+			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, f.tokenFile, setTokenVar(runtime.GOOS, f.tokenFile))
 	}
 	if failed > 0 {
 		return fmt.Errorf("%s failed for %d of %d clients", cmd, failed, len(clients))
@@ -358,4 +358,16 @@ func warnTransient(e *env, ce clientconf.Env, exe, instead string) {
 	if why := ce.Transient(exe); why != "" {
 		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), instead)
 	}
+}
+
+// setTokenVar is the command that sets the token variable from the token
+// file: for the user's environment in PowerShell on Windows (clients
+// started from the Start menu inherit it; restart them), for the shell's
+// profile elsewhere.
+func setTokenVar(goos, tokenFile string) string {
+	if goos == "windows" {
+		return fmt.Sprintf("[Environment]::SetEnvironmentVariable('%s', (Get-Content -Raw '%s').Trim(), 'User')",
+			clientconf.TokenVar, strings.ReplaceAll(tokenFile, "'", "''"))
+	}
+	return fmt.Sprintf("export %s=\"$(cat %s)\"", clientconf.TokenVar, shellQuoteIfNeeded(tokenFile))
 }
