@@ -53,8 +53,10 @@ func (r *relay) request(o *outgoing, sent func()) {
 		if o.isCall() {
 			a = r.post(ctx, o.body, hdr, true, sent)
 			if a.err != nil && !a.wrote && !again && ctx.Err() == nil {
-				// None of the call left: it may go once more.
+				// None of the call left: it may go once more, on a new
+				// connection (the other pooled ones may be as stale).
 				again = true
+				r.hc.CloseIdleConnections()
 				continue
 			}
 		} else {
@@ -117,7 +119,8 @@ func (r *relay) notify(o *outgoing, sent func()) {
 func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
 	a := r.post(ctx, body, hdr, false, sent)
 	if a.err != nil && a.wrote && ctx.Err() == nil {
-		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more")
+		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more, on a new connection")
+		r.hc.CloseIdleConnections() // the other pooled ones may be as stale
 		a = r.post(ctx, body, hdr, false, sent)
 	}
 	return a
