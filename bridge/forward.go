@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -65,7 +66,13 @@ func readToolParams(r *rpc.Request) (toolParams, *rpc.WireError) {
 	if rpc.Kind(name) != rpc.KindString || json.Unmarshal(name, &tp.name) != nil {
 		return toolParams{}, rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
 	}
-	tp.args = rpc.Field(p, "arguments")
+	// Bytes that are not UTF-8 can only be inside strings here; a UTF-8
+	// decoder (the base's, the journal's) reads each run as U+FFFD, so the
+	// checks, the question, the frame and the journal all see that text:
+	// "\xcf" and "\xce" are one name to the base, and must be to the checks.
+	if tp.args = rpc.Field(p, "arguments"); tp.args != nil {
+		tp.args = bytes.ToValidUTF8(tp.args, []byte("\uFFFD"))
+	}
 	switch rpc.Kind(tp.args) {
 	case rpc.KindNone, rpc.KindNull:
 	case rpc.KindObject:

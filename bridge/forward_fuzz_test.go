@@ -142,8 +142,14 @@ func FuzzToolCallParams(f *testing.F) {
 		// The bridge's reading: exact keys.
 		var clientName string
 		_ = json.Unmarshal(rpc.Field(compact.Bytes(), "name"), &clientName)
-		if clientName != name || !sameJSON(rpc.Field(compact.Bytes(), "arguments"), asBase.Arguments) {
-			t.Fatalf("the base ran %q with %s; the client's params say %q with %s", name, asBase.Arguments, clientName, rpc.Field(compact.Bytes(), "arguments"))
+		// The client's arguments as a UTF-8 decoder reads them (bytes that
+		// are not UTF-8 are U+FFFD to the base too).
+		clientArgs := rpc.Field(compact.Bytes(), "arguments")
+		if clientArgs != nil {
+			clientArgs = bytes.ToValidUTF8(clientArgs, []byte("\uFFFD"))
+		}
+		if clientName != name || !sameJSON(clientArgs, asBase.Arguments) {
+			t.Fatalf("the base ran %q with %s; the client's params say %q with %s", name, asBase.Arguments, clientName, clientArgs)
 		}
 		if len(entries) != 1 {
 			t.Fatalf("%d journal lines for a call that ran", len(entries))

@@ -138,7 +138,8 @@ func TestArgumentsHoldOneValuePerName(t *testing.T) {
 		`{"points":[{"x":0,"y":0},{"x":1,"y":1}],"cloſed":true,"closed":false}`, // ſ folds to s
 		`{"points":[{"x":0,"y":0,"x":500},{"x":1,"y":1}]}`,
 		`{"points":[{"x":0,"y":0,"X":500},{"x":1,"y":1}]}`,
-		`{"points":[{"x":0,"y":0},{"x":1,"y":1}],"meta":{"a":{"k":1,"K":2}}}`, // K is the Kelvin sign
+		`{"points":[{"x":0,"y":0},{"x":1,"y":1}],"meta":{"a":{"k":1,"K":2}}}`,              // K is the Kelvin sign
+		"{\"points\":[{\"x\":0,\"y\":0},{\"x\":1,\"y\":1}],\"\xcf\":\"a\",\"\xce\":\"b\"}", // both U+FFFD to a UTF-8 decoder
 	} {
 		id := fmt.Sprint(i + 1)
 		h.send(call(id, "draw_polyline", args))
