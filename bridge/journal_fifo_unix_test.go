@@ -12,7 +12,7 @@ import (
 // bridge runs never holds a call up: the call is answered and so is a
 // ping. (Unix only: Windows has no FIFOs in its file system.)
 func TestJournalBecomesFIFO(t *testing.T) {
-	jpath, jw := openJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHarness(t, nil, func(c *Config) { c.Journal = jw })
 	h.send(initialize("0", "2025-06-18"))
 	h.recv()

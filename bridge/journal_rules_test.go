@@ -3,7 +3,6 @@ package bridge
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,21 +11,10 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 )
 
-func openJournal(t *testing.T) (string, *journal.Writer) {
-	t.Helper()
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Close() })
-	return jpath, jw
-}
-
 // TestJournalModernClient: a 2026-07-28 client's calls are journalled with
 // the clientInfo of their _meta, as handshake-era ones with initialize's.
 func TestJournalModernClient(t *testing.T) {
-	jpath, jw := openJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHarness(t, nil, func(c *Config) { c.Journal = jw })
 	h.send(modernCall("1", "measure_distance", `{"from":{"x":0,"y":0},"to":{"x":0,"y":1}}`, `{}`, ""))
 	h.recv()
@@ -51,7 +39,7 @@ func TestJournalModernClient(t *testing.T) {
 // the call goes on. Once the journal works again, calls run again.
 func TestJournalRequired(t *testing.T) {
 	for _, required := range []bool{true, false} {
-		jpath, jw := openJournal(t)
+		jpath, jw := newJournal(t)
 		h := newHarness(t, nil, func(c *Config) { c.Journal, c.JournalRequired = jw, required })
 		h.send(initialize("0", "2025-06-18"))
 		h.recv()

@@ -75,11 +75,7 @@ func TestKilledMidCall(t *testing.T) {
 // The second call works, and what reached the remote meanwhile is the
 // replayed handshake and the call (refused once with 404), nothing else.
 func TestSessionExpired(t *testing.T) {
-	r := newRemote(t)
-	c := startConnect(t, r.config(t))
-	c.handshake("2025-06-18")
-	c.send(call("1", "measure_distance", measure))
-	checkMeasured(t, c.answer("1"))
+	r, c := afterOneCall(t)
 	r.deleteSession(t, r.lastSession())
 	checkReplay(t, r, c)
 }
@@ -87,11 +83,7 @@ func TestSessionExpired(t *testing.T) {
 // TestRemoteRestarted: the remote restarts between two calls (every
 // session gone): the same as an expired session.
 func TestRemoteRestarted(t *testing.T) {
-	r := newRemote(t)
-	c := startConnect(t, r.config(t))
-	c.handshake("2025-06-18")
-	c.send(call("1", "measure_distance", measure))
-	checkMeasured(t, c.answer("1"))
+	r, c := afterOneCall(t)
 	r.kill()
 	r.start()
 	checkReplay(t, r, c)
@@ -121,11 +113,7 @@ func checkReplay(t *testing.T, r *remote, c *client) {
 // TestExitEndsSession: when the client closes stdin, connect ends its
 // remote session with DELETE: the remote holds no session afterwards.
 func TestExitEndsSession(t *testing.T) {
-	r := newRemote(t)
-	c := startConnect(t, r.config(t))
-	c.handshake("2025-06-18")
-	c.send(call("1", "measure_distance", measure))
-	checkMeasured(t, c.answer("1"))
+	r, c := afterOneCall(t)
 	if n := r.healthSessions(t); n != 1 {
 		t.Fatalf("%v sessions open, want 1", n)
 	}
@@ -182,4 +170,16 @@ func TestRemoteDown(t *testing.T) {
 	if got := r.sim.Calls() - before; got != 1 {
 		t.Errorf("the base ran %d calls, want 1", got)
 	}
+}
+
+// afterOneCall is a handshake-era session through connect to a fresh
+// remote, with one call made and answered.
+func afterOneCall(t *testing.T) (*remote, *client) {
+	t.Helper()
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.handshake("2025-06-18")
+	c.send(call("1", "measure_distance", measure))
+	checkMeasured(t, c.answer("1"))
+	return r, c
 }
