@@ -183,3 +183,23 @@ func afterOneCall(t *testing.T) (*remote, *client) {
 	checkMeasured(t, c.answer("1"))
 	return r, c
 }
+
+// TestPipelinedHandshake: a client that writes initialize, initialized and
+// a request without waiting for the answer (one write, as a script or a
+// fast client does). Everything after initialize goes out with the session
+// the remote opened: nothing is refused for want of Mcp-Session-Id.
+func TestPipelinedHandshake(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + call("1", "measure_distance", measure))
+	if res := c.answer("0"); res["result"] == nil {
+		t.Fatalf("initialize: %v", res)
+	}
+	checkMeasured(t, c.answer("1"))
+	for _, q := range r.requests() {
+		if q.Method == "POST" && q.RPCMethod != "initialize" && q.Session == "" {
+			t.Errorf("%s went to the remote without the session: %v", q, r.requests())
+		}
+	}
+}

@@ -42,6 +42,13 @@ func (r *relay) headers(o *outgoing) (http.Header, string) {
 // written is never sent again.
 func (r *relay) request(o *outgoing, sent func()) {
 	defer r.untrack(o.pending)
+	if !o.modern && o.method == "initialize" {
+		// What the client writes next belongs to the session this
+		// opens: it waits for the answer that names it (sendOrdered
+		// lets it go when this returns), not only for these bytes to
+		// leave, or it would go out without Mcp-Session-Id.
+		sent = func() {}
+	}
 	ctx := r.ctx
 	if !o.batch {
 		ctx = o.pending[0].ctx
