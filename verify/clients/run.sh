@@ -203,15 +203,19 @@ node policy1.mjs "$purl" || fail "TypeScript SDK 1.x over HTTP with a policy (el
 node policy2.mjs "$purl" || fail "TypeScript SDK 2.x over HTTP with a policy (input_required)"
 kill -TERM "$phttp_pid"
 wait "$phttp_pid" || fail "the HTTP bridge with a policy did not exit 0 on SIGTERM"
+else
+  echo "e2e: skip  policy and Streamable HTTP clients under Wine (their Windows unit tests ran)"
+fi
 
 # CAD on another machine: the clients start `mcp-bridge connect`, which
 # relays over HTTPS (self-signed certificate pinned by its fingerprint, a
-# token) to a bridge serving --listen.
+# token) to a bridge serving --listen. Under Wine the clients start the
+# .exe's connect and the serving bridge is the Linux one (the CAD machine).
 printf 'e2e-token\n' >"$work/token"
-"$bin" --port "$port" --listen 127.0.0.1:0 --tls-self-signed --cache-dir "$work/tls" --token-file "$work/token" \
+"$sim_bin" --port "$port" --listen 127.0.0.1:0 --tls-self-signed --cache-dir "$work/tls" --token-file "$work/token" \
   --log-format json --log-level info --no-cache 2>"$work/tls.err" &
 tls_pid=$!
-trap 'kill $sim_pid $sim2_pid $http_pid $phttp_pid $tls_pid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $sim_pid $sim2_pid ${http_pid:-} ${phttp_pid:-} $tls_pid 2>/dev/null; rm -rf "$work"' EXIT
 turl=$(http_url "$work/tls.err") || { cat "$work/tls.err"; fail "the HTTPS bridge did not start"; }
 fp=$(sed -n 's/.*"fingerprint":"\(sha256:[0-9a-f]*\)".*/\1/p' "$work/tls.err" | head -1)
 case "$turl" in https://*) ;; *) fail "the TLS bridge serves $turl";; esac
@@ -235,9 +239,6 @@ E2E_ARGS=$connect_args node sdk1.mjs "$bin" || fail "TypeScript SDK 1.x through 
 E2E_ARGS=$connect_args node sdk2.mjs "$bin" || fail "TypeScript SDK 2.x through connect"
 kill -TERM "$tls_pid"
 wait "$tls_pid" || fail "the HTTPS bridge did not exit 0 on SIGTERM"
-else
-  echo "e2e: skip  policy, Streamable HTTP and connect clients under Wine (their Windows unit tests ran)"
-fi
 
 if "$bin" verify --help >/dev/null 2>&1; then
   "$bin" verify || fail "mcp-bridge verify"
