@@ -120,7 +120,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		f.guard.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 	}
 	if hc.Token != "" {
-		f.guard.token = []byte(hc.Token)
+		f.guard.setToken(hc.Token)
 	}
 	janitorDone := make(chan struct{})
 	janitorCtx, stopJanitor := context.WithCancel(context.Background())

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"mime"
@@ -18,7 +19,15 @@ type guard struct {
 	listenHost string          // the host part of the listen address
 	origins    map[string]bool // allowed Origin values besides loopback ones, lower case
 	hosts      map[string]bool // Host names besides the listen address: the TLS certificate's, lower case
-	token      []byte          // nil: no token required
+	// tokenSum is the SHA-256 of the bearer token; nil: no token
+	// required. Digests are compared, not the tokens: their lengths are
+	// equal, so the time taken says nothing about the token's length.
+	tokenSum []byte
+}
+
+func (g *guard) setToken(token string) {
+	sum := sha256.Sum256([]byte(token))
+	g.tokenSum = sum[:]
 }
 
 // check returns the HTTP status and message for a request that must be
@@ -27,10 +36,11 @@ func (g *guard) check(r *http.Request) (int, string) {
 	if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o) {
 		return http.StatusForbidden, "Forbidden: Origin " + o + " is not allowed (see --allow-origin)"
 	}
-	if g.token != nil {
+	if g.tokenSum != nil {
 		// A DNS-rebinding page cannot send the token: with one, any Host
 		// is fine (remote clients may use the machine's name).
-		if subtle.ConstantTimeCompare(bearerToken(r.Header.Get("Authorization")), g.token) != 1 {
+		given := sha256.Sum256(bearerToken(r.Header.Get("Authorization")))
+		if subtle.ConstantTimeCompare(given[:], g.tokenSum) != 1 {
 			return http.StatusUnauthorized, "Unauthorized: a valid bearer token is required"
 		}
 		return 0, ""
