@@ -266,3 +266,42 @@ func TestStatelessClientsAreNotKept(t *testing.T) {
 	}
 	waitFor(t, func() bool { return field(t, h.health(), "statelessClients") == float64(0) })
 }
+
+// TestSessionShareOfOneIPv6Network: behind a trusted proxy, clients named
+// by addresses of one IPv6 /64 share one address's part of the session
+// table (a host may pick any address of its /64 for each request): a
+// third session from the /64 takes an idle one's place, as a third from
+// one address does. Another /64 is another client.
+func TestSessionShareOfOneIPv6Network(t *testing.T) {
+	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
+	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+		hc.MaxSessions, hc.UnusedIdle = 4, time.Hour // an address's share: 2
+		hc.TrustProxy = []*net.IPNet{loopback}
+	})
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`
+	from := func(ip string, more ...string) hdr {
+		return append(append(hdr{"X-Forwarded-For", ip}, jsonHeaders...), more...)
+	}
+	open := func(ip string) string {
+		t.Helper()
+		r := h.post(from(ip), init)
+		if r.status != http.StatusOK {
+			t.Fatalf("initialize from %s: %d %s", ip, r.status, r.body)
+		}
+		id := r.header.Get("Mcp-Session-Id")
+		h.post(from(ip, "Mcp-Session-Id", id), pingBody) // used: evicted only for room
+		return id
+	}
+	alive := func(ip, id string) bool {
+		return h.post(from(ip, "Mcp-Session-Id", id), pingBody).status == http.StatusOK
+	}
+	a, b := open("2001:db8:1:2::1"), open("2001:db8:1:2::2")
+	open("2001:db8:1:2:ffff::3")
+	if alive("2001:db8:1:2::1", a) && alive("2001:db8:1:2::2", b) {
+		t.Error("three sessions from one /64 open at once, its share is two: each address was counted alone")
+	}
+	c, d := open("2001:db8:1:3::1"), open("2001:db8:1:3::2")
+	if !alive("2001:db8:1:3::1", c) || !alive("2001:db8:1:3::2", d) {
+		t.Error("another /64's sessions were evicted")
+	}
+}

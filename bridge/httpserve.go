@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -200,13 +201,27 @@ func httpClientKey(r *http.Request, req *rpc.Request) string {
 	return name + "/" + version + "@" + host
 }
 
-// remoteHost is the request's remote address without its port.
+// remoteHost is who sent the request, for the per-address shares of
+// sessions and streams and for fair turns: the remote address without its
+// port, and for IPv6 its /64 network. One IPv6 host is normally given a
+// whole /64 and may pick any address in it for each connection: counted
+// one by one, a single machine could take every share. An IPv4-mapped
+// IPv6 address is its IPv4 address.
 func remoteHost(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.Unmap()
+	if ip.Is4() || ip.IsLoopback() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
 }
 
 func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {

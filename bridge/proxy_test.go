@@ -39,3 +39,27 @@ func TestTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteHostGroups: the address a client is counted under. IPv6
+// addresses of one /64 are one client (a host picks any of them per
+// connection); another /64 is another; IPv4, IPv4-mapped IPv6 and the
+// loopback addresses are counted one by one.
+func TestRemoteHostGroups(t *testing.T) {
+	for _, c := range []struct{ remote, want string }{
+		{"192.0.2.7:5000", "192.0.2.7"},
+		{"[::ffff:192.0.2.7]:5000", "192.0.2.7"},
+		{"[2001:db8:1:2::7]:5000", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:6000", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::7]:5000", "2001:db8:1:3::/64"},
+		{"[fe80::1%eth0]:5000", "fe80::/64"},
+		{"[::1]:5000", "::1"},
+		{"127.0.0.2:5000", "127.0.0.2"},
+		{"pipe", "pipe"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+		r.RemoteAddr = c.remote
+		if got := remoteHost(r); got != c.want {
+			t.Errorf("%s counted as %q, want %q", c.remote, got, c.want)
+		}
+	}
+}
