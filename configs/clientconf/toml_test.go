@@ -43,8 +43,9 @@ func deepCopy(v any) any {
 }
 
 // wantAfterInstall is before with the server's entry as install owns it:
-// command, args and the CAD_MCP_* variables of env are ours, every other
-// key of the file and of the entry is as it was.
+// command, args and the CAD_MCP_* variables of env are ours (for a URL
+// entry, url and bearer_token_env_var), the other form's keys are gone,
+// every other key of the file and of the entry is as it was.
 func wantAfterInstall(before map[string]any, name string, s Server) map[string]any {
 	want := deepCopy(before).(map[string]any)
 	if want == nil {
@@ -59,6 +60,20 @@ func wantAfterInstall(before map[string]any, name string, s Server) map[string]a
 	if entry == nil {
 		entry = map[string]any{}
 		servers[name] = entry
+	}
+	if s.URL != "" {
+		for _, k := range []string{"command", "args", "env", "env_vars", "cwd"} {
+			delete(entry, k)
+		}
+		entry["url"] = s.URL
+		delete(entry, "bearer_token_env_var")
+		if s.TokenEnv != "" {
+			entry["bearer_token_env_var"] = s.TokenEnv
+		}
+		return want
+	}
+	for _, k := range []string{"url", "bearer_token_env_var", "http_headers", "env_http_headers", "http_headers_helper", "oauth_resource"} {
+		delete(entry, k)
 	}
 	entry["command"] = s.Command
 	args := []any{}
@@ -106,7 +121,7 @@ func checkTOMLInstall(t *testing.T, src []byte, name string, s Server) ([]byte, 
 	if err != nil {
 		t.Fatalf("install wrote a file it cannot read: %v\n%s", err, out)
 	}
-	if got := servers[name]; got.Command != s.Command || !cmp.Equal(got.Args, s.Args, cmpopts.EquateEmpty()) {
+	if got := servers[name]; got.Command != s.Command || !cmp.Equal(got.Args, s.Args, cmpopts.EquateEmpty()) || got.URL != s.URL || got.TokenEnv != s.TokenEnv {
 		t.Fatalf("reading back the entry: %+v\n%s", got, out)
 	}
 	back, ok, err := tomlRemove(out, name)
@@ -195,7 +210,8 @@ func TestCodexShapes(t *testing.T) {
 }
 
 // FuzzTOMLInstall: the oracle invariant over any file (checkTOMLInstall),
-// with any command and variable value.
+// with any command and variable value, for a stdio entry or a URL entry
+// (with the token's variable or without) as shape picks.
 func FuzzTOMLInstall(f *testing.F) {
 	for _, s := range []string{
 		"", "model = \"o3\"\n", "[mcp_servers.cad]\ncommand = \"x\"\n[mcp_servers.cad.env]\nA = \"1\"\nCAD_MCP_X = \"2\"\n",
@@ -205,15 +221,26 @@ func FuzzTOMLInstall(f *testing.F) {
 		"[ mcp_servers . \"cad\" ]\ncommand = \"x\" # c\n[mcp_servers.cad.tools.t]\nenabled = true", "[mcp_servers.cad]",
 		"[mcp_servers.cad.env]\nA = \"1\"\n", "[mcp_servers.other]\ncommand = \"\"\"\nmulti\\\n  line\"\"\"\n[mcp_servers.cad]\nenv = {}\n",
 		"[mcp_servers.cad]\nenv = { 'CAD_MCP_PORT' = '1', \"x.y\" = \"2\" }\nargs = ['a']",
+		"[mcp_servers.cad]\nurl = \"http://old/mcp\"\nbearer_token_env_var = \"OLD\"\nhttp_headers = { X = \"1\" }\nenabled = false\n[mcp_servers.cad.env_http_headers]\nY = \"Z\"\n",
+		"[mcp_servers.cad]\ncommand = \"x\"\ncwd = \"/tmp\"\nenv_vars = [\"A\"]\n[mcp_servers.cad.env]\nA = \"1\"\n[mcp_servers.other]\nurl = \"u\"\n",
+		"[mcp_servers.cad]\nurl = \"u\"",
 	} {
-		f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080")
+		for shape := range uint8(3) {
+			f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080", shape)
+		}
 	}
-	f.Add("", "/opt/a\x7fb\x01c\td\n", "\u2028\"'")
-	f.Fuzz(func(t *testing.T, src, command, value string) {
-		s := Server{Command: command, Args: []string{"--port", value}, Env: map[string]string{"CAD_MCP_PORT": value}}
+	f.Add("", "/opt/a\x7fb\x01c\td\n", "\u2028\"'", uint8(1))
+	f.Fuzz(func(t *testing.T, src, command, value string, shape uint8) {
 		// Invalid UTF-8 cannot be written as TOML; the bridge's own values
 		// are paths and flags, UTF-8 on every system it runs on.
-		s.Command, s.Args[1], s.Env["CAD_MCP_PORT"] = strings.ToValidUTF8(command, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD")
+		command, value = strings.ToValidUTF8(command, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD")
+		s := Server{Command: command, Args: []string{"--port", value}, Env: map[string]string{"CAD_MCP_PORT": value}}
+		switch shape % 3 {
+		case 1:
+			s = Lookup("codex").URLServer("https://"+command+"/mcp", true)
+		case 2:
+			s = Lookup("codex").URLServer("https://"+command+"/mcp", false)
+		}
 		checkTOMLInstall(t, []byte(src), "cad", s)
 	})
 }
