@@ -629,13 +629,7 @@ func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 	}
 	for i, st := range stmts {
 		if len(st.header) > 2 && hasPrefix(st.header, "mcp_servers", name) && slices.Contains(other, st.header[2]) {
-			end := st.end
-			for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
-				if stmts[j].keys != nil {
-					end = stmts[j].end
-				}
-			}
-			drop = append(drop, edit{st.start, end, ""})
+			drop = append(drop, tableSpan(src, stmts, i, drop))
 		}
 	}
 	if s.URL != "" {
@@ -762,32 +756,36 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 	}
 	var edits []edit
 	for i, st := range stmts {
-		if st.header == nil || !hasPrefix(st.header, "mcp_servers", name) {
-			continue
+		if st.header != nil && hasPrefix(st.header, "mcp_servers", name) {
+			edits = append(edits, tableSpan(src, stmts, i, edits))
 		}
-		// The table runs to its last key = value; the comments and blank
-		// lines after it belong to what follows.
-		last := i
-		for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
-			if stmts[j].keys != nil {
-				last = j
-			}
-		}
-		from := st.start
-		if i == 0 && bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
-			from = 3
-		}
-		// A blank line before the table goes with it when the table ended
-		// the file or another blank line follows.
-		if i > 0 && blank(src, stmts[i-1]) && (last+1 >= len(stmts) || blank(src, stmts[last+1])) && (len(edits) == 0 || edits[len(edits)-1].end <= stmts[i-1].start) {
-			from = stmts[i-1].start
-		}
-		edits = append(edits, edit{from, stmts[last].end, ""})
 	}
 	if len(edits) == 0 {
 		return src, false, nil
 	}
 	return apply(src, edits), true, nil
+}
+
+// tableSpan is the deletion of the table whose header is stmts[i], after
+// the deletions before: the table runs to its last key = value (the
+// comments and blank lines after it belong to what follows), and the
+// blank line before it goes with it when the table ended the file or
+// another blank line follows.
+func tableSpan(src []byte, stmts []tomlStmt, i int, before []edit) edit {
+	last := i
+	for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
+		if stmts[j].keys != nil {
+			last = j
+		}
+	}
+	from := stmts[i].start
+	if i == 0 && bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		from = 3
+	}
+	if i > 0 && blank(src, stmts[i-1]) && (last+1 >= len(stmts) || blank(src, stmts[last+1])) && (len(before) == 0 || before[len(before)-1].end <= stmts[i-1].start) {
+		from = stmts[i-1].start
+	}
+	return edit{from, stmts[last].end, ""}
 }
 
 func blank(src []byte, st tomlStmt) bool {

@@ -244,3 +244,79 @@ func FuzzTOMLInstall(f *testing.F) {
 		checkTOMLInstall(t, []byte(src), "cad", s)
 	})
 }
+
+// TestCodexURLForm: a Codex entry turned into the URL form loses every
+// stdio key, the user's env, env_vars and cwd included (Codex refuses the
+// whole file when a table mixes them), and keeps the keys both forms
+// take; turned back, it loses every URL key. The rest of the file stays
+// byte for byte.
+func TestCodexURLForm(t *testing.T) {
+	codex := Lookup("codex")
+	const head = "# my settings\nmodel = \"o3\"\n\n"
+	const tail = "\n[mcp_servers.other]\nurl = \"https://other/mcp\" # keep me\nbearer_token_env_var = \"OTHER\"\n"
+	stdio := head + `[mcp_servers.cad-autocad]
+command = "/old/mcp-bridge"
+args = ["--port", "9000"]
+enabled = false # mine
+cwd = "/tmp"
+env_vars = ["HOME"]
+startup_timeout_sec = 30
+
+[mcp_servers.cad-autocad.env]
+HTTPS_PROXY = "http://proxy:3128"
+` + tail
+	out, err := checkTOMLInstall(t, []byte(stdio), "cad-autocad", codex.URLServer(remoteURL, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := head + `[mcp_servers.cad-autocad]
+enabled = false # mine
+startup_timeout_sec = 30
+url = "https://cad.example:8443/mcp"
+bearer_token_env_var = "CAD_MCP_TOKEN"
+` + tail
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("stdio entry turned URL (-want +got):\n%s", diff)
+	}
+	// Without a token: the variable's name goes.
+	out2, err := checkTOMLInstall(t, out, "cad-autocad", codex.URLServer(remoteURL, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(want, "bearer_token_env_var = \"CAD_MCP_TOKEN\"\n", "", 1); string(out2) != want {
+		t.Errorf("without a token (-want +got):\n%s", cmp.Diff(want, string(out2)))
+	}
+	// And back to stdio, from an entry with the URL keys Codex has.
+	url := head + `[mcp_servers.cad-autocad]
+url = "http://old/mcp"
+bearer_token_env_var = "CAD_MCP_TOKEN"
+http_headers = { "X-Trace" = "1" }
+enabled = false # mine
+
+[mcp_servers.cad-autocad.env_http_headers]
+X-Key = "KEY_VAR"
+` + tail
+	out, err = checkTOMLInstall(t, []byte(url), "cad-autocad", codexServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = head + `[mcp_servers.cad-autocad]
+enabled = false # mine
+command = "C:\\Users\\Me\\AppData\\Local\\Programs\\mcp-bridge\\mcp-bridge.exe"
+args = ["--log-file", "C:\\logs\\\"b\".log"]
+env = { CAD_MCP_HOST = "127.0.0.1", CAD_MCP_PORT = "9000" }
+` + tail
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("URL entry turned stdio (-want +got):\n%s", diff)
+	}
+	// doctor's reading: the URL entry is ours by the variable it names.
+	servers, _ := tomlServers([]byte(stdio))
+	if IsBridge(servers["other"]) {
+		t.Errorf("a URL entry of the user's own, naming another variable, counted as ours: %+v", servers["other"])
+	}
+	out, _ = tomlSet([]byte(stdio), "cad-autocad", codex.URLServer(remoteURL, true))
+	servers, _ = tomlServers(out)
+	if got := servers["cad-autocad"]; !IsBridge(got) || got.URL != remoteURL || got.TokenEnv != TokenVar {
+		t.Errorf("doctor reads the URL entry as %+v, ours %v", got, IsBridge(got))
+	}
+}
