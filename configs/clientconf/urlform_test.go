@@ -181,3 +181,29 @@ func TestURLFormKeepsUsersHeaders(t *testing.T) {
 		t.Errorf("a URL entry without the token variable counted as ours")
 	}
 }
+
+// An entry holds one URL member, its client's: Windsurf reads "serverUrl"
+// or "url", so an entry of ours with the other one loses it when install
+// writes the URL form, and loses both when it writes the stdio entry.
+func TestURLFormOneURLMember(t *testing.T) {
+	fx := newFixture(t, "linux")
+	c := Lookup("windsurf")
+	f, _ := fx.env.Target(c, "user")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "disabled": false}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(f.Path)
+	if diff := cmp.Diff(map[string]string{"serverUrl": "string", "headers": "object", "disabled": "bool"}, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, b)
+	}
+	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "serverUrl": "http://old/mcp", "disabled": false}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(f.Path)
+	if diff := cmp.Diff(map[string]string{"command": "string", "args": "array", "env": "object", "disabled": "bool"}, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+		t.Errorf("turned stdio (-want +got):\n%s\n%s", diff, b)
+	}
+}
