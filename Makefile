@@ -29,8 +29,9 @@ e2e: build
 # Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
 # installed on the first run): after `install` their `mcp list` shows our
 # server connected (Codex, Copilot: enabled), after `uninstall` it is gone;
-# Claude Code and Gemini CLI also with the URL form (`install --url`) of a
-# `--listen` bridge with a token. Offline, in fixture homes, with the
+# each also with its URL form (`install --url`) of a `--listen` bridge with
+# a token: connected with it, refused with a wrong one (Codex: its list
+# shows the URL and the token's variable). Offline, in fixture homes, with the
 # simulated base. Not part of `make test`; .ci/run runs it after.
 test-clients: build
 	verify/realclients/run.sh $(BIN)

@@ -181,49 +181,66 @@ func TestInstallURL(t *testing.T) {
 	}
 }
 
-// TestInstallURLForm: install --url for Claude Code writes its own URL
-// entry, which sends the token from CAD_MCP_TOKEN; doctor checks that the
-// URL answers with the token it reads there, and says which variable is
-// missing when it cannot.
+// TestInstallURLForm: install --url writes the client's own URL entry,
+// which sends the token from CAD_MCP_TOKEN (a header naming it, or for
+// Codex the variable's name); doctor recognises each form as ours and
+// checks that the URL answers with the token it reads there, and says
+// which variable is missing when it cannot.
 func TestInstallURLForm(t *testing.T) {
-	home := testdir.New(t)
-	tok := filepath.Join(home, "token")
-	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	url, _ := startHTTPBridge(t, goSDKSimPort(t), "--token-file", tok)
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
-	run := func(extra []string, args ...string) (string, int) {
-		cmd := exec.Command(bridgeBin, args...)
-		cmd.Env = append(append([]string(nil), env...), extra...)
-		cmd.Dir = home
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return string(out), code
-	}
-	if out, code := run(nil, "install", "--client", "claude-code", "--url", url, "--token-file", tok); code != 0 {
-		t.Fatalf("install --url: %d\n%s", code, out)
-	}
-	raw, err := os.ReadFile(filepath.Join(home, ".claude.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(raw), `"url": "`+url+`"`) || !strings.Contains(string(raw), `"Authorization": "Bearer ${CAD_MCP_TOKEN}"`) || strings.Contains(string(raw), "s3cret-token") {
-		t.Errorf("not Claude Code's URL entry with the token's variable:\n%s", raw)
-	}
-	out, code := run([]string{"CAD_MCP_TOKEN=s3cret-token"}, "doctor", "--timeout", "20s")
-	if code != 0 || !strings.Contains(out, `ok    Claude Code registers "cad-autocad" in `) || !strings.Contains(out, "URL entry; the bridge at "+url+" answers: 26 tools") {
-		t.Errorf("doctor with the token: exit %d\n%s", code, out)
-	}
-	out, code = run(nil, "doctor", "--timeout", "20s")
-	if code != 1 || !strings.Contains(out, `FAIL  Claude Code registers "cad-autocad"`) || !strings.Contains(out, "CAD_MCP_TOKEN, which is not set here") {
-		t.Errorf("doctor without the token: exit %d\n%s", code, out)
-	}
-	out, code = run([]string{"CAD_MCP_TOKEN=wrong"}, "doctor", "--timeout", "20s")
-	if code != 1 || !strings.Contains(out, `FAIL  Claude Code registers "cad-autocad"`) || !strings.Contains(out, "refused the token") {
-		t.Errorf("doctor with a wrong token: exit %d\n%s", code, out)
+	for _, tt := range []struct{ client, name, file, want string }{
+		{"claude-code", "Claude Code", ".claude.json", `"Authorization": "Bearer ${CAD_MCP_TOKEN}"`},
+		{"windsurf", "Windsurf", ".codeium/windsurf/mcp_config.json", `"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"`},
+		{"codex", "Codex CLI", ".codex/config.toml", `bearer_token_env_var = "CAD_MCP_TOKEN"`},
+		{"copilot-cli", "GitHub Copilot CLI", ".copilot/mcp-config.json", `"Authorization": "Bearer ${CAD_MCP_TOKEN}"`},
+		{"opencode", "OpenCode", ".config/opencode/opencode.json", `"Authorization": "Bearer {env:CAD_MCP_TOKEN}"`},
+	} {
+		t.Run(tt.client, func(t *testing.T) {
+			home := testdir.New(t)
+			tok := filepath.Join(home, "token")
+			if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			url, _ := startHTTPBridge(t, goSDKSimPort(t), "--token-file", tok)
+			env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
+			run := func(extra []string, args ...string) (string, int) {
+				cmd := exec.Command(bridgeBin, args...)
+				cmd.Env = append(append([]string(nil), env...), extra...)
+				cmd.Dir = home
+				out, err := cmd.CombinedOutput()
+				code := 0
+				if ee, ok := err.(*exec.ExitError); ok {
+					code = ee.ExitCode()
+				}
+				return string(out), code
+			}
+			if out, code := run(nil, "install", "--client", tt.client, "--url", url, "--token-file", tok); code != 0 {
+				t.Fatalf("install --url: %d\n%s", code, out)
+			}
+			raw, err := os.ReadFile(filepath.Join(home, filepath.FromSlash(tt.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(raw), url) || !strings.Contains(string(raw), tt.want) || strings.Contains(string(raw), "s3cret-token") || strings.Contains(string(raw), "connect") {
+				t.Errorf("not %s's URL entry with the token's variable:\n%s", tt.name, raw)
+			}
+			out, code := run([]string{"CAD_MCP_TOKEN=s3cret-token"}, "doctor", "--timeout", "20s")
+			if code != 0 || !strings.Contains(out, "ok    "+tt.name+` registers "cad-autocad" in `) || !strings.Contains(out, "URL entry; the bridge at "+url+" answers: 26 tools") {
+				t.Errorf("doctor with the token: exit %d\n%s", code, out)
+			}
+			out, code = run(nil, "doctor", "--timeout", "20s")
+			if code != 1 || !strings.Contains(out, "FAIL  "+tt.name+` registers "cad-autocad"`) || !strings.Contains(out, "CAD_MCP_TOKEN, which is not set here") {
+				t.Errorf("doctor without the token: exit %d\n%s", code, out)
+			}
+			out, code = run([]string{"CAD_MCP_TOKEN=wrong"}, "doctor", "--timeout", "20s")
+			if code != 1 || !strings.Contains(out, "FAIL  "+tt.name+` registers "cad-autocad"`) || !strings.Contains(out, "refused the token") {
+				t.Errorf("doctor with a wrong token: exit %d\n%s", code, out)
+			}
+			if out, code := run(nil, "uninstall", "--client", tt.client); code != 0 || !strings.Contains(out, "removed") {
+				t.Fatalf("uninstall: %d\n%s", code, out)
+			}
+			if out, _ := run([]string{"CAD_MCP_TOKEN=s3cret-token"}, "doctor", "--timeout", "20s"); strings.Contains(out, `registers "cad-autocad"`) {
+				t.Errorf("doctor still finds the entry after uninstall:\n%s", out)
+			}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 // TestInstallURLForms: install --url writes the client's own URL form
@@ -30,7 +32,12 @@ func TestInstallURLForms(t *testing.T) {
 			t.Errorf("the token itself is in %s:\n%s", file, b)
 		}
 		var doc map[string]any
-		if err := json.Unmarshal(b, &doc); err != nil {
+		if strings.HasSuffix(file, ".toml") {
+			_, err = toml.Decode(string(b), &doc)
+		} else {
+			err = json.Unmarshal(b, &doc)
+		}
+		if err != nil {
 			t.Fatalf("%s: %v\n%s", file, err, b)
 		}
 		e, _ := doc[key].(map[string]any)["cad-autocad"].(map[string]any)
@@ -44,6 +51,10 @@ func TestInstallURLForms(t *testing.T) {
 		{"gemini", ".gemini/settings.json", "mcpServers", map[string]any{"httpUrl": url, "headers": map[string]any{"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}},
 		{"cursor", ".cursor/mcp.json", "mcpServers", map[string]any{"url": url, "headers": map[string]any{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}},
 		{"vscode", ".config/Code/User/mcp.json", "servers", map[string]any{"type": "http", "url": url, "headers": map[string]any{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}},
+		{"windsurf", ".codeium/windsurf/mcp_config.json", "mcpServers", map[string]any{"serverUrl": url, "headers": map[string]any{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}},
+		{"codex", ".codex/config.toml", "mcp_servers", map[string]any{"url": url, "bearer_token_env_var": "CAD_MCP_TOKEN"}},
+		{"copilot-cli", ".copilot/mcp-config.json", "mcpServers", map[string]any{"type": "http", "url": url, "headers": map[string]any{"Authorization": "Bearer ${CAD_MCP_TOKEN}"}, "tools": []any{"*"}}},
+		{"opencode", ".config/opencode/opencode.json", "mcp", map[string]any{"type": "remote", "url": url, "headers": map[string]any{"Authorization": "Bearer {env:CAD_MCP_TOKEN}"}}},
 	} {
 		out, errs, code := runCLI(t, vars, "", "install", "--client", tt.client, "--url", url, "--token-file", tok)
 		if code != 0 {
@@ -64,21 +75,25 @@ func TestInstallURLForms(t *testing.T) {
 			t.Fatalf("%s --fingerprint: exit %d\n%s%s", tt.client, code, out, errs)
 		}
 		got = entry(tt.file, tt.key)
-		if args, _ := got["args"].([]any); len(args) < 2 || args[0] != "connect" || got["url"] != nil || got["httpUrl"] != nil || got["headers"] != nil {
+		args, _ := got["args"].([]any)
+		if cmd, _ := got["command"].([]any); len(cmd) > 0 { // OpenCode's one array
+			args = cmd[1:]
+		}
+		if len(args) < 2 || args[0] != "connect" || got["url"] != nil || got["httpUrl"] != nil || got["serverUrl"] != nil || got["headers"] != nil || got["bearer_token_env_var"] != nil {
 			t.Errorf("%s --fingerprint: entry %v, want connect's and nothing of the URL form", tt.client, got)
 		}
 	}
 	// A client without a URL form gets connect's entry, and no word
 	// about the variable.
-	out, errs, code := runCLI(t, vars, "", "install", "--client", "windsurf", "--url", url, "--token-file", tok)
+	out, errs, code := runCLI(t, vars, "", "install", "--client", "claude-desktop", "--url", url, "--token-file", tok)
 	if code != 0 {
-		t.Fatalf("windsurf: exit %d\n%s%s", code, out, errs)
+		t.Fatalf("claude-desktop: exit %d\n%s%s", code, out, errs)
 	}
-	if got := entry(".codeium/windsurf/mcp_config.json", "mcpServers"); got["command"] == nil || got["url"] != nil || got["serverUrl"] != nil {
-		t.Errorf("windsurf: entry %v, want connect's", got)
+	if got := entry(".config/Claude/claude_desktop_config.json", "mcpServers"); got["command"] == nil || got["url"] != nil || got["headers"] != nil {
+		t.Errorf("claude-desktop: entry %v, want connect's", got)
 	}
 	if strings.Contains(out, "CAD_MCP_TOKEN") {
-		t.Errorf("windsurf reads the token file through connect, yet install speaks of the variable:\n%s", out)
+		t.Errorf("claude-desktop reads the token file through connect, yet install speaks of the variable:\n%s", out)
 	}
 	// Without a token: the URL alone, nothing to set.
 	out, _, code = runCLI(t, vars, "", "install", "--client", "gemini", "--url", "http://127.0.0.1:8931/mcp")

@@ -22,6 +22,16 @@ type Server struct {
 	Env     map[string]string
 	URL     string            `json:",omitempty"`
 	Headers map[string]string `json:",omitempty"`
+	// TokenEnv names the variable a URL entry's client reads the bearer
+	// token from, for a client that takes the variable's name rather than
+	// a header (Codex's bearer_token_env_var).
+	TokenEnv string `json:",omitempty"`
+}
+
+// TokenFromVar: the URL entry sends the token from TokenVar, by its
+// Authorization header or by naming the variable (TokenEnv).
+func (s Server) TokenFromVar() bool {
+	return s.TokenEnv == TokenVar || strings.Contains(s.Headers["Authorization"], TokenVar)
 }
 
 // TokenVar is the environment variable a URL entry's Authorization header
@@ -32,11 +42,17 @@ const TokenVar = "CAD_MCP_TOKEN"
 // own file, with headers and an environment variable expanded in them
 // (sources in configs/README.md).
 type URLForm struct {
-	Type   string // the entry's "type" ("http"); "" for none
-	URLKey string // the URL member: "url", or Gemini CLI's "httpUrl"
+	Type string // the entry's "type" ("http", OpenCode's "remote"); "" for none
+	// URLKey is the URL member: "url", Gemini CLI's "httpUrl", Windsurf's
+	// "serverUrl".
+	URLKey string
 	// VarRef is how a header names an environment variable, a format
-	// taking the name: "${%s}" or "${env:%s}".
+	// taking the name: "${%s}", "${env:%s}" or OpenCode's "{env:%s}".
 	VarRef string
+	// TokenKey, for a client that reads the bearer token from a variable
+	// it is given the name of (Codex's "bearer_token_env_var"), instead
+	// of a header: the member that names TokenVar.
+	TokenKey string
 }
 
 // URLServer is the entry for the remote bridge at url in c's URL form;
@@ -44,7 +60,11 @@ type URLForm struct {
 // TokenVar in the client's environment.
 func (c *Client) URLServer(url string, token bool) Server {
 	s := Server{URL: url}
-	if token {
+	switch {
+	case !token:
+	case c.URLForm.TokenKey != "":
+		s.TokenEnv = TokenVar
+	default:
 		s.Headers = map[string]string{"Authorization": "Bearer " + c.TokenRef()}
 	}
 	return s
@@ -110,15 +130,15 @@ var Clients = []*Client{
 	{ID: "cursor", Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
 	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "windsurf", Name: "Windsurf", Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
+	{ID: "windsurf", Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
 	{ID: "gemini", Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
-	{ID: "codex", Name: "Codex CLI", TOML: true, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
+	{ID: "codex", Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
 	{ID: "zed", Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
 	{ID: "junie", Name: "JetBrains Junie", Project: true, Restart: "Junie reads mcp.json when it starts a task; if the server does not appear, restart the IDE"},
 	{ID: "jetbrains", Name: "JetBrains AI Assistant", Paste: "Settings | Tools | AI Assistant | Model Context Protocol (MCP) → Add → As JSON (Global level)", Restart: "press Apply; the server starts when AI Assistant next needs it"},
-	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", Extra: []kv{{"tools", []string{"*"}}}, Restart: "start a new copilot session (/mcp show lists the servers)"},
+	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Extra: []kv{{"tools", []string{"*"}}}, Restart: "start a new copilot session (/mcp show lists the servers)"},
 	{ID: "roo-code", Name: "Roo Code", Project: true, Restart: "Roo Code reloads mcp_settings.json itself; if not, restart VS Code"},
 	{ID: "cline-cursor", Name: "Cline in Cursor", Restart: "Cline reloads its settings file; if the server does not appear, restart Cursor"},
 	{ID: "cline-windsurf", Name: "Cline in Windsurf", Restart: "Cline reloads its settings file; if the server does not appear, restart Windsurf"},
@@ -130,7 +150,7 @@ var Clients = []*Client{
 	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
 	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
 	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
-	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}"}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
 var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}

@@ -320,10 +320,18 @@ func stdioSteps(c *Client, s Server, old map[string]any, sub func(...string) []s
 		}
 	}
 	if c.URLForm != nil {
-		steps = append(steps, step{path: sub(c.URLForm.URLKey), del: true}, step{path: sub("headers"), del: true})
+		for _, k := range urlKeys {
+			steps = append(steps, step{path: sub(k), del: true})
+		}
+		steps = append(steps, step{path: sub("headers"), del: true})
 	}
 	return steps
 }
+
+// urlKeys are the members clients take a server's URL in; an entry has
+// one of them, its client's (clients that take two, such as Windsurf's
+// "serverUrl" or "url", would read either).
+var urlKeys = []string{"url", "httpUrl", "serverUrl"}
 
 // urlSteps turn an existing entry into c's URL entry for s: the stdio
 // members go, headers of the user's own other than Authorization stay.
@@ -336,6 +344,11 @@ func urlSteps(c *Client, s Server, old map[string]any, sub func(...string) []str
 		steps = append(steps, step{path: sub("type"), del: true}) // Cursor's "stdio"
 	}
 	steps = append(steps, step{path: sub(c.URLForm.URLKey), value: s.URL})
+	for _, k := range urlKeys {
+		if k != c.URLForm.URLKey {
+			steps = append(steps, step{path: sub(k), del: true})
+		}
+	}
 	oldHeaders, _ := old["headers"].(map[string]any)
 	switch {
 	case oldHeaders == nil && len(s.Headers) > 0:
@@ -393,7 +406,7 @@ func jsonEntry(c *Client, s Server) orderedObject {
 		if len(s.Headers) > 0 {
 			o = append(o, kv{"headers", envObject(s.Headers)})
 		}
-		return o
+		return append(o, c.Extra...)
 	}
 	if c.Type != "" {
 		o = append(o, kv{"type", c.Type})

@@ -187,15 +187,18 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 			Env         map[string]any `json:"env"`
 			Environment map[string]any `json:"environment"`
 			URL         string         `json:"url"`
-			HTTPURL     string         `json:"httpUrl"` // Gemini CLI's Streamable HTTP
+			HTTPURL     string         `json:"httpUrl"`   // Gemini CLI's Streamable HTTP
+			ServerURL   string         `json:"serverUrl"` // Windsurf's
 			Headers     map[string]any `json:"headers"`
 		}
 		if d.decode(m.value, &raw) != nil {
 			continue
 		}
 		s := Server{Env: map[string]string{}, URL: raw.HTTPURL}
-		if s.URL == "" {
-			s.URL = raw.URL
+		for _, u := range []string{raw.URL, raw.ServerURL} {
+			if s.URL == "" {
+				s.URL = u
+			}
 		}
 		for k, v := range raw.Headers {
 			if str, ok := v.(string); ok {
@@ -233,13 +236,13 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 }
 
 // IsBridge: the command is mcp-bridge (any folder, .exe or not), or the
-// entry passes CAD_MCP_HOST or CAD_MCP_PORT, or it is a URL entry whose
-// Authorization header takes the token from TokenVar (install --url
-// writes that; a URL entry without a token cannot be told from another
-// server's).
+// entry passes CAD_MCP_HOST or CAD_MCP_PORT, or it is a URL entry that
+// sends the token from TokenVar, in its Authorization header or by naming
+// the variable (install --url writes that; a URL entry without a token
+// cannot be told from another server's).
 func IsBridge(s Server) bool {
 	if s.URL != "" && s.Command == "" {
-		return strings.Contains(s.Headers["Authorization"], TokenVar)
+		return s.TokenFromVar()
 	}
 	base := strings.TrimSuffix(strings.ToLower(filepath.Base(strings.ReplaceAll(s.Command, `\`, "/"))), ".exe")
 	if base == "mcp-bridge" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,11 +17,19 @@ import (
 //	args = []
 //	env = { CAD_MCP_HOST = "127.0.0.1", CAD_MCP_PORT = "8080" }
 //
+// or, for a bridge on another machine (install --url), in Codex's own
+// URL form, which reads the token from the variable it names:
+//
+//	[mcp_servers.cad-autocad]
+//	url = "https://cad-pc:8931/mcp"
+//	bearer_token_env_var = "CAD_MCP_TOKEN"
+//
 // This is not a TOML library. A scanner splits the file into statements
 // (blank and comment lines, table headers, key = value with its whole
 // value, strings and multi-line arrays included), and the editor splices
 // only what install owns: the values of command and args, and the CAD_MCP_*
-// variables of env. Every other byte stays. A file in a shape it cannot
+// variables of env (or url and bearer_token_env_var), and it drops the
+// keys of the entry's other form. Every other byte stays. A file in a shape it cannot
 // edit safely (the servers written as an inline table or dotted keys, an
 // [[array of tables]], env as dotted keys) is refused, and left as it is.
 // Its tests check every edit against a real TOML parser.
@@ -464,10 +473,29 @@ func tomlInline(kept []string, env map[string]string) string {
 	return "{ " + strings.Join(kept, ", ") + " }"
 }
 
+// The keys of an entry's two forms. Codex refuses a table that mixes them
+// (codex 0.171: "env is not supported for streamable_http", and the whole
+// file is not read), so an entry turned into one form loses every key of
+// the other, the user's env and cwd included.
+var (
+	tomlStdioKeys = []string{"command", "args", "env", "env_vars", "cwd"}
+	tomlURLKeys   = []string{"url", tomlTokenKey, "http_headers", "env_http_headers", "http_headers_helper", "oauth_resource"}
+)
+
+// tomlTokenKey names the variable Codex reads a URL entry's bearer token from.
+const tomlTokenKey = "bearer_token_env_var"
+
 // tomlServer renders the server's table.
 func tomlServer(name string, s Server) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[mcp_servers.%s]\n", tomlKey(name))
+	if s.URL != "" {
+		fmt.Fprintf(&b, "url = %s\n", tomlString(s.URL))
+		if s.TokenEnv != "" {
+			fmt.Fprintf(&b, "%s = %s\n", tomlTokenKey, tomlString(s.TokenEnv))
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "command = %s\n", tomlString(s.Command))
 	fmt.Fprintf(&b, "args = %s\n", tomlStrings(s.Args))
 	if len(s.Env) > 0 {
@@ -490,6 +518,9 @@ func hasPrefix(p []string, prefix ...string) bool {
 
 func ours(k string) bool { return strings.HasPrefix(k, "CAD_MCP_") }
 
+// tomlOwned are the keys whose values install writes.
+var tomlOwned = []string{"command", "args", "url", tomlTokenKey}
+
 // tomlCheck refuses the shapes the editor does not edit: servers written
 // other than as [mcp_servers.NAME] tables, and in the server's own table,
 // the keys install owns written as dotted keys or sub-tables.
@@ -499,7 +530,7 @@ func tomlCheck(stmts []tomlStmt, name string) error {
 		case st.header != nil && st.array && st.header[0] == "mcp_servers":
 			return fmt.Errorf("line %d: [[%s]] is an array of tables; install only edits [mcp_servers.NAME] tables: edit it by hand", st.line, strings.Join(st.header, "."))
 		case st.header != nil && hasPrefix(st.header, "mcp_servers", name) && len(st.header) > 2 && st.header[2] != "env":
-			if k := st.header[2]; k == "command" || k == "args" {
+			if k := st.header[2]; slices.Contains(tomlOwned, k) {
 				return fmt.Errorf("line %d: mcp_servers.%s.%s is a table; edit it by hand", st.line, tomlKey(name), k)
 			}
 		case st.header != nil && hasPrefix(st.header, "mcp_servers", name, "env") && len(st.header) > 3 && ours(st.header[3]):
@@ -507,7 +538,7 @@ func tomlCheck(stmts []tomlStmt, name string) error {
 		case st.keys == nil:
 		case st.table == nil && st.keys[0] == "mcp_servers", hasPrefix(st.table, "mcp_servers") && len(st.table) == 1:
 			return fmt.Errorf("line %d: the MCP servers are written as an inline table or dotted keys (%s = …); install only edits [mcp_servers.NAME] tables: edit it by hand", st.line, strings.Join(append(st.table, st.keys...), "."))
-		case len(st.table) == 2 && hasPrefix(st.table, "mcp_servers", name) && len(st.keys) > 1 && (st.keys[0] == "env" || st.keys[0] == "command" || st.keys[0] == "args"):
+		case len(st.table) == 2 && hasPrefix(st.table, "mcp_servers", name) && len(st.keys) > 1 && (st.keys[0] == "env" || slices.Contains(tomlOwned, st.keys[0])):
 			return fmt.Errorf("line %d: %s is written as a dotted key; edit it by hand", st.line, strings.Join(st.keys, "."))
 		case len(st.table) == 2 && hasPrefix(st.table, "mcp_servers", name) && len(st.keys) == 1 && st.keys[0] == "env":
 			if _, ok := st.value.(map[string]any); !ok {
@@ -522,8 +553,9 @@ func tomlCheck(stmts []tomlStmt, name string) error {
 
 // tomlSet writes the server: a new [mcp_servers.NAME] table at the end, or
 // in the existing one, new values for command and args and its own CAD_MCP_*
-// variables in env. Every other key (enabled, startup_timeout_sec, the
-// user's variables, …) stays as it is.
+// variables in env (for a URL entry, url and bearer_token_env_var), and
+// none of the other form's keys. Every other key (enabled,
+// startup_timeout_sec, the user's variables, …) stays as it is.
 func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 	stmts, err := parseTOML(src)
 	if err != nil {
@@ -582,6 +614,34 @@ func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 		}
 		add = append(add, key+" = "+text)
 	}
+	// The other form's keys go, and its sub-tables ([mcp_servers.NAME.env],
+	// [mcp_servers.NAME.http_headers]): after the insertions, which may
+	// share an offset with a deletion.
+	var drop []edit
+	other := tomlURLKeys
+	if s.URL != "" {
+		other = tomlStdioKeys
+	}
+	for i := main + 1; i < len(stmts) && stmts[i].header == nil; i++ {
+		if st := stmts[i]; st.keys != nil && slices.Contains(other, st.keys[0]) {
+			drop = append(drop, edit{st.start, st.end, ""})
+		}
+	}
+	for i, st := range stmts {
+		if len(st.header) > 2 && hasPrefix(st.header, "mcp_servers", name) && slices.Contains(other, st.header[2]) {
+			drop = append(drop, tableSpan(src, stmts, i, drop))
+		}
+	}
+	if s.URL != "" {
+		put("url", tomlString(s.URL))
+		if s.TokenEnv != "" {
+			put(tomlTokenKey, tomlString(s.TokenEnv))
+		} else if st := set[tomlTokenKey]; st != nil {
+			drop = append(drop, edit{st.start, st.end, ""})
+		}
+		edits = append(edits, insertLines(src, stmts[last], add, nl)...)
+		return apply(src, append(edits, drop...)), nil
+	}
 	put("command", tomlString(s.Command))
 	put("args", tomlStrings(s.Args))
 	switch {
@@ -627,7 +687,7 @@ func tomlSet(src []byte, name string, s Server) ([]byte, error) {
 		put("env", tomlInline(nil, s.Env))
 	}
 	edits = append(edits, insertLines(src, stmts[last], add, nl)...)
-	return apply(src, edits), nil
+	return apply(src, append(edits, drop...)), nil
 }
 
 // insertLines adds lines after statement st.
@@ -696,27 +756,9 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 	}
 	var edits []edit
 	for i, st := range stmts {
-		if st.header == nil || !hasPrefix(st.header, "mcp_servers", name) {
-			continue
+		if st.header != nil && hasPrefix(st.header, "mcp_servers", name) {
+			edits = append(edits, tableSpan(src, stmts, i, edits))
 		}
-		// The table runs to its last key = value; the comments and blank
-		// lines after it belong to what follows.
-		last := i
-		for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
-			if stmts[j].keys != nil {
-				last = j
-			}
-		}
-		from := st.start
-		if i == 0 && bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
-			from = 3
-		}
-		// A blank line before the table goes with it when the table ended
-		// the file or another blank line follows.
-		if i > 0 && blank(src, stmts[i-1]) && (last+1 >= len(stmts) || blank(src, stmts[last+1])) && (len(edits) == 0 || edits[len(edits)-1].end <= stmts[i-1].start) {
-			from = stmts[i-1].start
-		}
-		edits = append(edits, edit{from, stmts[last].end, ""})
 	}
 	if len(edits) == 0 {
 		return src, false, nil
@@ -724,11 +766,34 @@ func tomlRemove(src []byte, name string) ([]byte, bool, error) {
 	return apply(src, edits), true, nil
 }
 
+// tableSpan is the deletion of the table whose header is stmts[i], after
+// the deletions before: the table runs to its last key = value (the
+// comments and blank lines after it belong to what follows), and the
+// blank line before it goes with it when the table ended the file or
+// another blank line follows.
+func tableSpan(src []byte, stmts []tomlStmt, i int, before []edit) edit {
+	last := i
+	for j := i + 1; j < len(stmts) && stmts[j].header == nil; j++ {
+		if stmts[j].keys != nil {
+			last = j
+		}
+	}
+	from := stmts[i].start
+	if i == 0 && bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+		from = 3
+	}
+	if i > 0 && blank(src, stmts[i-1]) && (last+1 >= len(stmts) || blank(src, stmts[last+1])) && (len(before) == 0 || before[len(before)-1].end <= stmts[i-1].start) {
+		from = stmts[i-1].start
+	}
+	return edit{from, stmts[last].end, ""}
+}
+
 func blank(src []byte, st tomlStmt) bool {
 	return st.header == nil && st.keys == nil && len(bytes.TrimSpace(src[st.start:st.end])) == 0
 }
 
-// tomlServers reads every [mcp_servers.X] table's command, args and env.
+// tomlServers reads every [mcp_servers.X] table's command, args and env,
+// or url and bearer_token_env_var.
 func tomlServers(src []byte) (map[string]Server, error) {
 	stmts, err := parseTOML(src)
 	if err != nil {
@@ -752,6 +817,10 @@ func tomlServers(src []byte) (map[string]Server, error) {
 		switch {
 		case len(full) == 2 && full[1] == "command":
 			s.Command, _ = st.value.(string)
+		case len(full) == 2 && full[1] == "url":
+			s.URL, _ = st.value.(string)
+		case len(full) == 2 && full[1] == tomlTokenKey:
+			s.TokenEnv, _ = st.value.(string)
 		case len(full) == 2 && full[1] == "args":
 			list, _ := st.value.([]any)
 			for _, a := range list {

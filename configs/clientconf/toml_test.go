@@ -43,8 +43,9 @@ func deepCopy(v any) any {
 }
 
 // wantAfterInstall is before with the server's entry as install owns it:
-// command, args and the CAD_MCP_* variables of env are ours, every other
-// key of the file and of the entry is as it was.
+// command, args and the CAD_MCP_* variables of env are ours (for a URL
+// entry, url and bearer_token_env_var), the other form's keys are gone,
+// every other key of the file and of the entry is as it was.
 func wantAfterInstall(before map[string]any, name string, s Server) map[string]any {
 	want := deepCopy(before).(map[string]any)
 	if want == nil {
@@ -59,6 +60,20 @@ func wantAfterInstall(before map[string]any, name string, s Server) map[string]a
 	if entry == nil {
 		entry = map[string]any{}
 		servers[name] = entry
+	}
+	if s.URL != "" {
+		for _, k := range []string{"command", "args", "env", "env_vars", "cwd"} {
+			delete(entry, k)
+		}
+		entry["url"] = s.URL
+		delete(entry, "bearer_token_env_var")
+		if s.TokenEnv != "" {
+			entry["bearer_token_env_var"] = s.TokenEnv
+		}
+		return want
+	}
+	for _, k := range []string{"url", "bearer_token_env_var", "http_headers", "env_http_headers", "http_headers_helper", "oauth_resource"} {
+		delete(entry, k)
 	}
 	entry["command"] = s.Command
 	args := []any{}
@@ -106,7 +121,7 @@ func checkTOMLInstall(t *testing.T, src []byte, name string, s Server) ([]byte, 
 	if err != nil {
 		t.Fatalf("install wrote a file it cannot read: %v\n%s", err, out)
 	}
-	if got := servers[name]; got.Command != s.Command || !cmp.Equal(got.Args, s.Args, cmpopts.EquateEmpty()) {
+	if got := servers[name]; got.Command != s.Command || !cmp.Equal(got.Args, s.Args, cmpopts.EquateEmpty()) || got.URL != s.URL || got.TokenEnv != s.TokenEnv {
 		t.Fatalf("reading back the entry: %+v\n%s", got, out)
 	}
 	back, ok, err := tomlRemove(out, name)
@@ -195,7 +210,8 @@ func TestCodexShapes(t *testing.T) {
 }
 
 // FuzzTOMLInstall: the oracle invariant over any file (checkTOMLInstall),
-// with any command and variable value.
+// with any command and variable value, for a stdio entry or a URL entry
+// (with the token's variable or without) as shape picks.
 func FuzzTOMLInstall(f *testing.F) {
 	for _, s := range []string{
 		"", "model = \"o3\"\n", "[mcp_servers.cad]\ncommand = \"x\"\n[mcp_servers.cad.env]\nA = \"1\"\nCAD_MCP_X = \"2\"\n",
@@ -205,15 +221,102 @@ func FuzzTOMLInstall(f *testing.F) {
 		"[ mcp_servers . \"cad\" ]\ncommand = \"x\" # c\n[mcp_servers.cad.tools.t]\nenabled = true", "[mcp_servers.cad]",
 		"[mcp_servers.cad.env]\nA = \"1\"\n", "[mcp_servers.other]\ncommand = \"\"\"\nmulti\\\n  line\"\"\"\n[mcp_servers.cad]\nenv = {}\n",
 		"[mcp_servers.cad]\nenv = { 'CAD_MCP_PORT' = '1', \"x.y\" = \"2\" }\nargs = ['a']",
+		"[mcp_servers.cad]\nurl = \"http://old/mcp\"\nbearer_token_env_var = \"OLD\"\nhttp_headers = { X = \"1\" }\nenabled = false\n[mcp_servers.cad.env_http_headers]\nY = \"Z\"\n",
+		"[mcp_servers.cad]\ncommand = \"x\"\ncwd = \"/tmp\"\nenv_vars = [\"A\"]\n[mcp_servers.cad.env]\nA = \"1\"\n[mcp_servers.other]\nurl = \"u\"\n",
+		"[mcp_servers.cad]\nurl = \"u\"",
 	} {
-		f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080")
+		for shape := range uint8(3) {
+			f.Add(s, `C:\Users\x\mcp-bridge.exe`, "8080", shape)
+		}
 	}
-	f.Add("", "/opt/a\x7fb\x01c\td\n", "\u2028\"'")
-	f.Fuzz(func(t *testing.T, src, command, value string) {
-		s := Server{Command: command, Args: []string{"--port", value}, Env: map[string]string{"CAD_MCP_PORT": value}}
+	f.Add("", "/opt/a\x7fb\x01c\td\n", "\u2028\"'", uint8(1))
+	f.Fuzz(func(t *testing.T, src, command, value string, shape uint8) {
 		// Invalid UTF-8 cannot be written as TOML; the bridge's own values
 		// are paths and flags, UTF-8 on every system it runs on.
-		s.Command, s.Args[1], s.Env["CAD_MCP_PORT"] = strings.ToValidUTF8(command, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD")
+		command, value = strings.ToValidUTF8(command, "\uFFFD"), strings.ToValidUTF8(value, "\uFFFD")
+		s := Server{Command: command, Args: []string{"--port", value}, Env: map[string]string{"CAD_MCP_PORT": value}}
+		switch shape % 3 {
+		case 1:
+			s = Lookup("codex").URLServer("https://"+command+"/mcp", true)
+		case 2:
+			s = Lookup("codex").URLServer("https://"+command+"/mcp", false)
+		}
 		checkTOMLInstall(t, []byte(src), "cad", s)
 	})
+}
+
+// TestCodexURLForm: a Codex entry turned into the URL form loses every
+// stdio key, the user's env, env_vars and cwd included (Codex refuses the
+// whole file when a table mixes them), and keeps the keys both forms
+// take; turned back, it loses every URL key. The rest of the file stays
+// byte for byte.
+func TestCodexURLForm(t *testing.T) {
+	codex := Lookup("codex")
+	const head = "# my settings\nmodel = \"o3\"\n\n"
+	const tail = "\n[mcp_servers.other]\nurl = \"https://other/mcp\" # keep me\nbearer_token_env_var = \"OTHER\"\n"
+	stdio := head + `[mcp_servers.cad-autocad]
+command = "/old/mcp-bridge"
+args = ["--port", "9000"]
+enabled = false # mine
+cwd = "/tmp"
+env_vars = ["HOME"]
+startup_timeout_sec = 30
+
+[mcp_servers.cad-autocad.env]
+HTTPS_PROXY = "http://proxy:3128"
+` + tail
+	out, err := checkTOMLInstall(t, []byte(stdio), "cad-autocad", codex.URLServer(remoteURL, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := head + `[mcp_servers.cad-autocad]
+enabled = false # mine
+startup_timeout_sec = 30
+url = "https://cad.example:8443/mcp"
+bearer_token_env_var = "CAD_MCP_TOKEN"
+` + tail
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("stdio entry turned URL (-want +got):\n%s", diff)
+	}
+	// Without a token: the variable's name goes.
+	out2, err := checkTOMLInstall(t, out, "cad-autocad", codex.URLServer(remoteURL, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(want, "bearer_token_env_var = \"CAD_MCP_TOKEN\"\n", "", 1); string(out2) != want {
+		t.Errorf("without a token (-want +got):\n%s", cmp.Diff(want, string(out2)))
+	}
+	// And back to stdio, from an entry with the URL keys Codex has.
+	url := head + `[mcp_servers.cad-autocad]
+url = "http://old/mcp"
+bearer_token_env_var = "CAD_MCP_TOKEN"
+http_headers = { "X-Trace" = "1" }
+enabled = false # mine
+
+[mcp_servers.cad-autocad.env_http_headers]
+X-Key = "KEY_VAR"
+` + tail
+	out, err = checkTOMLInstall(t, []byte(url), "cad-autocad", codexServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = head + `[mcp_servers.cad-autocad]
+enabled = false # mine
+command = "C:\\Users\\Me\\AppData\\Local\\Programs\\mcp-bridge\\mcp-bridge.exe"
+args = ["--log-file", "C:\\logs\\\"b\".log"]
+env = { CAD_MCP_HOST = "127.0.0.1", CAD_MCP_PORT = "9000" }
+` + tail
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("URL entry turned stdio (-want +got):\n%s", diff)
+	}
+	// doctor's reading: the URL entry is ours by the variable it names.
+	servers, _ := tomlServers([]byte(stdio))
+	if IsBridge(servers["other"]) {
+		t.Errorf("a URL entry of the user's own, naming another variable, counted as ours: %+v", servers["other"])
+	}
+	out, _ = tomlSet([]byte(stdio), "cad-autocad", codex.URLServer(remoteURL, true))
+	servers, _ = tomlServers(out)
+	if got := servers["cad-autocad"]; !IsBridge(got) || got.URL != remoteURL || got.TokenEnv != TokenVar {
+		t.Errorf("doctor reads the URL entry as %+v, ours %v", got, IsBridge(got))
+	}
 }

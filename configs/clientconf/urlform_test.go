@@ -1,6 +1,7 @@
 package clientconf
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,13 +16,36 @@ import (
 // and the Authorization header with the client's own variable syntax.
 var wantURLEntry = map[string]struct {
 	shape map[string]string
-	auth  string
+	auth  string // the Authorization header, or for Codex the variable it names
 }{
 	"claude-code":     {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
 	"gemini":          {map[string]string{"httpUrl": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
 	"cursor":          {map[string]string{"url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
 	"vscode":          {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
 	"vscode-insiders": {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
+	"windsurf":        {map[string]string{"serverUrl": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
+	"codex":           {map[string]string{"url": "string", "bearer_token_env_var": "string"}, "CAD_MCP_TOKEN"},
+	"copilot-cli":     {map[string]string{"type": "http", "url": "string", "headers": "object", "tools": "array"}, "Bearer ${CAD_MCP_TOKEN}"},
+	"opencode":        {map[string]string{"type": "remote", "url": "string", "headers": "object"}, "Bearer {env:CAD_MCP_TOKEN}"},
+}
+
+// fileEntryShape is entryShape for a JSON or (Codex) TOML file.
+func fileEntryShape(t *testing.T, c *Client, b []byte, key []string, name string) map[string]string {
+	t.Helper()
+	if !c.TOML {
+		return entryShape(t, b, key, name)
+	}
+	doc, err := oracle(b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	servers, _ := doc["mcp_servers"].(map[string]any)
+	entry, ok := servers[name].(map[string]any)
+	if !ok {
+		t.Fatalf("no entry %s in\n%s", name, b)
+	}
+	j, _ := json.Marshal(map[string]any{name: entry})
+	return entryShape(t, j, nil, name)
 }
 
 const remoteURL = "https://cad.example:8443/mcp"
@@ -66,11 +90,11 @@ func TestURLFormEveryClient(t *testing.T) {
 				t.Fatalf("install: %+v %v", r, err)
 			}
 			b, _ := os.ReadFile(f.Path)
-			if diff := cmp.Diff(want.shape, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+			if diff := cmp.Diff(want.shape, fileEntryShape(t, c, b, f.Key, "cad-autocad")); diff != "" {
 				t.Errorf("the URL entry is not in %s's shape (-want +got):\n%s\n%s", c.Name, diff, b)
 			}
 			got, _ := entryOf(t, f, "cad-autocad")
-			if got.URL != remoteURL || got.Headers["Authorization"] != want.auth {
+			if auth := got.Headers["Authorization"] + got.TokenEnv; got.URL != remoteURL || auth != want.auth || len(got.Headers) > 0 && got.TokenEnv != "" {
 				t.Errorf("entry %+v, want the URL and Authorization %q", got, want.auth)
 			}
 			for _, keep := range []string{"// my settings", "/* block comment */", "// keep me", `"unknownField": {"x": [1, 2]}`} {
@@ -100,7 +124,7 @@ func TestURLFormEveryClient(t *testing.T) {
 				t.Fatalf("to stdio: %+v %v", r, err)
 			}
 			b, _ = os.ReadFile(f.Path)
-			if diff := cmp.Diff(wantEntryShape(c), entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+			if diff := cmp.Diff(wantEntryShape(c), fileEntryShape(t, c, b, f.Key, "cad-autocad")); diff != "" {
 				t.Errorf("URL entry turned stdio (-want +got):\n%s\n%s", diff, b)
 			}
 			// And back, without a token: no command, args, env or header left.
@@ -110,11 +134,11 @@ func TestURLFormEveryClient(t *testing.T) {
 			b, _ = os.ReadFile(f.Path)
 			noToken := map[string]string{}
 			for k, v := range want.shape {
-				if k != "headers" {
+				if k != "headers" && k != "bearer_token_env_var" {
 					noToken[k] = v
 				}
 			}
-			if diff := cmp.Diff(noToken, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+			if diff := cmp.Diff(noToken, fileEntryShape(t, c, b, f.Key, "cad-autocad")); diff != "" {
 				t.Errorf("stdio entry turned URL (-want +got):\n%s\n%s", diff, b)
 			}
 
@@ -155,5 +179,31 @@ func TestURLFormKeepsUsersHeaders(t *testing.T) {
 	}
 	if IsBridge(got) {
 		t.Errorf("a URL entry without the token variable counted as ours")
+	}
+}
+
+// An entry holds one URL member, its client's: Windsurf reads "serverUrl"
+// or "url", so an entry of ours with the other one loses it when install
+// writes the URL form, and loses both when it writes the stdio entry.
+func TestURLFormOneURLMember(t *testing.T) {
+	fx := newFixture(t, "linux")
+	c := Lookup("windsurf")
+	f, _ := fx.env.Target(c, "user")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "disabled": false}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(f.Path)
+	if diff := cmp.Diff(map[string]string{"serverUrl": "string", "headers": "object", "disabled": "bool"}, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+		t.Errorf("(-want +got):\n%s\n%s", diff, b)
+	}
+	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "serverUrl": "http://old/mcp", "disabled": false}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(f.Path)
+	if diff := cmp.Diff(map[string]string{"command": "string", "args": "array", "env": "object", "disabled": "bool"}, entryShape(t, b, f.Key, "cad-autocad")); diff != "" {
+		t.Errorf("turned stdio (-want +got):\n%s\n%s", diff, b)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
@@ -81,7 +80,7 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 		return
 	}
 	s := clientconf.Server{Command: o.Executable, Args: []string{"connect", r.Server.URL}, Env: map[string]string{}}
-	usesToken := strings.Contains(r.Server.Headers["Authorization"], clientconf.TokenVar)
+	usesToken := r.Server.TokenFromVar()
 	token := ""
 	if o.Getenv != nil {
 		token = o.Getenv(clientconf.TokenVar)

@@ -9,12 +9,18 @@
 #                          (Codex and Copilot CLI, which start nothing in
 #                          their lists: enabled)
 #   uninstall --client X -> the client lists the user's server, not ours.
-# Then the URL form, for the clients whose lists connect to HTTP servers
-# (Claude Code, Gemini CLI): a bridge serving --listen with a token,
-#   install --client X --url URL --token-file F -> with CAD_MCP_TOKEN set
+# Then the URL form: a bridge serving --listen with a token,
+#   install --client X --url URL --token-file F -> for the clients whose
+#                          lists connect to HTTP servers (Claude Code,
+#                          Gemini CLI, OpenCode): with CAD_MCP_TOKEN set
 #                          to the token, the list shows our server
-#                          connected; with a wrong one, not connected
-#                          (the header carries the variable's value)
+#                          connected; with a wrong one, not connected (the
+#                          header carries the variable's value). Codex and
+#                          Copilot CLI: the list shows our entry, its URL
+#                          and the token's variable; Copilot CLI's one
+#                          prompt (its model a provider on loopback that
+#                          answers nothing) lists our tools with the token
+#                          and is refused (HTTP 401) with a wrong one
 #   uninstall --client X -> gone.
 # Continue's CLI (cn) is not here: it has no list command (README.md).
 # The clients run in a network namespace of their own with loopback only
@@ -121,6 +127,7 @@ client_claude_code() {
   shows) grep -E "^$3: .* - ✔ Connected\$" "$2" ;;
   names) grep "^$3: " "$2" ;;
   state) echo Connected ;;
+  connects) true ;;
   esac
 }
 
@@ -137,11 +144,13 @@ client_gemini() {
   shows) grep -E "^✓ $3: .* - Connected\$" "$2" ;;
   names) grep -E "^. $3: " "$2" ;;
   state) echo Connected ;;
+  connects) true ;;
   esac
 }
 
 # Codex: `codex mcp list` starts nothing; a table row per server, with its
-# status in a column of its own.
+# status in a column of its own (a URL entry's table: name, URL, the
+# bearer token's variable, status).
 client_codex() {
   case $1 in
   fixture)
@@ -153,6 +162,8 @@ client_codex() {
   shows) row "$2" 1 "$3" enabled ;;
   names) row "$2" 1 "$3" ;;
   state) echo enabled ;;
+  connects) false ;;
+  urlshows) awk -v n="$3" -v u="$4" '$1 == n && $2 == u && $3 == "CAD_MCP_TOKEN" && $4 == "enabled" { print; found = 1 } END { exit !found }' "$2" ;;
   esac
 }
 
@@ -169,17 +180,42 @@ client_copilot_cli() {
   shows) copilot_server "$2" "$3" | grep -E "^$3: local, user, enabled\$" ;;
   names) copilot_server "$2" "$3" ;;
   state) echo enabled ;;
+  connects) false ;;
+  urlshows) copilot_server "$2" "$3" | grep -xF "$3: http, user, enabled, $4, Authorization: Bearer \${CAD_MCP_TOKEN}" ;;
   esac
 }
 # copilot_server OUT NAME: "NAME: TYPE, SOURCE, enabled|disabled" from
-# `copilot mcp list --json`, nothing when NAME is not in it.
+# `copilot mcp list --json`, and for a URL entry ", URL, Authorization:
+# HEADER"; nothing when NAME is not in it.
 copilot_server() {
   node -e '
     const [out, name] = process.argv.slice(1);
     const s = JSON.parse(require("fs").readFileSync(out, "utf8")).mcpServers?.[name];
     if (!s) process.exit(1);
-    console.log(`${name}: ${s.type}, ${s.source}, ${s.enabled === true ? "enabled" : "disabled"}`);
+    const url = s.url ? `, ${s.url}, Authorization: ${s.headers?.Authorization}` : "";
+    console.log(`${name}: ${s.type}, ${s.source}, ${s.enabled === true ? "enabled" : "disabled"}${url}`);
   ' "$1" "$2"
+}
+
+# copilot_session HOME TOKEN: one `copilot -p` prompt with CAD_MCP_TOKEN
+# set to TOKEN, its model a BYOK provider at the bridge's own address
+# (which answers 404 at once: no model runs, nothing leaves loopback), so
+# that Copilot CLI connects its MCP servers as a session does. Prints what
+# its log says of ours: "refused (HTTP 401)" when the bridge refused the
+# header, "our tools listed" when the session lists them (the home is
+# fresh: no cached tool list), else "neither".
+copilot_session() {
+  local logs="$1/.copilot/logs"
+  rm -rf "$logs"
+  in_home "$1" CAD_MCP_TOKEN="$2" COPILOT_PROVIDER_BASE_URL="${url%/mcp}/v1" \
+    timeout 60 copilot -p hi --model none --log-level all >"$work/copilot-session.out" 2>&1 || true
+  if grep -qF "\"server\":\"$ours\",\"error\":\"MCP OAuth authorization failed\"" "$logs"/*.log; then
+    echo "refused (HTTP 401)"
+  elif grep -qF "\"$ours-get_drawing_info:" "$logs"/*.log; then
+    echo "our tools listed"
+  else
+    echo neither
+  fi
 }
 
 # OpenCode: `opencode mcp list` connects to each server; a row "● ✓ NAME
@@ -195,6 +231,7 @@ client_opencode() {
   shows) sed 's/\x1b\[[0-9;]*m//g' "$2" | row - 3 "$3" connected ;;
   names) sed 's/\x1b\[[0-9;]*m//g' "$2" | row - 3 "$3" ;;
   state) echo connected ;;
+  connects) true ;;
   esac
 }
 
@@ -246,7 +283,7 @@ check() {
 # check_url ID: install --url, list with the token and with a wrong one,
 # uninstall, list, in a fresh fixture home.
 check_url() {
-  local id=$1 client="client_${1//-/_}" home="$work/$1-url" out="$work/$1-url.out" start
+  local id=$1 client="client_${1//-/_}" home="$work/$1-url" out="$work/$1-url.out" start got
   start=$(date +%s%N)
   mkdir -p "$home/tmp" "$home/project"
   "$client" fixture "$home"
@@ -256,13 +293,27 @@ check_url() {
   grep -q CAD_MCP_TOKEN "$out" || { cat "$out"; fail "install --client $id --url does not name CAD_MCP_TOKEN"; }
   grep -rqF "$(cat "$work/token")" "$home" && fail "$id: the token itself is in a file of the client's home"
   list "$client" "$home" "$out" "after install --url" "CAD_MCP_TOKEN=$(cat "$work/token")"
-  shown "$client" "$out" "$ours" "$id after install --url"
   shown "$client" "$out" "$theirs" "$id after install --url"
-  pass "$id after install --url: $("$client" shows "$out" "$ours")"
-  list "$client" "$home" "$out" "with a wrong token" "CAD_MCP_TOKEN=wrong"
-  "$client" names "$out" "$ours" >/dev/null || { cat "$out"; fail "$id with a wrong token: $ours is not listed"; }
-  "$client" shows "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is still connected"; }
-  pass "$id with a wrong token in CAD_MCP_TOKEN: $("$client" names "$out" "$ours")"
+  if "$client" connects; then
+    shown "$client" "$out" "$ours" "$id after install --url"
+    pass "$id after install --url: $("$client" shows "$out" "$ours")"
+    list "$client" "$home" "$out" "with a wrong token" "CAD_MCP_TOKEN=wrong"
+    "$client" names "$out" "$ours" >/dev/null || { cat "$out"; fail "$id with a wrong token: $ours is not listed"; }
+    "$client" shows "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is still connected"; }
+    pass "$id with a wrong token in CAD_MCP_TOKEN: $("$client" names "$out" "$ours")"
+  else
+    "$client" urlshows "$out" "$ours" "$url" >/dev/null ||
+      { cat "$out"; fail "$id after install --url: $ours is not listed as a URL entry for $url sending the token from CAD_MCP_TOKEN"; }
+    pass "$id after install --url: $("$client" urlshows "$out" "$ours" "$url")"
+  fi
+  if [ "$id" = copilot-cli ]; then
+    got=$(copilot_session "$home" "$(cat "$work/token")")
+    [ "$got" = "our tools listed" ] || { cat "$work/copilot-session.out"; fail "$id with the token in CAD_MCP_TOKEN: a session's log shows $got"; }
+    pass "$id with the token in CAD_MCP_TOKEN: a session connects, $got"
+    got=$(copilot_session "$home" wrong)
+    [ "$got" = "refused (HTTP 401)" ] || { cat "$work/copilot-session.out"; fail "$id with a wrong token: a session's log shows $got"; }
+    pass "$id with a wrong token in CAD_MCP_TOKEN: $got"
+  fi
 
   in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
   list "$client" "$home" "$out" "after uninstall"
@@ -291,7 +342,7 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 [ -n "$url" ] || { cat "$work/listen.err"; fail "the bridge serving --listen did not start"; }
-for id in claude-code gemini; do
+for id in claude-code gemini codex copilot-cli opencode; do
   check_url "$id"
 done
-echo "test-clients: all clients listed what install wrote (Claude Code and Gemini CLI its URL form too) and forgot what uninstall removed ($(ms_since "$begin") ms)"
+echo "test-clients: all clients listed what install wrote, its URL form too, and forgot what uninstall removed ($(ms_since "$begin") ms)"
