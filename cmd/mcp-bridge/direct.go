@@ -49,11 +49,13 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	}
 	var callArgs *string
 	name := new(string)
+	trustProject := new(bool)
 	switch cmd {
 	case "call":
 		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
 	case "doctor":
 		fs.StringVar(name, "name", "cad-autocad", "the server name clients use, for the name-length rule")
+		fs.BoolVar(trustProject, "trust-project", false, "also run the commands and contact the URLs (with CAD_MCP_TOKEN) that the current folder's project files name; without it they are only read, as a cloned repository's files may name anything")
 	}
 	var rules ruleFlags
 	if cmd == "tools" || cmd == "doctor" {
@@ -128,7 +130,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
 		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
-			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv))})
+			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))

@@ -47,6 +47,12 @@ type Options struct {
 	// TLSFingerprint is the fingerprint of the certificate --tls-self-signed
 	// keeps ("" when there is none), printed for connect --fingerprint.
 	TLSFingerprint string
+	// TrustProject: run the commands and contact the URLs that entries in
+	// project files name. Without it they are only read: a project file
+	// comes with the repository, written by whoever can commit to it, and
+	// running its command, or sending CAD_MCP_TOKEN to its URL, would do
+	// what they chose with the user's programs and token.
+	TrustProject bool
 }
 
 // Reach is the base a registration's bridge talks to, and how.
@@ -95,6 +101,9 @@ type ConfigEntry struct {
 	Version       string   `json:"version,omitempty"` // what the command says it is
 	Note          string   `json:"note,omitempty"`
 	Problem       string   `json:"problem,omitempty"`
+	// Unchecked: an entry of a project file, read but neither run nor
+	// contacted (Options.TrustProject).
+	Unchecked bool `json:"unchecked,omitempty"`
 	// The base this registration's bridge reaches, and what it found there.
 	Base        string  `json:"base,omitempty"`
 	BaseFrom    string  `json:"base_from,omitempty"`
@@ -258,6 +267,10 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
 		return e
 	}
+	if r.Scope == "project" && !o.TrustProject {
+		checkUntrusted(r, &e)
+		return e
+	}
 	if r.Server.URL != "" && r.Server.Command == "" {
 		checkURLEntry(ctx, o, bases.timeout, r, &e)
 		return e
@@ -317,6 +330,27 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		e.Problem = fmt.Sprintf("the server name %q and the tool %s together have %d characters: Cursor rejects more than 60 (choose a shorter --name)", r.Name, longest, len(r.Name)+1+len(longest))
 	}
 	return e
+}
+
+// checkUntrusted checks an entry of a project file by reading it only: the
+// name, and that its command exists and is absolute. Its command is not run
+// and its URL not contacted (Options.TrustProject says why).
+func checkUntrusted(r clientconf.Registration, e *ConfigEntry) {
+	e.Unchecked = true
+	why := "not run: doctor would run whatever program whoever can commit to the project chose"
+	if r.Server.URL != "" && r.Server.Command == "" {
+		e.URL, e.Command = r.Server.URL, ""
+		why = "not contacted: doctor would send CAD_MCP_TOKEN to whatever URL whoever can commit to the project chose"
+	}
+	switch {
+	case e.URL == "" && !e.CommandExists:
+		e.Problem = "the command does not exist: the client cannot start the bridge (`mcp-bridge install --client …` registers the right path)"
+	case e.URL == "" && !filepath.IsAbs(r.Server.Command):
+		e.Problem = "the command is not an absolute path: GUI clients do not see your shell's PATH"
+	case clientconf.CheckName(r.Name) != nil:
+		e.Problem = clientconf.CheckName(r.Name).Error()
+	}
+	e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "a project file, " + why + "; once you trust the file, mcp-bridge doctor --trust-project checks it end to end"
 }
 
 // probe runs the registered command as the client would (its args and
@@ -461,6 +495,9 @@ func Print(w io.Writer, r *Report) {
 	}
 	for _, c := range r.Configs {
 		tag := "ok   "
+		if c.Unchecked {
+			tag = "info "
+		}
 		detail := "command exists"
 		if c.URL != "" {
 			detail = "URL entry"
