@@ -135,6 +135,13 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 	if err := connect.CheckURL(c.url); err != nil {
 		return fmt.Errorf("--url: %w", err)
 	}
+	// Clients fill variables in where they read the URL (${VAR},
+	// ${env:VAR}, OpenCode's {env:VAR} and {file:PATH}), in a URL entry
+	// and in a connect entry's args: the URL would carry another secret
+	// to its host, and not be the one checked here.
+	if strings.ContainsAny(c.url, "{}") {
+		return fmt.Errorf("--url %q has { or }, which clients read as a variable to fill in (${VAR}, {env:VAR}, {file:PATH}): write them as %%7B and %%7D", c.url)
+	}
 	if c.fingerprint != "" {
 		if _, err := tlscert.ParseFingerprint(c.fingerprint); err != nil {
 			return fmt.Errorf("--fingerprint: %w", err)

@@ -121,3 +121,32 @@ func TestSetTokenVar(t *testing.T) {
 		t.Errorf("windows: %s, want %s", got, want)
 	}
 }
+
+// TestInstallURLRefusesVariables: clients fill variables in where they
+// read a URL (Claude Code ${VAR}, Cursor and VS Code ${env:VAR}, OpenCode
+// {env:VAR} and {file:PATH}, in a URL entry and in a connect entry's args
+// alike), so a URL holding one would send another variable, or a file,
+// to its host, and would not be the URL install checked and doctor
+// tries. install refuses it and writes nothing.
+func TestInstallURLRefusesVariables(t *testing.T) {
+	home := tempDir(t)
+	t.Chdir(home)
+	tok := filepath.Join(home, "token")
+	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	for _, tt := range []struct{ client, url string }{
+		{"claude-code", "https://cad-pc:8931/mcp?k=${GITHUB_TOKEN}"},
+		{"cursor", "https://cad-pc:8931/${env:AWS_SECRET_ACCESS_KEY}/mcp"},
+		{"opencode", "https://cad-pc:8931/mcp#{file:~/.ssh/id_ed25519}"},
+		{"opencode", "https://cad-pc:8931/{env:HOME}"},
+		{"claude-desktop", "https://cad-pc:8931/mcp?k=${GITHUB_TOKEN}"}, // connect's args
+	} {
+		out, errs, code := runCLI(t, vars, "", "install", "--client", tt.client, "--url", tt.url, "--token-file", tok)
+		if code != 2 || !strings.Contains(errs, "%7B") {
+			t.Errorf("%s --url %s: exit %d, want a usage error naming %%7B\n%s%s", tt.client, tt.url, code, out, errs)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 1 {
+		t.Errorf("install wrote files: %v", entries)
+	}
+}
