@@ -29,9 +29,24 @@ type Server struct {
 }
 
 // TokenFromVar: the URL entry sends the token from TokenVar, by its
-// Authorization header or by naming the variable (TokenEnv).
+// Authorization header or by naming the variable (TokenEnv), exactly as
+// some client's URL entry of ours does: a header that names another
+// variable (CAD_MCP_TOKEN_LAPTOP) is a server of the user's own, which
+// doctor must not send CAD_MCP_TOKEN to.
 func (s Server) TokenFromVar() bool {
-	return s.TokenEnv == TokenVar || strings.Contains(s.Headers["Authorization"], TokenVar)
+	if s.TokenEnv == TokenVar {
+		return true
+	}
+	auth, ok := s.Headers["Authorization"]
+	if !ok {
+		return false
+	}
+	for _, c := range Clients {
+		if c.URLForm != nil && c.URLForm.VarRef != "" && auth == "Bearer "+c.TokenRef() {
+			return true
+		}
+	}
+	return false
 }
 
 // TokenVar is the environment variable a URL entry's Authorization header

@@ -207,3 +207,27 @@ func TestURLFormOneURLMember(t *testing.T) {
 		t.Errorf("turned stdio (-want +got):\n%s\n%s", diff, b)
 	}
 }
+
+// A URL entry is ours only when it sends exactly our token variable: a
+// user's own remote server whose header names another variable that
+// starts alike (CAD_MCP_TOKEN_LAPTOP) is not, or doctor would send it
+// CAD_MCP_TOKEN's value.
+func TestURLFormOursByExactVariable(t *testing.T) {
+	for _, tt := range []struct {
+		s    Server
+		ours bool
+	}{
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}, true},
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}, true},
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer {env:CAD_MCP_TOKEN}"}}, true},
+		{Server{URL: remoteURL, TokenEnv: "CAD_MCP_TOKEN"}, true},
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer ${CAD_MCP_TOKEN_LAPTOP}"}}, false},
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Bearer ${env:MY_CAD_MCP_TOKEN}"}}, false},
+		{Server{URL: remoteURL, Headers: map[string]string{"Authorization": "Basic ${CAD_MCP_TOKEN}:x"}}, false},
+		{Server{URL: remoteURL, TokenEnv: "CAD_MCP_TOKEN_2"}, false},
+	} {
+		if got := IsBridge(tt.s); got != tt.ours {
+			t.Errorf("IsBridge(%+v) = %v, want %v", tt.s, got, tt.ours)
+		}
+	}
+}
