@@ -259,7 +259,15 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 				}
 			}
 			if at >= 0 {
-				text, _ := yaml.Marshal(it.Value)
+				// A flow collection ({…}, […]) is replaced in flow
+				// style: the library fails on block text in its place
+				// (connect's "env: {}" turned back into the bridge's).
+				var text []byte
+				if n, err := entryPath(m).FilterFile(d.file); err == nil && isFlow(n) != nil {
+					text, _ = yaml.MarshalWithOptions(it.Value, yaml.Flow(true))
+				} else {
+					text, _ = yaml.Marshal(it.Value)
+				}
 				err = entryPath(m).ReplaceWithReader(d.file, bytes.NewReader(text))
 			} else {
 				text, _ := yaml.Marshal(yaml.MapSlice{it})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	yamlv3 "gopkg.in/yaml.v3"
 )
 
@@ -89,6 +90,7 @@ func FuzzYAMLInstall(f *testing.F) {
 		"a: &x {b: 1}\nc: *x\nextensions: {other: {cmd: y}}\n", "extensions: [1, 2]\n", "- a\n- b\n",
 		"a: 1\r\nextensions:\r\n  o:\r\n    cmd: z\r\n", "mcpServers:\n- name: o\n  command: z\n# tail\n",
 		"k: |\n  text\n  more\nextensions:\n  o: {cmd: z}\n", "extensions: !!map {}\n", "\"quoted key\": 1\nextensions: {}\n",
+		"mcpServers:\n- name: cad\n  command: x\n  args: [connect, u]\n  env: {}\n", "extensions:\n  cad:\n    cmd: x\n    envs: {CAD_MCP_PORT: \"1\"}\n",
 	} {
 		f.Add(strings.HasPrefix(s, "extensions") || strings.Contains(s, "\nextensions"), s)
 	}
@@ -241,6 +243,34 @@ func TestYAMLAnchorsChangeNothingElse(t *testing.T) {
 	} {
 		if out, _, err := yamlSet([]byte(src), goose, "cad", bridge); err == nil {
 			t.Errorf("install into %q:\n%s", src, out)
+		}
+	}
+}
+
+// TestYAMLSwitchesForms: Continue and Goose switched between the bridge's
+// entry and connect's (install --url --fingerprint), whose empty
+// environment is written "env: {}", and back: each install succeeds (the
+// library failed on block text in place of a flow "{}"), and the entry
+// reads as the one installed, with the oracle too. A user's flow-style
+// environment of CAD_MCP_* only is edited the same way.
+func TestYAMLSwitchesForms(t *testing.T) {
+	connectEntry := Server{Command: bridge.Command, Args: []string{"connect", remoteURL}}
+	other := Server{Command: bridge.Command, Env: map[string]string{"CAD_MCP_PORT": "9000"}}
+	for _, c := range []*Client{Lookup("continue"), Lookup("goose")} {
+		var src []byte
+		for i, s := range []Server{bridge, connectEntry, bridge, other, connectEntry, other} {
+			out, _, err := yamlSet(src, c, "cad", s)
+			if err != nil {
+				t.Fatalf("%s step %d (%v): %v\n%s", c.ID, i, s.Args, err, src)
+			}
+			got, _ := yamlServers(out, c)
+			if g := got["cad"]; g.Command != s.Command || !cmp.Equal(g.Args, s.Args, cmpopts.EquateEmpty()) || !cmp.Equal(g.Env, s.Env, cmpopts.EquateEmpty()) {
+				t.Errorf("%s step %d: entry %+v, want %+v\n%s", c.ID, i, g, s, out)
+			}
+			if _, err := yamlOracle(out); err != nil {
+				t.Errorf("%s step %d: the oracle cannot read it: %v\n%s", c.ID, i, err, out)
+			}
+			src = out
 		}
 	}
 }
