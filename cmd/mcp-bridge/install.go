@@ -25,8 +25,10 @@ flag you give (--port 9000, --call-timeout 5m, …). Only its own entry is
 added or updated: other servers, unknown fields and comments stay as they
 are; the previous file is kept as <file>.mcp-bridge-backup. Running it twice
 changes nothing. uninstall removes the entry and nothing else. A read-only
-file is left alone unless --force; a file with comments or trailing commas
-is refused for a client that reads strict JSON (see configs/README.md).
+file is left alone unless --force, and so is an entry of that --name that
+runs another program or names another URL (a server of your own); a file
+with comments or trailing commas is refused for a client that reads strict
+JSON (see configs/README.md).
 
 With --url URL it registers a bridge on another machine (serving
 --listen). Claude Code, Gemini CLI, Cursor, VS Code, Windsurf, Codex,
@@ -48,7 +50,7 @@ func runInstall(e *env, cmd string, args []string) error {
 	f := newBridgeFlags(e.stderr)
 	scope := f.fs.String("scope", "user", "user, project or local (Claude Code)")
 	dryRun := f.fs.Bool("dry-run", false, "say what would change and print the new file, change nothing")
-	force := f.fs.Bool("force", false, "write the client's file even when it is read-only")
+	force := f.fs.Bool("force", false, "write the client's file even when it is read-only, and replace an entry of that --name that is not mcp-bridge's")
 	var copyExe *bool
 	var remote connectEntry
 	if cmd == "install" {
@@ -157,7 +159,7 @@ func runInstall(e *env, cmd string, args []string) error {
 					}
 				}
 				var r clientconf.Result
-				r, err = clientconf.Install(target, f.name, s, clientconf.Options{DryRun: *dryRun, Force: *force})
+				r, err = clientconf.Install(target, f.name, s, clientconf.Options{DryRun: *dryRun, Force: *force, Self: server.Command})
 				results = append(results, r)
 			}
 		} else {

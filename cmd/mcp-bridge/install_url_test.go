@@ -150,3 +150,29 @@ func TestInstallURLRefusesVariables(t *testing.T) {
 		t.Errorf("install wrote files: %v", entries)
 	}
 }
+
+// TestInstallKeepsUsersServer: install --name naming a server of the
+// user's own (another program, or another URL) refuses, says how to
+// replace it, and leaves the file as it was; --force replaces it and keeps
+// the previous file as the backup.
+func TestInstallKeepsUsersServer(t *testing.T) {
+	home, env, write := doctorHome(t)
+	t.Chdir(home)
+	orig := `{"mcpServers":{"github":{"url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${env:GITHUB_PAT}"}}}}`
+	write(".cursor/mcp.json", orig)
+	for _, args := range [][]string{{}, {"--url", "https://cad-pc:8931/mcp"}} {
+		out, errs, code := runCLI(t, env, "", append([]string{"install", "--client", "cursor", "--name", "github"}, args...)...)
+		if code != 1 || !strings.Contains(errs, `"github" is already in this file: it connects to https://api.example/mcp without CAD_MCP_TOKEN, and is not mcp-bridge's`) || !strings.Contains(errs, "--force") {
+			t.Errorf("install %v over the user's server: exit %d\n%s%s", args, code, out, errs)
+		}
+		if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); string(b) != orig {
+			t.Errorf("the file changed:\n%s", b)
+		}
+	}
+	if out, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--name", "github", "--force"); code != 0 || !strings.Contains(out, "the previous file is kept as") {
+		t.Errorf("install --force: exit %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json.mcp-bridge-backup")); string(b) != orig {
+		t.Errorf("the backup is not the user's file:\n%s", b)
+	}
+}

@@ -28,10 +28,19 @@ type Result struct {
 // be read as its client's format.
 var ErrUnparseable = errors.New("left untouched: cannot parse it")
 
+// ErrNotOurs wraps install's refusal to replace an entry of the name it
+// writes that belongs to another program.
+var ErrNotOurs = errors.New("not mcp-bridge's")
+
 // Options are install's and uninstall's choices.
 type Options struct {
 	DryRun bool // say what would change, change nothing
-	Force  bool // write a file that is read-only
+	// Force writes a file that is read-only, and replaces an entry of the
+	// name install writes that is not mcp-bridge's.
+	Force bool
+	// Self is this executable: an entry that runs it is ours, whatever
+	// its name (a renamed binary, a test's).
+	Self string
 }
 
 // Install adds or updates the entry name in f, keeping every other entry,
@@ -41,6 +50,11 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 		return Result{Client: f.Client, File: f.Path}, fmt.Errorf("%s takes no URL entry: register `mcp-bridge connect URL` for it", f.Client.Name)
 	}
 	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
+		if old, ok := entryIn(f, before, name); ok && !opt.Force {
+			if err := replaceable(old, s, opt.Self); err != nil {
+				return nil, "", fmt.Errorf("%q is already in this file: %w", name, err)
+			}
+		}
 		var after []byte
 		var err error
 		existed := false
@@ -70,6 +84,47 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 		}
 		return after, "added", nil
 	})
+}
+
+// entryIn is the entry name in the file src, as doctor reads it; ok is
+// false when there is none, or it cannot be read (the editor then says why).
+func entryIn(f File, src []byte, name string) (s Server, ok bool) {
+	var servers map[string]Server
+	switch {
+	case src == nil:
+	case f.Client.TOML:
+		servers, _ = tomlServers(src)
+	case f.Client.YAML:
+		servers, _ = yamlServers(src, f.Client)
+	default:
+		if d, err := parseJSONC(src); err == nil {
+			servers = jsonServers(d, d.lookup(serversKey(f, d)))
+		}
+	}
+	s, ok = servers[name]
+	return s, ok
+}
+
+// replaceable says why install must not replace old with s: old runs a
+// program or names a URL, and nothing tells it is mcp-bridge's (IsBridge,
+// this executable, or for a URL entry without the token variable, the
+// same URL). Install keeps the members it does not own, but a server of
+// the user's own would lose its command or its URL and credentials.
+func replaceable(old, s Server, self string) error {
+	switch {
+	case old.Command == "" && old.URL == "", IsBridge(old),
+		old.Command != "" && old.Command == self,
+		old.Command == "" && old.URL == s.URL:
+		return nil
+	}
+	what := "runs " + old.Command
+	if old.Command == "" {
+		what = "connects to " + old.URL
+		if !old.TokenFromVar() {
+			what += " without " + TokenVar
+		}
+	}
+	return fmt.Errorf("it %s, and is %w as far as install can tell: choose another --name, or replace it with --force (the file is kept as .mcp-bridge-backup)", what, ErrNotOurs)
 }
 
 // serversKey is where the file keeps its servers: f.Key, except for a file
@@ -146,6 +201,9 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 	}
 	r.Before = before
 	after, action, err := edit(before)
+	if errors.Is(err, ErrNotOurs) {
+		return r, fmt.Errorf("%s: %w", f.Path, err)
+	}
 	if err != nil {
 		return r, fmt.Errorf("%s: %w: %v", f.Path, ErrUnparseable, err)
 	}

@@ -2,6 +2,7 @@ package clientconf
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,7 +155,9 @@ func TestURLFormEveryClient(t *testing.T) {
 }
 
 // A header of the user's own in an existing URL entry stays when install
-// updates the entry; only Authorization is install's.
+// updates the entry; only Authorization is install's. (An entry with
+// another URL and no CAD_MCP_TOKEN cannot be told ours: replaced with
+// Force.)
 func TestURLFormKeepsUsersHeaders(t *testing.T) {
 	fx := newFixture(t, "linux")
 	c := Lookup("claude-code")
@@ -162,7 +165,7 @@ func TestURLFormKeepsUsersHeaders(t *testing.T) {
 	orig := `{"mcpServers": {"cad-autocad": {"type": "http", "url": "http://old/mcp", "headers": {"X-Trace": "1", "Authorization": "Bearer old"}}}}`
 	os.MkdirAll(filepath.Dir(f.Path), 0o755)
 	os.WriteFile(f.Path, []byte(orig), 0o600)
-	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := entryOf(t, f, "cad-autocad")
@@ -184,14 +187,15 @@ func TestURLFormKeepsUsersHeaders(t *testing.T) {
 
 // An entry holds one URL member, its client's: Windsurf reads "serverUrl"
 // or "url", so an entry of ours with the other one loses it when install
-// writes the URL form, and loses both when it writes the stdio entry.
+// writes the URL form, and loses both when it writes the stdio entry
+// (Force: without the token variable, the entry cannot be told ours).
 func TestURLFormOneURLMember(t *testing.T) {
 	fx := newFixture(t, "linux")
 	c := Lookup("windsurf")
 	f, _ := fx.env.Target(c, "user")
 	os.MkdirAll(filepath.Dir(f.Path), 0o755)
 	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "disabled": false}}}`), 0o600)
-	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(f.Path)
@@ -199,7 +203,7 @@ func TestURLFormOneURLMember(t *testing.T) {
 		t.Errorf("(-want +got):\n%s\n%s", diff, b)
 	}
 	os.WriteFile(f.Path, []byte(`{"mcpServers": {"cad-autocad": {"url": "http://old/mcp", "serverUrl": "http://old/mcp", "disabled": false}}}`), 0o600)
-	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
+	if _, err := Install(f, "cad-autocad", bridge, Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(f.Path)
@@ -228,6 +232,70 @@ func TestURLFormOursByExactVariable(t *testing.T) {
 	} {
 		if got := IsBridge(tt.s); got != tt.ours {
 			t.Errorf("IsBridge(%+v) = %v, want %v", tt.s, got, tt.ours)
+		}
+	}
+}
+
+// An entry of the name install writes that is another program's (the
+// user's own server, a command or a URL of their own) is not replaced:
+// install refuses and leaves the file as it was, unless Force. Entries of
+// ours in any form (stdio, connect by this executable, the URL form with
+// the token variable, the same URL without it) are updated as before.
+func TestInstallKeepsSomeoneElsesEntry(t *testing.T) {
+	theirs := []Server{
+		{Command: "npx", Args: []string{"-y", "@github/mcp"}, Env: map[string]string{"GITHUB_TOKEN": "x"}},
+		{URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_PAT}"}},
+		{URL: "https://api.example/mcp"},
+	}
+	self := "/opt/tools/cad-relay" // this executable, renamed: an entry running it is ours
+	for _, c := range Clients {
+		fx := newFixture(t, "linux")
+		if c.OnlyOS != "" {
+			fx = newFixture(t, c.OnlyOS)
+		}
+		f, ok := fx.env.Target(c, "user")
+		if !ok {
+			continue
+		}
+		ours := []Server{bridge, {Command: self, Args: []string{"connect", remoteURL}}, {Command: self, Args: []string{"--port", "9000"}}}
+		if c.URLForm != nil {
+			ours = append(ours, c.URLServer(remoteURL, true))
+		}
+		for _, old := range theirs {
+			if old.URL != "" && c.URLForm == nil {
+				continue
+			}
+			for _, s := range ours {
+				os.MkdirAll(filepath.Dir(f.Path), 0o755)
+				os.Remove(f.Path)
+				if _, err := Install(f, "github", old, Options{}); err != nil {
+					t.Fatalf("%s: writing the user's entry: %v", c.ID, err)
+				}
+				orig, _ := os.ReadFile(f.Path)
+				_, err := Install(f, "github", s, Options{Self: self})
+				if err == nil || !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "--force") || errors.Is(err, ErrUnparseable) {
+					t.Errorf("%s: %+v over the user's %+v: %v, want a refusal naming --force", c.ID, s, old, err)
+				}
+				if b, _ := os.ReadFile(f.Path); string(b) != string(orig) {
+					t.Errorf("%s: the file changed:\n%s", c.ID, b)
+				}
+				if r, err := Install(f, "github", s, Options{Self: self, Force: true}); err != nil || r.Action != "updated" {
+					t.Errorf("%s: with Force: %+v %v", c.ID, r, err)
+				}
+			}
+		}
+		// Ours, in every form, one over the other.
+		os.Remove(f.Path)
+		all := append(ours, bridge)
+		if c.URLForm != nil {
+			// A URL entry without the token variable is told ours by its
+			// URL alone: the same URL again, with the token or without.
+			all = append(all, c.URLServer(remoteURL, false), c.URLServer(remoteURL, true), c.URLServer(remoteURL, false), c.URLServer(remoteURL, true), bridge)
+		}
+		for _, s := range all {
+			if _, err := Install(f, "cad-autocad", s, Options{Self: self}); err != nil {
+				t.Errorf("%s: %+v over an entry of ours: %v", c.ID, s, err)
+			}
 		}
 	}
 }
