@@ -290,6 +290,10 @@ func (d *jsoncDoc) remove(path []string) (out []byte, ok bool) {
 			len(bytes.TrimSpace(d.src[parent.start+1:closeAt])) == len(bytes.TrimSpace(d.src[m.keyStart:m.value.end])) {
 			return apply(d.src, []edit{{parent.start + 1, closeAt, ""}}), true
 		}
+		// Its trailing comma goes with it: "{,}" is no JSONC.
+		if tc := d.trailingComma(m.value.end, closeAt); tc >= 0 {
+			return apply(d.src, []edit{{start, tc + 1, ""}}), true
+		}
 		return apply(d.src, []edit{{start, m.value.end, ""}}), true
 	}
 	if m.commaAfter >= 0 {

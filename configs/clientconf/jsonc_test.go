@@ -88,3 +88,26 @@ func TestJSONUpdateKeepsUserEnv(t *testing.T) {
 		t.Errorf("env %v (want %v) in\n%s", got.Env, want, out)
 	}
 }
+
+// TestJSONCRemoveOnlyMemberTrailingComma: uninstall of the only entry,
+// followed by a trailing comma (VS Code, Gemini CLI, Zed and OpenCode
+// read those, and people write them), leaves a file that parses: the
+// comma goes with the entry ("{,}" was left, which no client reads).
+func TestJSONCRemoveOnlyMemberTrailingComma(t *testing.T) {
+	for src, want := range map[string]string{
+		"{\n  \"servers\": {\n    \"cad\": {\"command\": \"x\"},\n  },\n}\n": "{\n  \"servers\": {\n  },\n}\n",
+		`{"servers": {"cad": {"url": "u",},},}`:                              `{"servers": {},}`,
+		`{"servers": {"cad": 1 ,}}`:                                          `{"servers": {}}`,
+		"{\"servers\": {\n  \"cad\": 1, // mine\n}}":                         "{\"servers\": { // mine\n}}",
+		"{\r\n  \"servers\": {\r\n    \"cad\": 1,\r\n  }\r\n}\r\n":           "{\r\n  \"servers\": {\r\n  }\r\n}\r\n",
+	} {
+		d, err := parseJSONC([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, ok := d.remove([]string{"servers", "cad"})
+		if _, err := parseJSONC(out); !ok || err != nil || string(out) != want {
+			t.Errorf("removing cad from %q: %q (%v, %v), want %q", src, out, ok, err, want)
+		}
+	}
+}
