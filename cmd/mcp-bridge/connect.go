@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
@@ -173,6 +176,16 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 		*p = abs
 	}
 	return nil
+}
+
+// clearText: the registration sends the token over plain http:// to
+// another machine.
+func (c *connectEntry) clearText(f *bridgeFlags) bool {
+	u, err := url.Parse(c.url)
+	if err != nil || u.Scheme != "http" || f.tokenFile == "" {
+		return false
+	}
+	return !bridge.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
 }
 
 // urlForm: the client gets its own URL entry rather than connect's: it

@@ -79,6 +79,9 @@ func runInstall(e *env, cmd string, args []string) error {
 	if err := remote.check(f, e.getenv); err != nil {
 		return usageError{err}
 	}
+	if remote.clearText(f) {
+		fmt.Fprintf(e.stderr, "warning: %s is plain http:// to another machine: the token and every drawing travel in clear text. Unless a proxy ends TLS in front of it, serve the remote bridge with --tls-self-signed and install https:// with its --fingerprint\n", remote.url)
+	}
 	if err := clientconf.CheckName(f.name); err != nil {
 		return usageError{err}
 	}

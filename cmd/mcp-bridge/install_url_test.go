@@ -176,3 +176,39 @@ func TestInstallKeepsUsersServer(t *testing.T) {
 		t.Errorf("the backup is not the user's file:\n%s", b)
 	}
 }
+
+// TestInstallURLWarnsClearText: a URL entry sending the token over plain
+// http:// to another machine is written (a trusted network, or TLS ended
+// by a proxy), with a warning that the token travels in clear text; not
+// for loopback, nor without a token.
+func TestInstallURLWarnsClearText(t *testing.T) {
+	home := tempDir(t)
+	t.Chdir(home)
+	tok := filepath.Join(home, "token")
+	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	for _, tt := range []struct {
+		url   string
+		token bool
+		warn  bool
+	}{
+		{"http://cad-pc:8931/mcp", true, true},
+		{"http://192.168.1.20:8931/mcp", true, true},
+		{"http://127.0.0.1:8931/mcp", true, false},
+		{"http://[::1]:8931/mcp", true, false},
+		{"https://cad-pc:8931/mcp", true, false},
+		{"http://cad-pc:8931/mcp", false, false},
+	} {
+		args := []string{"install", "--client", "claude-code", "--url", tt.url}
+		if tt.token {
+			args = append(args, "--token-file", tok)
+		}
+		out, errs, code := runCLI(t, vars, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+		if got := strings.Contains(errs, "warning: ") && strings.Contains(errs, "clear text"); got != tt.warn {
+			t.Errorf("%s (token %v): warned %v, want %v\n%s", tt.url, tt.token, got, tt.warn, errs)
+		}
+	}
+}
