@@ -68,6 +68,11 @@ type URLForm struct {
 	// it is given the name of (Codex's "bearer_token_env_var"), instead
 	// of a header: the member that names TokenVar.
 	TokenKey string
+	// URLOnly and StdioOnly are the members of the user's that only one
+	// form takes, which go when the entry turns into the other form: a
+	// client with a strict schema (OpenCode) refuses its whole file when
+	// an entry holds a member of the other form.
+	URLOnly, StdioOnly []string
 }
 
 // URLServer is the entry for the remote bridge at url in c's URL form;
@@ -165,7 +170,7 @@ var Clients = []*Client{
 	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
 	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
 	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
-	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}"}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
 var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}

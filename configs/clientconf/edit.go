@@ -382,6 +382,9 @@ func stdioSteps(c *Client, s Server, old map[string]any, sub func(...string) []s
 			steps = append(steps, step{path: sub(k), del: true})
 		}
 		steps = append(steps, step{path: sub("headers"), del: true})
+		for _, k := range c.URLForm.URLOnly {
+			steps = append(steps, step{path: sub(k), del: true})
+		}
 	}
 	return steps
 }
@@ -419,7 +422,7 @@ func urlSteps(c *Client, s Server, old map[string]any, sub func(...string) []str
 			steps = append(steps, step{path: sub("headers", "Authorization"), del: true})
 		}
 	}
-	for _, k := range []string{"command", "args", c.envKey()} {
+	for _, k := range append([]string{"command", "args", c.envKey()}, c.URLForm.StdioOnly...) {
 		steps = append(steps, step{path: sub(k), del: true})
 	}
 	return steps

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // wantURLEntry is, per client with a URL form, the entry for a remote
@@ -298,4 +299,52 @@ func TestInstallKeepsSomeoneElsesEntry(t *testing.T) {
 			}
 		}
 	}
+}
+
+// OpenCode's schema is strict (McpLocal: type, command, environment,
+// enabled, timeout, cwd; McpRemote: type, url, enabled, headers, oauth,
+// timeout; packages/opencode/src/config/config.ts): an entry holding a
+// member of the other form makes it refuse the whole file. An entry of
+// ours switched between the forms keeps the user's members both take and
+// loses those only the other form takes ("oauth": false, which users add
+// to a remote entry to stop OpenCode's OAuth detection, and "cwd").
+func TestOpenCodeSwitchKeepsItsSchema(t *testing.T) {
+	allowed := map[string]map[string]bool{
+		"local":  {"type": true, "command": true, "environment": true, "enabled": true, "timeout": true, "cwd": true},
+		"remote": {"type": true, "url": true, "enabled": true, "headers": true, "oauth": true, "timeout": true},
+	}
+	c := Lookup("opencode")
+	fx := newFixture(t, "linux")
+	f, _ := fx.env.Target(c, "user")
+	os.MkdirAll(filepath.Dir(f.Path), 0o755)
+	check := func(step string, wantKeys ...string) {
+		t.Helper()
+		b, _ := os.ReadFile(f.Path)
+		var doc map[string]map[string]map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v\n%s", step, err, b)
+		}
+		entry := doc["mcp"]["cad-autocad"]
+		typ, _ := entry["type"].(string)
+		var got []string
+		for k := range entry {
+			got = append(got, k)
+			if !allowed[typ][k] {
+				t.Errorf("%s: OpenCode refuses a %q entry with %q:\n%s", step, typ, k, b)
+			}
+		}
+		if diff := cmp.Diff(wantKeys, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("%s: members (-want +got):\n%s", step, diff)
+		}
+	}
+	os.WriteFile(f.Path, []byte(`{"mcp": {"cad-autocad": {"type": "remote", "url": "`+remoteURL+`", "headers": {"Authorization": "Bearer {env:CAD_MCP_TOKEN}"}, "oauth": false, "enabled": true, "timeout": 9000}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", bridge, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check("URL turned stdio", "type", "command", "environment", "enabled", "timeout")
+	os.WriteFile(f.Path, []byte(`{"mcp": {"cad-autocad": {"type": "local", "command": ["/x/mcp-bridge"], "cwd": "/tmp", "enabled": true}}}`), 0o600)
+	if _, err := Install(f, "cad-autocad", c.URLServer(remoteURL, true), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check("stdio turned URL", "type", "url", "headers", "enabled")
 }
