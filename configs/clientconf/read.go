@@ -182,16 +182,30 @@ func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
 		// array holding both; the variables are in "env", or (OpenCode)
 		// "environment".
 		var raw struct {
-			Command     any            `json:"command"`
-			Args        []any          `json:"args"`
-			Env         map[string]any `json:"env"`
-			Environment map[string]any `json:"environment"`
-			URL         string         `json:"url"`
-			HTTPURL     string         `json:"httpUrl"`   // Gemini CLI's Streamable HTTP
-			ServerURL   string         `json:"serverUrl"` // Windsurf's
-			Headers     map[string]any `json:"headers"`
+			Command     any
+			Args        []any
+			Env         map[string]any
+			Environment map[string]any
+			URL         string
+			HTTPURL     string // Gemini CLI's Streamable HTTP
+			ServerURL   string // Windsurf's
+			Headers     map[string]any
 		}
-		if d.decode(m.value, &raw) != nil {
+		// Each member by its exact name, as the client's JSON.parse reads
+		// it: encoding/json's struct fields would also take "URL" for
+		// "url", or "Command" for "command", which the client ignores.
+		var members map[string]json.RawMessage
+		if d.decode(m.value, &members) != nil {
+			continue
+		}
+		bad := false
+		for k, v := range map[string]any{"command": &raw.Command, "args": &raw.Args, "env": &raw.Env, "environment": &raw.Environment,
+			"url": &raw.URL, "httpUrl": &raw.HTTPURL, "serverUrl": &raw.ServerURL, "headers": &raw.Headers} {
+			if b, ok := members[k]; ok && json.Unmarshal(b, v) != nil {
+				bad = true
+			}
+		}
+		if bad {
 			continue
 		}
 		s := Server{Env: map[string]string{}, URL: raw.HTTPURL}

@@ -348,3 +348,25 @@ func TestOpenCodeSwitchKeepsItsSchema(t *testing.T) {
 	}
 	check("stdio turned URL", "type", "url", "headers", "enabled")
 }
+
+// doctor and install read an entry's members as its client does, by
+// exact name (JavaScript's JSON.parse): Go's case-insensitive matching
+// would take "URL" for "url" (a second URL, the last one read, which the
+// client never uses) or "Command" for "command".
+func TestEntryMembersCaseSensitive(t *testing.T) {
+	src := `{"mcpServers": {
+		"remote": {"url": "https://mine/mcp", "URL": "https://elsewhere/mcp", "headers": {"Authorization": "Bearer ${CAD_MCP_TOKEN}"}},
+		"stdio": {"command": "npx", "Command": "/opt/mcp-bridge", "ENV": {"CAD_MCP_PORT": "1"}}
+	}}`
+	d, err := parseJSONC([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := jsonServers(d, d.lookup([]string{"mcpServers"}))
+	if got := servers["remote"].URL; got != "https://mine/mcp" {
+		t.Errorf("the URL entry's URL read as %q", got)
+	}
+	if s := servers["stdio"]; s.Command != "npx" || IsBridge(s) {
+		t.Errorf("the stdio entry read as %+v (ours: %v)", s, IsBridge(s))
+	}
+}
