@@ -62,6 +62,9 @@ func TestDoctorRunsNoProjectEntry(t *testing.T) {
 		`VS Code registers "cad" in ` + filepath.Join(project, ".vscode", "mcp.json") + ": " + exe + ": command exists (a project file, not run",
 		`Codex CLI registers "cad" in ` + filepath.Join(project, ".codex", "config.toml") + ": " + evil.URL + "/mcp: URL entry (a project file, not contacted",
 		"mcp-bridge doctor --trust-project",
+		// No registration is checked, so the default base is, as
+		// without any (whether something answers there or not).
+		"CAD base at 127.0.0.1:8080",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s%s", want, out, errs)

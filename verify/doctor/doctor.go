@@ -219,11 +219,12 @@ func (b *baseCache) check(ctx context.Context, c *tcpbase.Client, listTimeout ti
 	return r
 }
 
-// registered are the entries that are registrations (not unreadable files).
+// registered are the entries that are registrations checked against
+// their base (not unreadable files, nor project entries left unchecked).
 func registered(cs []ConfigEntry) []ConfigEntry {
 	var out []ConfigEntry
 	for _, c := range cs {
-		if c.Server != "" {
+		if c.Server != "" && !c.Unchecked {
 			out = append(out, c)
 		}
 	}
