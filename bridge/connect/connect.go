@@ -64,6 +64,20 @@ func CheckURL(raw string) error {
 	return nil
 }
 
+// Check refuses a configuration that cannot do what it says, before
+// anything starts: CheckURL's refusals, and a certificate pin or CA with a
+// plain http:// URL (there is no certificate to check: the pin would be
+// ignored while the user believes the server is authenticated).
+func (c *Config) Check() error {
+	if err := CheckURL(c.URL); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(c.URL); u.Scheme == "http" && (c.Fingerprint != nil || c.RootCAs != nil) {
+		return fmt.Errorf("%q is plain http://, so no certificate is checked: --fingerprint and --ca need an https:// URL (start the remote bridge with --tls-self-signed or --tls-cert)", c.URL)
+	}
+	return nil
+}
+
 // errExit ends the relay's work at exit.
 var errExit = errors.New("connect is exiting")
 
@@ -74,7 +88,7 @@ var errExit = errors.New("connect is exiting")
 // owns stdin.
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
 	cfg.setDefaults()
-	if err := CheckURL(cfg.URL); err != nil {
+	if err := cfg.Check(); err != nil {
 		return err
 	}
 	r := newRelay(cfg, stdout)

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestConnectUsage: connect's mistakes are usage errors (exit 2) that say
@@ -20,11 +23,26 @@ func TestConnectUsage(t *testing.T) {
 		{[]string{"connect", "https://cad-pc:8931/mcp", "--ca", "/nonexistent/ca.pem"}, "--ca"},
 		{[]string{"connect", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "--token-file"},
 		{[]string{"conect", "https://cad-pc:8931/mcp"}, "did you mean connect?"},
+		// A pin or a CA with plain http:// would be ignored: no certificate.
+		{[]string{"connect", "http://cad-pc:8931/mcp", "--fingerprint", "sha256:" + strings.Repeat("ab", 32)}, "need an https:// URL"},
 	} {
 		_, errs, code := runCLI(t, nil, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
 		}
+	}
+}
+
+// TestConnectCAOverHTTP: --ca with a plain http:// URL (any case) is
+// refused: no certificate would be checked.
+func TestConnectCAOverHTTP(t *testing.T) {
+	dir := testdir.New(t)
+	if _, _, err := tlscert.SelfSigned(dir); err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(dir, tlscert.CertFile)
+	if _, errs, code := runCLI(t, nil, "", "connect", "HTTP://cad-pc:8931/mcp", "--ca", ca); code != 2 || !strings.Contains(errs, "need an https:// URL") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
 
