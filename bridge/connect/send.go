@@ -210,8 +210,13 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 					out = append(out, m)
 				}
 			}
-			if len(out) > 0 {
+			switch {
+			case len(out) > 0 && o.batch:
 				_ = r.out.WriteBatch(out)
+			case len(out) > 0:
+				// An array for a single request: the client, which sent
+				// none, may not read one (batches are 2025-03-26 only).
+				r.write(out[0])
 			}
 		} else {
 			r.relayAnswer(o, resp, body, owed)
