@@ -33,6 +33,7 @@ type Config struct {
 	ProbeInterval time.Duration // first wait before probing an unreachable remote; default 1 s, doubling
 	MaxProbe      time.Duration // longest wait between probes; default 1 min
 	ExitGrace     time.Duration // after stdin ends, for answers still owed; default 30 s
+	PingTimeout   time.Duration // a ping, or a probe, the remote has not answered by then counts as unreachable; default 10 s
 
 	Log zerolog.Logger
 }
@@ -49,6 +50,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.ExitGrace <= 0 {
 		c.ExitGrace = 30 * time.Second
+	}
+	if c.PingTimeout <= 0 {
+		c.PingTimeout = 10 * time.Second
 	}
 }
 
