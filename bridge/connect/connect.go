@@ -367,13 +367,20 @@ func (r *relay) lookup(id rpc.ID) *pending {
 	return r.pending[id.Key()]
 }
 
-func (r *relay) untrack(ps []*pending) {
+// release frees p's id just before its answer is written: a client may
+// use the id again as soon as it reads the answer (the local bridge
+// allows it), before the goroutine that wrote it has untracked it.
+func (r *relay) release(p *pending) {
 	r.pendingMu.Lock()
 	defer r.pendingMu.Unlock()
+	if r.pending[p.id.Key()] == p {
+		delete(r.pending, p.id.Key())
+	}
+}
+
+func (r *relay) untrack(ps []*pending) {
 	for _, p := range ps {
-		if r.pending[p.id.Key()] == p {
-			delete(r.pending, p.id.Key())
-		}
+		r.release(p)
 		p.cancel()
 	}
 }

@@ -223,3 +223,22 @@ func TestSessionEndedMidCall(t *testing.T) {
 		t.Errorf("the base ran %d calls, want 2: the call whose session ended must not be sent again", got)
 	}
 }
+
+// TestIDReusedAfterAnswer: a client that uses one id for each request in
+// turn (it waits for each answer) is never told the id is in use: the id
+// is free once its answer is written, as with the local bridge. Before,
+// it was freed a moment after, and a quick client was refused now and
+// then.
+func TestIDReusedAfterAnswer(t *testing.T) {
+	_, c := afterOneCall(t)
+	for i := 0; i < 100; i++ {
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if msg, _ := errorOf(c.answer("1")); msg != "" {
+			t.Fatalf("ping %d: %s", i, msg)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		c.send(call("1", "measure_distance", measure))
+		checkMeasured(t, c.answer("1"))
+	}
+}

@@ -162,6 +162,7 @@ func (r *relay) failed(o *outgoing, a attempt) {
 	if !a.wrote || errors.Is(a.err, errNoAnswer) {
 		r.markDown(a.err)
 		if o.localPing() {
+			r.release(o.pending[0])
 			r.write(rpc.EncodeResult(o.ids[0], []byte("{}")))
 			return
 		}
@@ -184,6 +185,7 @@ func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
 func (r *relay) answerAll(o *outgoing, e *rpc.WireError) {
 	for _, p := range o.pending {
 		if !p.cancelled.Load() {
+			r.release(p)
 			r.write(rpc.EncodeError(p.id, e))
 		}
 	}
@@ -326,6 +328,7 @@ func (r *relay) checkAnswer(d rpc.Decoded, owed map[string]*pending) (rpc.Encode
 	if p.cancelled.Load() {
 		return rpc.Encoded{}, false
 	}
+	r.release(p)
 	if res.Error != nil {
 		return rpc.EncodeErrorRaw(p.id, res.ErrorRaw), true
 	}
