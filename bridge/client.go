@@ -170,26 +170,41 @@ func (c *client) cancel(id rpc.ID) {
 }
 
 // gone ends every request of the client in progress: it is gone (an HTTP
-// session that ended). Queued requests are dropped unsent, running ones
-// stopped; a question still out is withdrawn, and its call refused as
+// session that ended). Queued requests are dropped unsent (their POSTs get
+// 404: nothing ran), running ones are answered that they may have run,
+// then stopped; a question still out is withdrawn, and its call refused as
 // cancelled (question.go).
 func (c *client) gone() {
 	c.mu.Lock()
 	c.ended = true
 	var ids []rpc.ID
 	var withdraw []context.CancelCauseFunc
+	var running []*reply
+	var stops []func()
 	for _, r := range c.ids {
-		if r.asking {
+		switch {
+		case r.asking:
 			withdraw = append(withdraw, r.withdraw)
-			continue
+		case r.stop != nil:
+			running, stops = append(running, r), append(stops, r.stop)
+		default:
+			ids = append(ids, r.id)
 		}
-		ids = append(ids, r.id)
 	}
 	c.mu.Unlock()
-	// The calls queued behind a question first: withdrawing it lets the
-	// worker take them.
+	// The calls queued first: stopping the running one or withdrawing a
+	// question lets the worker take them.
 	for _, id := range ids {
 		c.cancel(id)
+	}
+	// A request CAD is working on gets an answer, not the 404 its POST
+	// would get: 404 says the session ran nothing, and a client (connect)
+	// sends the request again on a new session, so a call would run twice.
+	for i, r := range running {
+		if r.end(rpc.EncodeError(r.id, rpc.Errorf(rpc.CodeInternalError, "the session ended while CAD was working on %s; it may have run in CAD (check before sending it again)", r.method).
+			WithData(map[string]string{"kind": "session_ended", "method": r.method}))) {
+			stops[i]()
+		}
 	}
 	for _, w := range withdraw {
 		w(errQuestionGone)

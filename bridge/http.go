@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -137,7 +140,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		WriteTimeout:      hc.WriteTimeout,
 		IdleTimeout:       hc.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
+		ErrorLog:          log.New(serverLog{b.log}, "", 0),
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -169,6 +172,24 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	<-shutDone
 	_ = srv.Close()
 	return result
+}
+
+// serverLog takes what net/http reports itself into the bridge's log (its
+// format, its file), not Go's standard logger on stderr. A failed TLS
+// handshake (a scanner, plain http://, a client that refused the
+// certificate) is logged at debug level: anyone who reaches the port can
+// cause one. Anything else (a handler's panic, accept failures) is a
+// warning.
+type serverLog struct{ log zerolog.Logger }
+
+func (s serverLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	ev := s.log.Warn()
+	if strings.Contains(msg, "TLS handshake error") {
+		ev = s.log.Debug()
+	}
+	ev.Str("from", "net/http").Msg(msg)
+	return len(p), nil
 }
 
 // runJanitor ends idle sessions.

@@ -33,6 +33,7 @@ type Config struct {
 	ProbeInterval time.Duration // first wait before probing an unreachable remote; default 1 s, doubling
 	MaxProbe      time.Duration // longest wait between probes; default 1 min
 	ExitGrace     time.Duration // after stdin ends, for answers still owed; default 30 s
+	PingTimeout   time.Duration // a ping, or a probe, the remote has not answered by then counts as unreachable; default 10 s
 
 	Log zerolog.Logger
 }
@@ -50,6 +51,9 @@ func (c *Config) setDefaults() {
 	if c.ExitGrace <= 0 {
 		c.ExitGrace = 30 * time.Second
 	}
+	if c.PingTimeout <= 0 {
+		c.PingTimeout = 10 * time.Second
+	}
 }
 
 // CheckURL refuses what cannot be an MCP endpoint, before anything starts.
@@ -64,6 +68,20 @@ func CheckURL(raw string) error {
 	return nil
 }
 
+// Check refuses a configuration that cannot do what it says, before
+// anything starts: CheckURL's refusals, and a certificate pin or CA with a
+// plain http:// URL (there is no certificate to check: the pin would be
+// ignored while the user believes the server is authenticated).
+func (c *Config) Check() error {
+	if err := CheckURL(c.URL); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(c.URL); u.Scheme == "http" && (c.Fingerprint != nil || c.RootCAs != nil) {
+		return fmt.Errorf("%q is plain http://, so no certificate is checked: --fingerprint and --ca need an https:// URL (start the remote bridge with --tls-self-signed or --tls-cert)", c.URL)
+	}
+	return nil
+}
+
 // errExit ends the relay's work at exit.
 var errExit = errors.New("connect is exiting")
 
@@ -74,7 +92,7 @@ var errExit = errors.New("connect is exiting")
 // owns stdin.
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
 	cfg.setDefaults()
-	if err := CheckURL(cfg.URL); err != nil {
+	if err := cfg.Check(); err != nil {
 		return err
 	}
 	r := newRelay(cfg, stdout)
@@ -349,13 +367,20 @@ func (r *relay) lookup(id rpc.ID) *pending {
 	return r.pending[id.Key()]
 }
 
-func (r *relay) untrack(ps []*pending) {
+// release frees p's id just before its answer is written: a client may
+// use the id again as soon as it reads the answer (the local bridge
+// allows it), before the goroutine that wrote it has untracked it.
+func (r *relay) release(p *pending) {
 	r.pendingMu.Lock()
 	defer r.pendingMu.Unlock()
+	if r.pending[p.id.Key()] == p {
+		delete(r.pending, p.id.Key())
+	}
+}
+
+func (r *relay) untrack(ps []*pending) {
 	for _, p := range ps {
-		if r.pending[p.id.Key()] == p {
-			delete(r.pending, p.id.Key())
-		}
+		r.release(p)
 		p.cancel()
 	}
 }

@@ -203,3 +203,42 @@ func TestPipelinedHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionEndedMidCall: the remote session ends (DELETE by another
+// holder of its id) while CAD runs a call of it. The call is answered
+// that it may have run, and it runs once: its POST is not refused with
+// 404, which would have connect replay the handshake and send it again.
+func TestSessionEndedMidCall(t *testing.T) {
+	r, c := afterOneCall(t)
+	before := r.sim.Calls()
+	c.send(call("9", "fault_hang", "{}"))
+	waitFor(t, "the call to reach the base", func() bool { return r.sim.Calls() == before+1 })
+	r.deleteSession(t, r.lastSession())
+	if msg, _ := errorOf(c.answer("9")); !strings.Contains(msg, "may have run") {
+		t.Errorf("answer to the call whose session ended: %q", msg)
+	}
+	c.send(call("10", "measure_distance", measure))
+	checkMeasured(t, c.answer("10"))
+	if got := r.sim.Calls() - before; got != 2 {
+		t.Errorf("the base ran %d calls, want 2: the call whose session ended must not be sent again", got)
+	}
+}
+
+// TestIDReusedAfterAnswer: a client that uses one id for each request in
+// turn (it waits for each answer) is never told the id is in use: the id
+// is free once its answer is written, as with the local bridge. Before,
+// it was freed a moment after, and a quick client was refused now and
+// then.
+func TestIDReusedAfterAnswer(t *testing.T) {
+	_, c := afterOneCall(t)
+	for i := 0; i < 100; i++ {
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if msg, _ := errorOf(c.answer("1")); msg != "" {
+			t.Fatalf("ping %d: %s", i, msg)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		c.send(call("1", "measure_distance", measure))
+		checkMeasured(t, c.answer("1"))
+	}
+}

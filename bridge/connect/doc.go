@@ -20,7 +20,9 @@
 //     after it was written, a 5xx, a broken stream) is never sent twice:
 //     it ends with -32603 saying so.
 //   - a remote that cannot be reached gets -32603 naming the URL; ping is
-//     then answered here, and a probe with backoff notices the remote's
-//     return (notifications/tools/list_changed to a handshake-era client).
+//     then answered here (also when the remote takes the connection but
+//     does not answer it within PingTimeout), and a probe with backoff
+//     notices the remote's return (notifications/tools/list_changed to a
+//     handshake-era client).
 //   - at exit the session is ended with DELETE.
 package connect

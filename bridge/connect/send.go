@@ -3,6 +3,8 @@ package connect
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -53,6 +55,13 @@ func (r *relay) request(o *outgoing, sent func()) {
 	if !o.batch {
 		ctx = o.pending[0].ctx
 	}
+	if o.localPing() {
+		// A remote that takes the connection and answers nothing (asleep,
+		// hung, packets dropped) is as away as one that refuses it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.PingTimeout, errNoAnswer)
+		defer cancel()
+	}
 	renewed, again := false, false
 	for {
 		hdr, session := r.headers(o)
@@ -70,6 +79,9 @@ func (r *relay) request(o *outgoing, sent func()) {
 			a = r.postAgain(ctx, o.body, hdr, sent)
 		}
 		if a.err != nil {
+			if context.Cause(ctx) == errNoAnswer {
+				a.err = fmt.Errorf("%w within %v: %w", errNoAnswer, r.cfg.PingTimeout, a.err)
+			}
 			r.failed(o, a)
 			return
 		}
@@ -133,6 +145,12 @@ func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sen
 	return a
 }
 
+// errNoAnswer: the remote did not answer a ping within PingTimeout.
+var errNoAnswer = errors.New("no answer from the remote")
+
+// localPing: a handshake-era ping, answered here when the remote is away.
+func (o *outgoing) localPing() bool { return o.method == "ping" && !o.modern && !o.batch }
+
 // failed answers the requests of a POST that got no HTTP answer.
 func (r *relay) failed(o *outgoing, a attempt) {
 	if r.ctx.Err() != nil {
@@ -141,9 +159,10 @@ func (r *relay) failed(o *outgoing, a attempt) {
 	if !o.batch && o.pending[0].ctx.Err() != nil {
 		return // cancelled by the client: it is owed nothing
 	}
-	if !a.wrote {
+	if !a.wrote || errors.Is(a.err, errNoAnswer) {
 		r.markDown(a.err)
-		if o.method == "ping" && !o.modern {
+		if o.localPing() {
+			r.release(o.pending[0])
 			r.write(rpc.EncodeResult(o.ids[0], []byte("{}")))
 			return
 		}
@@ -166,6 +185,7 @@ func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
 func (r *relay) answerAll(o *outgoing, e *rpc.WireError) {
 	for _, p := range o.pending {
 		if !p.cancelled.Load() {
+			r.release(p)
 			r.write(rpc.EncodeError(p.id, e))
 		}
 	}
@@ -210,8 +230,13 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 					out = append(out, m)
 				}
 			}
-			if len(out) > 0 {
+			switch {
+			case len(out) > 0 && o.batch:
 				_ = r.out.WriteBatch(out)
+			case len(out) > 0:
+				// An array for a single request: the client, which sent
+				// none, may not read one (batches are 2025-03-26 only).
+				r.write(out[0])
 			}
 		} else {
 			r.relayAnswer(o, resp, body, owed)
@@ -303,6 +328,7 @@ func (r *relay) checkAnswer(d rpc.Decoded, owed map[string]*pending) (rpc.Encode
 	if p.cancelled.Load() {
 		return rpc.Encoded{}, false
 	}
+	r.release(p)
 	if res.Error != nil {
 		return rpc.EncodeErrorRaw(p.id, res.ErrorRaw), true
 	}
@@ -339,10 +365,13 @@ func (r *relay) markUp() { r.down.Store(false) }
 func (r *relay) probe() {
 	wait := r.cfg.ProbeInterval
 	for sleep(r.ctx, wait) {
-		req, _ := http.NewRequestWithContext(r.ctx, http.MethodGet, r.url, nil)
+		ctx, cancel := context.WithTimeout(r.ctx, r.cfg.PingTimeout) // a hung remote is not back
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
 		r.setCommon(req.Header)
 		req.Header.Set("Accept", "text/event-stream")
-		if resp, err := r.hc.Do(req); err == nil {
+		resp, err := r.hc.Do(req)
+		cancel()
+		if err == nil {
 			resp.Body.Close()
 			r.markUp()
 			r.log.Info().Str("url", r.url).Msg("the remote MCP server is back")

@@ -50,8 +50,9 @@ func readSSE(body io.Reader, max int, fn func(data []byte) bool) error {
 	}
 }
 
-// readLine reads one line of at most max bytes, without its "\n", "\r\n"
-// or "\r" end.
+// readLine reads one line of at most max bytes, without its "\n" or
+// "\r\n" end. A lone "\r", which the event-stream format also allows as a
+// line end, is not taken for one: no MCP server is known to send it.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	var line []byte
 	for {

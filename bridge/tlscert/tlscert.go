@@ -121,10 +121,11 @@ func loadOwned(certPath, keyPath string) (tls.Certificate, bool, error) {
 	for _, p := range []string{certPath, keyPath} {
 		st, err := os.Lstat(p)
 		if err != nil {
-			return tls.Certificate{}, false, err
+			return tls.Certificate{}, false, fmt.Errorf("self-signed certificate: %w (delete %s and %s to make a new one)", err, certPath, keyPath)
 		}
 		if !st.Mode().IsRegular() {
-			return tls.Certificate{}, false, fmt.Errorf("%s is not a regular file", p)
+			// A link may lead to another user's key: never followed.
+			return tls.Certificate{}, false, fmt.Errorf("%s is not a regular file (a link?): delete %s and %s to make a new certificate", p, CertFile, KeyFile)
 		}
 		if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
 			return tls.Certificate{}, false, fmt.Errorf("%s may be read or changed by other users (mode %v): make it 0600 or delete both %s and %s to make a new certificate", p, st.Mode().Perm(), CertFile, KeyFile)

@@ -72,3 +72,52 @@ func TestParseFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfSignedPlanted: what someone else could leave where the
+// certificate is kept is refused, saying what to delete: a link in place
+// of the certificate or of the key (even to the user's own files), and a
+// certificate without its key.
+func TestSelfSignedPlanted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	elsewhere := filepath.Join(testdir.New(t), "elsewhere")
+	if _, _, err := SelfSigned(elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		make func(dir string) error
+		want string
+	}{
+		{"linked certificate", func(dir string) error {
+			return os.Symlink(filepath.Join(elsewhere, CertFile), filepath.Join(dir, CertFile))
+		}, "not a regular file"},
+		{"linked key", func(dir string) error {
+			return os.Symlink(filepath.Join(elsewhere, KeyFile), filepath.Join(dir, KeyFile))
+		}, "not a regular file"},
+		{"no key", func(dir string) error { return os.Remove(filepath.Join(dir, KeyFile)) }, "delete"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(testdir.New(t), "cache")
+			if _, _, err := SelfSigned(dir); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(tt.name, "linked") {
+				f := CertFile
+				if tt.name == "linked key" {
+					f = KeyFile
+				}
+				if err := os.Remove(filepath.Join(dir, f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tt.make(dir); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := SelfSigned(dir); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

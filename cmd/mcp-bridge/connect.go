@@ -80,6 +80,9 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 			return usageError{fmt.Errorf("--ca %s holds no PEM certificate", *caFile)}
 		}
 	}
+	if err := cfg.Check(); err != nil {
+		return usageError{fmt.Errorf("connect: %w", err)}
+	}
 	if err := notStdout(*logFile, e.stdout); err != nil {
 		return usageError{err}
 	}
@@ -93,7 +96,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg.Log = log
-	if token != "" && strings.HasPrefix(cfg.URL, "http://") {
+	if token != "" && strings.HasPrefix(strings.ToLower(cfg.URL), "http://") {
 		log.Warn().Msg("sending the token over plain http://: anyone on the path can read it; serve the remote with --tls-self-signed and use https://")
 	}
 	go func() {

@@ -1,9 +1,17 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestConnectUsage: connect's mistakes are usage errors (exit 2) that say
@@ -20,11 +28,26 @@ func TestConnectUsage(t *testing.T) {
 		{[]string{"connect", "https://cad-pc:8931/mcp", "--ca", "/nonexistent/ca.pem"}, "--ca"},
 		{[]string{"connect", "https://cad-pc:8931/mcp", "--token-file", "/nonexistent/token"}, "--token-file"},
 		{[]string{"conect", "https://cad-pc:8931/mcp"}, "did you mean connect?"},
+		// A pin or a CA with plain http:// would be ignored: no certificate.
+		{[]string{"connect", "http://cad-pc:8931/mcp", "--fingerprint", "sha256:" + strings.Repeat("ab", 32)}, "need an https:// URL"},
 	} {
 		_, errs, code := runCLI(t, nil, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
 		}
+	}
+}
+
+// TestConnectCAOverHTTP: --ca with a plain http:// URL (any case) is
+// refused: no certificate would be checked.
+func TestConnectCAOverHTTP(t *testing.T) {
+	dir := testdir.New(t)
+	if _, _, err := tlscert.SelfSigned(dir); err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(dir, tlscert.CertFile)
+	if _, errs, code := runCLI(t, nil, "", "connect", "HTTP://cad-pc:8931/mcp", "--ca", ca); code != 2 || !strings.Contains(errs, "need an https:// URL") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
 
@@ -66,6 +89,48 @@ func TestInstallURLRefusals(t *testing.T) {
 		_, errs, code := runCLI(t, tt.env, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// TestConnectTokenFileAsEditorsWriteIt: a token file saved by a Windows
+// editor (a UTF-8 BOM, CRLF) sends the token itself; one that cannot be a
+// token (UTF-16, or endless like /dev/zero) is refused at start, saying
+// why, rather than sent or read without end.
+func TestConnectTokenFileAsEditorsWriteIt(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer srv.Close()
+	dir := testdir.New(t)
+	bom := filepath.Join(dir, "bom")
+	if err := os.WriteFile(bom, []byte("\xef\xbb\xbfs3cret\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n"
+	out, errs, code := runCLI(t, nil, ping, "connect", srv.URL+"/mcp", "--token-file", bom)
+	mu.Lock()
+	defer mu.Unlock()
+	if code != 0 || !strings.Contains(out, `"result"`) || len(got) == 0 || got[0] != "Bearer s3cret" {
+		t.Errorf("exit %d, stdout %q, Authorization %q; want the token without BOM and CR\n%s", code, out, got, errs)
+	}
+
+	utf16 := filepath.Join(dir, "utf16")
+	if err := os.WriteFile(utf16, []byte("\xff\xfes\x003\x00c\x00\r\x00\n\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{utf16, "/dev/zero"} {
+		if _, err := os.Stat(file); err != nil {
+			continue // no /dev/zero (Windows)
+		}
+		if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--token-file", file); code != 2 || !strings.Contains(errs, "--token-file") {
+			t.Errorf("%s: exit %d, stderr %q", file, code, errs)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -54,21 +56,55 @@ func (f *bridgeFlags) checkHTTP() error {
 // line; "" for none.
 func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
 	if t := strings.TrimSpace(getenv("CAD_MCP_TOKEN")); t != "" {
+		if err := checkToken(t); err != nil {
+			return "", fmt.Errorf("CAD_MCP_TOKEN %w", err)
+		}
 		return t, nil
 	}
 	if f.tokenFile == "" {
 		return "", nil
 	}
-	raw, err := os.ReadFile(f.tokenFile)
+	file, err := os.Open(f.tokenFile)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %w", err)
 	}
+	defer file.Close()
+	// A token is one short line: a file that does not end soon (a device
+	// such as /dev/zero) is not read to its end.
+	raw, err := io.ReadAll(io.LimitReader(file, maxTokenFile+1))
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	if len(raw) > maxTokenFile {
+		return "", fmt.Errorf("--token-file %s is over %d KiB: not a token file", f.tokenFile, maxTokenFile>>10)
+	}
+	// Windows editors may start a UTF-8 file with a byte order mark: it
+	// is not part of the token.
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 	t, _, _ := strings.Cut(string(raw), "\n")
 	t = strings.TrimSpace(t)
 	if t == "" {
 		return "", fmt.Errorf("--token-file %s is empty", f.tokenFile)
 	}
+	if err := checkToken(t); err != nil {
+		return "", fmt.Errorf("--token-file %s %w", f.tokenFile, err)
+	}
 	return t, nil
+}
+
+// maxTokenFile bounds what --token-file reads.
+const maxTokenFile = 64 << 10
+
+// checkToken refuses a token that cannot travel in an HTTP header: control
+// characters (a file saved as UTF-16 is full of NUL bytes). Without this,
+// every request failed with an error about the header, at run time.
+func checkToken(t string) error {
+	for _, c := range []byte(t) {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("holds control characters, which no HTTP header carries (a file saved as UTF-16? save it as UTF-8 or plain ASCII)")
+		}
+	}
+	return nil
 }
 
 // serveHTTP runs the bridge as a Streamable HTTP server until ctx is done.

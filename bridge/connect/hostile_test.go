@@ -1,0 +1,101 @@
+package connect
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Remotes that break the transport's rules: whatever they send, connect
+// writes only protocol messages the client can read.
+
+// hostileRemote is connect relaying to a server that answers with h.
+func hostileRemote(t *testing.T, h http.HandlerFunc) *client {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return startConnect(t, Config{URL: srv.URL + "/mcp", Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+}
+
+const modernPing = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+
+// TestArrayForOneRequest: a remote that answers a single request with a
+// JSON array (a batch answer, twice the same id): the client, which sent
+// no batch, gets one response object, the first.
+func TestArrayForOneRequest(t *testing.T) {
+	c := hostileRemote(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `[{"jsonrpc":"2.0","id":1,"result":{"n":1}},{"jsonrpc":"2.0","id":1,"result":{"n":2}}]`)
+	})
+	c.send(modernPing)
+	line := c.recv()
+	var m struct {
+		ID     json.RawMessage
+		Result struct{ N int }
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || string(m.ID) != "1" || m.Result.N != 1 {
+		t.Errorf("answer %s: want one response object, id 1, the first result", line)
+	}
+}
+
+// TestHungRemotePing: a remote that takes connections but answers
+// nothing (a machine asleep, a hung process, a network that drops
+// packets): ping is answered here all the same, or the client, whose ping
+// gets no answer, drops the server. When the remote answers again, the
+// client is told the tool list may have changed (the probe that was
+// waiting on the hung remote gave up, and another saw it back).
+func TestHungRemotePing(t *testing.T) {
+	var hung atomic.Bool
+	var probed atomic.Int32 // probes that found it hung
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body) // so that the server notices when connect gives up
+		if hung.Load() {
+			if r.Method == http.MethodGet {
+				probed.Add(1)
+			}
+			<-r.Context().Done()
+			return
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.Unmarshal(body, &m)
+		switch {
+		case r.Method != http.MethodPost:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "s")
+			result := `{}`
+			if m.Method == "initialize" {
+				result = `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"r","version":"1"}}`
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := startConnect(t, Config{URL: srv.URL + "/mcp", PingTimeout: 50 * time.Millisecond, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	c.handshake("2025-06-18")
+	hung.Store(true)
+	for _, id := range []string{"1", "2"} { // the second, once the remote counts as away
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if m := c.answer(id); m["result"] == nil {
+			t.Errorf("ping %s: %v, want a result", id, m)
+		}
+	}
+	waitFor(t, "a probe of the hung remote", func() bool { return probed.Load() > 0 })
+	hung.Store(false)
+	if l := c.recv(); !strings.Contains(l, "notifications/tools/list_changed") {
+		t.Errorf("after the remote answers again: %s, want notifications/tools/list_changed", l)
+	}
+}
