@@ -99,3 +99,62 @@ func TestHungRemotePing(t *testing.T) {
 		t.Errorf("after the remote answers again: %s, want notifications/tools/list_changed", l)
 	}
 }
+
+// TestHungReplayedHandshake: the remote ends the session (404) and then
+// hangs on the replayed initialize. The message that met the 404 ends
+// with an error once the remote has not answered within PingTimeout, and
+// the client's pings keep being answered meanwhile: replaying a handshake
+// holds nothing else up for longer than that.
+func TestHungReplayedHandshake(t *testing.T) {
+	var inits atomic.Int32
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.Method != http.MethodPost:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case strings.Contains(string(body), `"initialize"`):
+			if inits.Add(1) > 1 { // the replay
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+		case strings.Contains(string(body), `"notifications/`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(string(body), `"tools/list"`):
+			w.WriteHeader(http.StatusNotFound) // the session is gone
+		default: // ping
+			w.Header().Set("Content-Type", "application/json")
+			var m struct{ ID json.RawMessage }
+			_ = json.Unmarshal(body, &m)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := startConnect(t, Config{URL: srv.URL + "/mcp", PingTimeout: 200 * time.Millisecond, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	c.handshake("2025-06-18")
+	c.send(`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`)
+	waitFor(t, "the replayed initialize", func() bool { return inits.Load() == 2 })
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	got := map[string]map[string]any{} // the two answers, in either order
+	for len(got) < 2 {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.recv()), &m); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := m["id"].(string)
+		got[id] = m
+	}
+	if got["p"]["result"] == nil {
+		t.Errorf("ping while the handshake replay hangs: %v", got["p"])
+	}
+	if msg, kind := errorOf(got["list"]); kind != "session_lost" {
+		t.Errorf("tools/list after the replay hung: %q (%s)", msg, kind)
+	}
+}

@@ -107,7 +107,12 @@ func (r *relay) renew(stale string) error {
 		return errNoHandshake
 	}
 	r.log.Info().Str("url", r.url).Msg("the remote session has ended (404): replaying the client's handshake")
-	a := r.postAgain(r.ctx, r.sess.initLine, nil, func() {})
+	// Every handshake-era message waits for the session while this holds
+	// it, pings too: a remote that does not answer within PingTimeout is
+	// away, as for a ping.
+	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.PingTimeout)
+	defer cancel()
+	a := r.postAgain(ctx, r.sess.initLine, nil, func() {})
 	if a.err != nil {
 		return a.err
 	}
@@ -128,7 +133,7 @@ func (r *relay) renew(stale string) error {
 	r.adoptLocked(id, version)
 	if r.sess.initialized != nil {
 		hdr := legacyHeaders(id, version)
-		a := r.postAgain(r.ctx, r.sess.initialized, hdr, func() {})
+		a := r.postAgain(ctx, r.sess.initialized, hdr, func() {})
 		if a.err != nil {
 			return a.err
 		}
