@@ -76,8 +76,14 @@ func (c *Config) Check() error {
 	if err := CheckURL(c.URL); err != nil {
 		return err
 	}
-	if u, _ := url.Parse(c.URL); u.Scheme == "http" && (c.Fingerprint != nil || c.RootCAs != nil) {
-		return fmt.Errorf("%q is plain http://, so no certificate is checked: --fingerprint and --ca need an https:// URL (start the remote bridge with --tls-self-signed or --tls-cert)", c.URL)
+	return CheckPinned(c.URL, c.Fingerprint != nil || c.RootCAs != nil)
+}
+
+// CheckPinned refuses a certificate pin or CA (pinned) with a plain
+// http:// URL, which connect and install --url both take.
+func CheckPinned(raw string, pinned bool) error {
+	if u, err := url.Parse(raw); err == nil && u.Scheme == "http" && pinned {
+		return fmt.Errorf("%q is plain http://, so no certificate is checked: --fingerprint and --ca need an https:// URL (start the remote bridge with --tls-self-signed or --tls-cert)", raw)
 	}
 	return nil
 }

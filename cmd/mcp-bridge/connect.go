@@ -141,6 +141,9 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 	if err := connect.CheckURL(c.url); err != nil {
 		return fmt.Errorf("--url: %w", err)
 	}
+	if err := connect.CheckPinned(c.url, c.fingerprint != "" || c.ca != ""); err != nil {
+		return fmt.Errorf("--url: %w", err)
+	}
 	// Clients fill variables in where they read the URL (${VAR},
 	// ${env:VAR}, OpenCode's {env:VAR} and {file:PATH}), in a URL entry
 	// and in a connect entry's args: the URL would carry another secret

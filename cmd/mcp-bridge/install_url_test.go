@@ -151,6 +151,30 @@ func TestInstallURLRefusesVariables(t *testing.T) {
 	}
 }
 
+// TestInstallURLPinOverHTTP: --fingerprint or --ca with a plain http://
+// URL is refused, as connect refuses it: nothing checks a certificate
+// there, and the user would believe the server authenticated.
+func TestInstallURLPinOverHTTP(t *testing.T) {
+	home := tempDir(t)
+	t.Chdir(home)
+	ca := filepath.Join(home, "ca.pem")
+	os.WriteFile(ca, []byte("not read before the refusal"), 0o600)
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	fp := "sha256:" + strings.Repeat("ab", 32)
+	for _, args := range [][]string{
+		{"--client", "claude-desktop", "--url", "http://cad-pc:8931/mcp", "--fingerprint", fp},
+		{"--client", "claude-code", "--url", "HTTP://cad-pc:8931/mcp", "--ca", ca},
+	} {
+		out, errs, code := runCLI(t, vars, "", append([]string{"install"}, args...)...)
+		if code != 2 || !strings.Contains(errs, "no certificate is checked") {
+			t.Errorf("install %v: exit %d, want a usage error saying no certificate is checked\n%s%s", args, code, out, errs)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 1 {
+		t.Errorf("install wrote files: %v", entries)
+	}
+}
+
 // TestInstallKeepsUsersServer: install --name naming a server of the
 // user's own (another program, or another URL) refuses, says how to
 // replace it, and leaves the file as it was; --force replaces it and keeps
