@@ -153,6 +153,9 @@ type relay struct {
 	pending   map[string]*pending // requests owed an answer, by id key
 
 	down atomic.Bool // the last attempt could not reach the remote
+	// noExpect: the remote, or a proxy in front of it, answered 417 to
+	// "Expect: 100-continue"; calls go without it from then on.
+	noExpect atomic.Bool
 }
 
 // pending is a request owed an answer.

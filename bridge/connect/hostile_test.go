@@ -158,3 +158,35 @@ func TestHungReplayedHandshake(t *testing.T) {
 		t.Errorf("tools/list after the replay hung: %q (%s)", msg, kind)
 	}
 }
+
+// TestExpectationFailed: a remote (or an old proxy in front of it) that
+// answers 417 to "Expect: 100-continue". The call, whose body never left,
+// goes once more without the header, and later calls go without it: the
+// call runs once and is answered.
+func TestExpectationFailed(t *testing.T) {
+	var ran, refused atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Expect") != "" {
+			refused.Add(1)
+			w.WriteHeader(http.StatusExpectationFailed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var m struct{ ID json.RawMessage }
+		_ = json.Unmarshal(body, &m)
+		ran.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[],"resultType":"complete"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := startConnect(t, Config{URL: srv.URL + "/mcp", Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	for _, id := range []string{"1", "2"} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"draw","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+		if m := c.answer(id); m["result"] == nil {
+			t.Fatalf("call %s through a remote that refuses Expect: %v", id, m)
+		}
+	}
+	if ran.Load() != 2 || refused.Load() != 1 {
+		t.Errorf("the remote ran %d calls and refused %d with 417; want 2 and 1", ran.Load(), refused.Load())
+	}
+}

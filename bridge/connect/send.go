@@ -62,12 +62,23 @@ func (r *relay) request(o *outgoing, sent func()) {
 		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.PingTimeout, errNoAnswer)
 		defer cancel()
 	}
-	renewed, again := false, false
+	renewed, again, noExpect := false, false, false
 	for {
 		hdr, session := r.headers(o)
 		var a attempt
 		if o.isCall() {
 			a = r.post(ctx, o.body, hdr, true, sent)
+			if a.err == nil && a.resp.StatusCode == http.StatusExpectationFailed && !a.wrote && !noExpect {
+				// Refused for the header, before any of the body left:
+				// the call goes again without it (the rule that no call
+				// is sent twice then rests on the body alone).
+				_, _ = readAll(a.resp, 64<<10)
+				if !r.noExpect.Swap(true) {
+					r.log.Info().Msg("the remote refuses \"Expect: 100-continue\" (417): calls go without it")
+				}
+				noExpect = true
+				continue
+			}
 			if a.err != nil && !a.wrote && !again && ctx.Err() == nil {
 				// None of the call left: it may go once more, on a new
 				// connection (the other pooled ones may be as stale).

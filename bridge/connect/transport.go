@@ -113,7 +113,7 @@ func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall b
 	r.setCommon(req.Header)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if isCall {
+	if isCall && !r.noExpect.Load() {
 		req.Header.Set("Expect", "100-continue")
 	}
 	resp, err := r.hc.Do(req)
