@@ -86,6 +86,32 @@ func TestTLSCertFiles(t *testing.T) {
 	}
 }
 
+// TestTLSKeyReadableByAll: a --tls-key file every user may read still
+// serves (a key readable by a group, such as Debian's ssl-cert, is the
+// norm), with a warning naming the file and the fix.
+func TestTLSKeyReadableByAll(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes are not access control on Windows")
+	}
+	dir := testdir.New(t)
+	if _, _, err := tlscert.SelfSigned(dir); err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, tlscert.CertFile), filepath.Join(dir, tlscert.KeyFile)
+	for _, c := range []struct {
+		mode os.FileMode
+		warn bool
+	}{{0o644, true}, {0o640, false}} {
+		if err := os.Chmod(keyFile, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		_, log := startHTTPBridge(t, goSDKSimPort(t), "--tls-cert", certFile, "--tls-key", keyFile, "--cache-dir", testdir.New(t))
+		if got := strings.Contains(log.String(), "chmod o-r "+keyFile); got != c.warn {
+			t.Errorf("key mode %v: warning %v, want %v:\n%s", c.mode, got, c.warn, log.String())
+		}
+	}
+}
+
 // TestPlainRemoteWarns: a non-loopback --listen without TLS works and logs
 // one warning naming --tls-self-signed.
 func TestPlainRemoteWarns(t *testing.T) {

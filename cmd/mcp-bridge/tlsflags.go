@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"os"
+	"runtime"
 
 	"github.com/rs/zerolog"
 
@@ -59,6 +61,10 @@ func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, log zerolo
 		}
 	} else if cert, err = tls.LoadX509KeyPair(t.cert, t.key); err != nil {
 		return nil, "", nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+	} else if st, err := os.Stat(t.key); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o004 != 0 {
+		// Readable by a group (Debian's ssl-cert) is common and fine;
+		// by every user of the machine, the key is as good as public.
+		log.Warn().Str("file", t.key).Msgf("the TLS private key may be read by every user of this machine: chmod o-r %s", t.key)
 	}
 	var names []string
 	if leaf, err := tlscert.Leaf(cert); err == nil {
