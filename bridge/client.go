@@ -114,11 +114,13 @@ func (c *client) untrack(r *reply) {
 }
 
 // start marks r as running, with stop to cancel it; false when the client
-// cancelled it while it was queued.
+// cancelled it while it was queued, or is gone: gone() takes the requests
+// without a stop for queued ones and drops them unsent (their POSTs get
+// 404, "nothing ran"), so one the worker took meanwhile must not run.
 func (c *client) start(r *reply, stop func()) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r.cancelled {
+	if r.cancelled || c.ended {
 		return false
 	}
 	r.stop = stop

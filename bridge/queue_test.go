@@ -138,3 +138,22 @@ func TestQueueShares(t *testing.T) {
 		t.Errorf("no room left for the other client: %v", err)
 	}
 }
+
+// TestNoStartOnceGone: a request the worker takes while its session ends
+// (gone() has marked the client ended and counted the request as queued,
+// and not yet cancelled it) does not start. Else it ran in CAD while its
+// POST was told 404, "nothing ran", and connect sent it again.
+func TestNoStartOnceGone(t *testing.T) {
+	c := newTestClient("")
+	id, _ := rpc.ParseID([]byte(`1`))
+	r := c.newReply(id, "tools/call", nil)
+	if err := c.track(r); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.ended = true // gone(), between its snapshot and its cancels
+	c.mu.Unlock()
+	if c.start(r, func() {}) {
+		t.Error("a call of an ended session started; its POST gets 404, which says it did not run")
+	}
+}
