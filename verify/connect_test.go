@@ -229,7 +229,9 @@ func TestInstallURLForm(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "ok    "+tt.name+` registers "cad-autocad" in `) || !strings.Contains(out, "URL entry; the bridge at "+url+" answers: 26 tools") {
 				t.Errorf("doctor with the token: exit %d\n%s", code, out)
 			}
-			out, code = run(nil, "doctor", "--timeout", "20s")
+			// CAD_MCP_TOKEN_FILE is connect's setting, not the client's:
+			// without CAD_MCP_TOKEN the client sends no token.
+			out, code = run([]string{"CAD_MCP_TOKEN_FILE=" + tok}, "doctor", "--timeout", "20s")
 			if code != 1 || !strings.Contains(out, "FAIL  "+tt.name+` registers "cad-autocad"`) || !strings.Contains(out, "CAD_MCP_TOKEN, which is not set here") {
 				t.Errorf("doctor without the token: exit %d\n%s", code, out)
 			}

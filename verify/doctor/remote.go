@@ -89,6 +89,12 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 		token = "" // the client sends none
 	}
 	s.Env[clientconf.TokenVar] = token
+	// The client has only what the entry says: connect's settings in
+	// doctor's environment (a token file, a pin, a CA) would check
+	// another connection than the client's, and send a token it does not.
+	for _, k := range []string{"CAD_MCP_TOKEN_FILE", "CAD_MCP_FINGERPRINT", "CAD_MCP_CA"} {
+		s.Env[k] = ""
+	}
 	checkRemote(ctx, s, r.Server.URL, timeout, e)
 	e.BaseFrom = "its URL entry"
 	if e.Problem != "" && usesToken && token == "" {
