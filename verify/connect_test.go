@@ -131,6 +131,21 @@ func TestConnectRefusals(t *testing.T) {
 	}
 }
 
+// runInHome runs the bridge binary with home as its home and working
+// folder (the clients' files go there), PATH and the extra variables
+// only; its output and exit code.
+func runInHome(home string, extra []string, args ...string) (string, int) {
+	cmd := exec.Command(bridgeBin, args...)
+	cmd.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}, extra...)
+	cmd.Dir = home
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return string(out), code
+}
+
 // TestInstallURL: install --url registers `mcp-bridge connect URL` with
 // the token file and the fingerprint (never the token itself), and doctor
 // checks that registration end to end: the tools through the remote, or
@@ -142,18 +157,7 @@ func TestInstallURL(t *testing.T) {
 	if err := os.WriteFile(tok, []byte("s3cret-token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
-	run := func(args ...string) (string, int) {
-		cmd := exec.Command(bridgeBin, args...)
-		cmd.Env = env
-		cmd.Dir = home
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return string(out), code
-	}
+	run := func(args ...string) (string, int) { return runInHome(home, nil, args...) }
 	if out, code := run("install", "--client", "cursor", "--url", url, "--fingerprint", fp, "--token-file", tok); code != 0 {
 		t.Fatalf("install --url: %d\n%s", code, out)
 	}
@@ -203,18 +207,7 @@ func TestInstallURLForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			url, _ := startHTTPBridge(t, goSDKSimPort(t), "--token-file", tok)
-			env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "APPDATA=" + filepath.Join(home, ".config"), "USERPROFILE=" + home, "PATH=" + os.Getenv("PATH")}
-			run := func(extra []string, args ...string) (string, int) {
-				cmd := exec.Command(bridgeBin, args...)
-				cmd.Env = append(append([]string(nil), env...), extra...)
-				cmd.Dir = home
-				out, err := cmd.CombinedOutput()
-				code := 0
-				if ee, ok := err.(*exec.ExitError); ok {
-					code = ee.ExitCode()
-				}
-				return string(out), code
-			}
+			run := func(extra []string, args ...string) (string, int) { return runInHome(home, extra, args...) }
 			if out, code := run(nil, "install", "--client", tt.client, "--url", url, "--token-file", tok); code != 0 {
 				t.Fatalf("install --url: %d\n%s", code, out)
 			}
