@@ -687,6 +687,14 @@ func yamlServers(src []byte, c *Client) (_ map[string]Server, err error) {
 	add := func(name string, e yaml.MapSlice) {
 		s := Server{Env: map[string]string{}}
 		s.Command, _ = mustGet(e, c.commandKey()).(string)
+		// A remote server's URL (Continue's "url", Goose's "uri"): no
+		// entry of ours has one, but install must not take a server of
+		// the user's own for an empty entry (replaceable).
+		for _, k := range []string{"url", "uri"} {
+			if u, ok := mustGet(e, k).(string); ok && s.URL == "" {
+				s.URL = u
+			}
+		}
 		if args, ok := mustGet(e, "args").([]any); ok {
 			for _, a := range args {
 				if str, ok := a.(string); ok {
