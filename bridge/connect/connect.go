@@ -33,7 +33,7 @@ type Config struct {
 	ProbeInterval time.Duration // first wait before probing an unreachable remote; default 1 s, doubling
 	MaxProbe      time.Duration // longest wait between probes; default 1 min
 	ExitGrace     time.Duration // after stdin ends, for answers still owed; default 30 s
-	PingTimeout   time.Duration // a ping, or a probe, the remote has not answered by then counts as unreachable; default 10 s
+	PingTimeout   time.Duration // a ping, a probe or a replayed handshake the remote has not answered by then counts as unreachable; default 10 s
 
 	Log zerolog.Logger
 }

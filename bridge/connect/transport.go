@@ -89,7 +89,9 @@ func (r *relay) setCommon(h http.Header) {
 // that very connection. A kept-alive connection that the remote closed
 // while idle (a restart) breaks before that, and the call provably never
 // reached anyone: it may go again. Once any of the body left, a break
-// leaves the outcome unknown. Without this, the two look the same.
+// leaves the outcome unknown. Without this, the two look the same, as
+// they do once the remote refused the header with 417 (noExpect): calls
+// then go without it, and a break on the way counts as unknown.
 func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall bool, sent func()) attempt {
 	var wrote atomic.Bool
 	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
