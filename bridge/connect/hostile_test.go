@@ -190,3 +190,44 @@ func TestExpectationFailed(t *testing.T) {
 		t.Errorf("the remote ran %d calls and refused %d with 417; want 2 and 1", ran.Load(), refused.Load())
 	}
 }
+
+// TestRefusedCallHoldsTheNextMessage: a call the remote refused before any
+// of its body left (417 to "Expect: 100-continue") is sent again, so the
+// message the client wrote after it must not leave before it does: post
+// does not report the call on the wire (sent) until its body has left.
+// Else the next call could reach the remote, and run in CAD, first.
+func TestRefusedCallHoldsTheNextMessage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Expect") != "" {
+			w.WriteHeader(http.StatusExpectationFailed)
+			return
+		}
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := Config{URL: srv.URL + "/mcp", Log: zerolog.Nop()}
+	cfg.setDefaults()
+	r := newRelay(cfg, io.Discard)
+	defer r.cancel(errExit)
+	var sent atomic.Int32
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"draw"}}`)
+	a := r.post(r.ctx, body, http.Header{}, true, func() { sent.Add(1) })
+	if a.err != nil || a.resp.StatusCode != http.StatusExpectationFailed || a.wrote {
+		t.Fatalf("the refused attempt: %+v", a)
+	}
+	a.resp.Body.Close()
+	if n := sent.Load(); n != 0 {
+		t.Errorf("a call refused before its body left was reported on the wire %d times: the next message would go before it is sent again", n)
+	}
+	r.noExpect.Store(true)
+	a = r.post(r.ctx, body, http.Header{}, true, func() { sent.Add(1) })
+	if a.err != nil || a.resp.StatusCode != http.StatusOK || !a.wrote {
+		t.Fatalf("the call sent again: %+v", a)
+	}
+	a.resp.Body.Close()
+	if sent.Load() == 0 {
+		t.Error("the call sent again was not reported on the wire")
+	}
+}

@@ -82,7 +82,9 @@ func (r *relay) setCommon(h http.Header) {
 }
 
 // post sends one message; sent is called once it is on the wire (or
-// failed to get there).
+// failed to get there). For a call, only once some of its body left: one
+// that did not leave may be sent again (request), and what the client
+// wrote after it waits until then, or until request gives up on it.
 //
 // A call is sent with "Expect: 100-continue": its body, the only part
 // that says what to run, leaves only after the remote answered 100 on
@@ -98,7 +100,9 @@ func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall b
 		if info.Err == nil && !isCall {
 			wrote.Store(true)
 		}
-		sent()
+		if !isCall || wrote.Load() {
+			sent()
+		}
 	}}
 	var rd io.Reader = bytes.NewReader(body)
 	if isCall {
@@ -119,7 +123,9 @@ func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall b
 		req.Header.Set("Expect", "100-continue")
 	}
 	resp, err := r.hc.Do(req)
-	sent()
+	if !isCall || wrote.Load() {
+		sent()
+	}
 	if err == nil {
 		r.markUp()
 	}
