@@ -309,7 +309,12 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 // settle ends a job's reply with its outcome, and journals it when that
 // ended the request (rules.go records it).
 func (b *bridge) settle(j *job, o outcome) {
-	j.reply.endWith(o.answer, func() { b.record(j, o) })
+	if j.reply.endWith(o.answer, func() { b.record(j, o) }) || !j.sent {
+		return
+	}
+	// The client cancelled it, or its session ended, while CAD ran it: no
+	// answer goes out, but the call may have run, and the journal says so.
+	b.record(j, outcome{cancelled: true})
 }
 
 // result and fail end the request with a result or an error.

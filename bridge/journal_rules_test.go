@@ -85,3 +85,38 @@ func jsonText(t *testing.T, s string) string {
 	}
 	return string(b[1 : len(b)-1])
 }
+
+// TestJournalCancelledWhileRunning: a call the client cancels while CAD
+// runs it gets no answer, but it may have run: the journal has its line,
+// outcome "cancelled", and `journal --failed` shows it. A call cancelled
+// while still queued never reached CAD and has no line.
+func TestJournalCancelledWhileRunning(t *testing.T) {
+	jpath, jw := newJournal(t)
+	h := newHarness(t, nil, func(c *Config) { c.Journal = jw })
+	h.send(initialize("0", "2025-06-18"))
+	h.recv()
+	h.send(call(`"hang"`, "fault_hang", `{}`))
+	h.send(call(`"queued"`, "get_drawing_info", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"queued"}}`)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	h.send(call(`"after"`, "get_drawing_info", `{}`))
+	if line := h.recv(); field(t, line, "id") != "after" {
+		t.Fatalf("answer %s: want the call after the cancelled ones (they get none)", line)
+	}
+	h.closeAndWait()
+	want := []string{`"hang" fault_hang cancelled `, `"after" get_drawing_info ok `}
+	if d := cmp.Diff(want, journalLines(jpath)); d != "" {
+		t.Errorf("journal (-want +got):\n%s", d)
+	}
+	failed := 0
+	_ = journal.Each(jpath, func(l journal.Line) bool {
+		if l.Entry.Failed() {
+			failed++
+		}
+		return true
+	})
+	if failed != 1 {
+		t.Errorf("%d failed lines, want the cancelled call's", failed)
+	}
+}

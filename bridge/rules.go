@@ -224,6 +224,8 @@ func (b *bridge) record(j *job, o outcome) {
 		e.Args = j.params.args
 	}
 	switch {
+	case o.cancelled:
+		e.Outcome = journal.Cancelled
 	case o.err != nil:
 		e.Outcome, e.Code, e.Message = journal.Error, o.err.Code, o.err.Message
 		var data struct {

@@ -30,6 +30,7 @@ type job struct {
 	ask     bool   // handshake era: ask the user before sending it (question.go)
 	held    bool   // guarded by jobQueue.mu: its question is out; its turn waits
 	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
+	sent    bool   // the worker handed its frame to the base: it may have run
 }
 
 // bridge is the core shared by the front end, the worker and the prober.

@@ -73,6 +73,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	start := time.Now()
 	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
 	defer stopBeat() // also on a panic, before the recover above answers
+	j.sent = true
 	ans, err := b.callBase(ctx, j)
 	stopBeat()
 	back := b.baseResult(err)
@@ -122,6 +123,9 @@ type outcome struct {
 	// listChanged: this tools/list differs from the last one; clients that
 	// asked are told after the answer.
 	listChanged bool
+	// cancelled: the request had ended while CAD ran it (the client
+	// cancelled it, or its session ended); answer went nowhere.
+	cancelled bool
 }
 
 // outcome turns what the base did into the client's answer.

@@ -50,6 +50,9 @@ const (
 	Denied        = "denied"         // refused by the policy, not sent
 	Declined      = "declined"       // confirmation not given, not sent
 	InputRequired = "input_required" // a 2026-07-28 client was asked to confirm
+	// Cancelled: the client cancelled the call, or its session ended,
+	// while CAD ran it; it may have run.
+	Cancelled = "cancelled"
 )
 
 // Entry is one journal line.
