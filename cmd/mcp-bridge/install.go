@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -142,6 +143,9 @@ func runInstall(e *env, cmd string, args []string) error {
 			server.Command = dest
 		}
 	}
+	// self is this executable: an entry that runs it is ours, whatever its
+	// name (uninstall; install has it as the server's command).
+	self, _ := clientconf.Executable(e.argv0, exec.LookPath, os.Executable)
 	failed := 0
 	tokenVarUsers := []string{} // the clients whose entry takes the token from CAD_MCP_TOKEN
 	var table [][3]string       // --client all: client, file, what was done
@@ -168,7 +172,7 @@ func runInstall(e *env, cmd string, args []string) error {
 		} else {
 			// Every file the client may read for this scope.
 			for _, file := range ce.Candidates(c, *scope) {
-				r, rerr := clientconf.Uninstall(file, f.name, clientconf.Options{DryRun: *dryRun, Force: *force})
+				r, rerr := clientconf.Uninstall(file, f.name, clientconf.Options{DryRun: *dryRun, Force: *force, Self: self})
 				if rerr != nil {
 					err = rerr
 					break

@@ -201,6 +201,29 @@ func TestInstallKeepsUsersServer(t *testing.T) {
 	}
 }
 
+// TestUninstallKeepsUsersServer: uninstall --name naming a server of the
+// user's own refuses, says what it runs and how to remove it anyway, and
+// leaves the file as it was; --force removes it and keeps the backup.
+func TestUninstallKeepsUsersServer(t *testing.T) {
+	home, env, write := doctorHome(t)
+	t.Chdir(home)
+	orig := `{"mcpServers":{"cad-autocad":{"command":"npx","args":["-y","@acme/autocad-mcp"]},"other":{"command":"x"}}}`
+	write(".cursor/mcp.json", orig)
+	out, errs, code := runCLI(t, env, "", "uninstall", "--client", "cursor")
+	if code != 1 || !strings.Contains(errs, `"cad-autocad" in this file runs npx, and is not mcp-bridge's`) || !strings.Contains(errs, "--force") {
+		t.Errorf("uninstall of the user's server: exit %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); string(b) != orig {
+		t.Errorf("the file changed:\n%s", b)
+	}
+	if out, errs, code := runCLI(t, env, "", "uninstall", "--client", "cursor", "--force"); code != 0 || !strings.Contains(out, "the previous file is kept as") {
+		t.Errorf("uninstall --force: exit %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); strings.Contains(string(b), "cad-autocad") || !strings.Contains(string(b), `"other"`) {
+		t.Errorf("after uninstall --force:\n%s", b)
+	}
+}
+
 // TestInstallURLWarnsClearText: a URL entry sending the token over plain
 // http:// to another machine is written (a trusted network, or TLS ended
 // by a proxy), with a warning that the token travels in clear text; not

@@ -28,15 +28,15 @@ type Result struct {
 // be read as its client's format.
 var ErrUnparseable = errors.New("left untouched: cannot parse it")
 
-// ErrNotOurs wraps install's refusal to replace an entry of the name it
-// writes that belongs to another program.
+// ErrNotOurs wraps install's refusal to replace, and uninstall's to
+// remove, an entry of the name it writes that belongs to another program.
 var ErrNotOurs = errors.New("not mcp-bridge's")
 
 // Options are install's and uninstall's choices.
 type Options struct {
 	DryRun bool // say what would change, change nothing
-	// Force writes a file that is read-only, and replaces an entry of the
-	// name install writes that is not mcp-bridge's.
+	// Force writes a file that is read-only, and replaces (install) or
+	// removes (uninstall) an entry of that name that is not mcp-bridge's.
 	Force bool
 	// Self is this executable: an entry that runs it is ours, whatever
 	// its name (a renamed binary, a test's).
@@ -51,8 +51,8 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 	}
 	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
 		if old, ok := entryIn(f, before, name); ok && !opt.Force {
-			if err := replaceable(old, s, opt.Self); err != nil {
-				return nil, "", fmt.Errorf("%q is already in this file: %w", name, err)
+			if what := notOurs(old, s.URL, opt.Self); what != "" {
+				return nil, "", fmt.Errorf("%q is already in this file: it %s, and is %w as far as install can tell: choose another --name, or replace it with --force (the file is kept as .mcp-bridge-backup)", name, what, ErrNotOurs)
 			}
 		}
 		var after []byte
@@ -105,26 +105,28 @@ func entryIn(f File, src []byte, name string) (s Server, ok bool) {
 	return s, ok
 }
 
-// replaceable says why install must not replace old with s: old runs a
-// program or names a URL, and nothing tells it is mcp-bridge's (IsBridge,
-// this executable, or for a URL entry without the token variable, the
-// same URL). Install keeps the members it does not own, but a server of
-// the user's own would lose its command or its URL and credentials.
-func replaceable(old, s Server, self string) error {
+// notOurs says what old runs or connects to when it runs a program or
+// names a URL and nothing tells it is mcp-bridge's (IsBridge, this
+// executable, or for a URL entry without the token variable, url: the
+// URL install writes); "" when it may be replaced or removed. Install
+// keeps the members it does not own, but a server of the user's own would
+// lose its command or its URL and credentials, and uninstall would lose
+// it whole.
+func notOurs(old Server, url, self string) string {
 	switch {
 	case old.Command == "" && old.URL == "", IsBridge(old),
 		old.Command != "" && old.Command == self,
-		old.Command == "" && old.URL == s.URL:
-		return nil
+		old.Command == "" && url != "" && old.URL == url:
+		return ""
 	}
-	what := "runs " + old.Command
-	if old.Command == "" {
-		what = "connects to " + old.URL
-		if !old.TokenFromVar() {
-			what += " without " + TokenVar
-		}
+	if old.Command != "" {
+		return "runs " + old.Command
 	}
-	return fmt.Errorf("it %s, and is %w as far as install can tell: choose another --name, or replace it with --force (the file is kept as .mcp-bridge-backup)", what, ErrNotOurs)
+	what := "connects to " + old.URL
+	if !old.TokenFromVar() {
+		what += " without " + TokenVar
+	}
+	return what
 }
 
 // serversKey is where the file keeps its servers: f.Key, except for a file
@@ -140,7 +142,8 @@ func serversKey(f File, d *jsoncDoc) []string {
 	return key
 }
 
-// Uninstall removes the entry name from f and nothing else.
+// Uninstall removes the entry name from f and nothing else; an entry of
+// that name that is not mcp-bridge's stays unless Force.
 func Uninstall(f File, name string, opt Options) (Result, error) {
 	return change(f, opt, false, func(before []byte) ([]byte, string, error) {
 		if before == nil {
@@ -149,6 +152,18 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 		var after []byte
 		var ok bool
 		var err error
+		if old, found := entryIn(f, before, name); found && !opt.Force {
+			// A URL entry that sends no credentials at all is what
+			// install --url without a token writes: it goes. One that
+			// sends some (not CAD_MCP_TOKEN) is a server of the user's.
+			url := ""
+			if len(old.Headers) == 0 && old.TokenEnv == "" {
+				url = old.URL
+			}
+			if what := notOurs(old, url, opt.Self); what != "" {
+				return nil, "", fmt.Errorf("%q in this file %s, and is %w as far as uninstall can tell: remove it with --force if you mean to (the file is kept as .mcp-bridge-backup)", name, what, ErrNotOurs)
+			}
+		}
 		if f.Client.TOML {
 			after, ok, err = tomlRemove(before, name)
 		} else if f.Client.YAML {

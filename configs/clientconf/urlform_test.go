@@ -370,3 +370,57 @@ func TestEntryMembersCaseSensitive(t *testing.T) {
 		t.Errorf("the stdio entry read as %+v (ours: %v)", s, IsBridge(s))
 	}
 }
+
+// TestUninstallKeepsSomeoneElsesEntry: uninstall --name NAME (or
+// uninstall --client all with the default name) where NAME is a server of
+// the user's own, running another program or naming another URL, refuses
+// and leaves the file as it was, unless Force; entries of ours, in every
+// form, go.
+func TestUninstallKeepsSomeoneElsesEntry(t *testing.T) {
+	self := "/opt/tools/cad-relay"
+	for _, c := range Clients {
+		fx := newFixture(t, "linux")
+		if c.OnlyOS != "" {
+			fx = newFixture(t, c.OnlyOS)
+		}
+		f, ok := fx.env.Target(c, "user")
+		if !ok {
+			continue
+		}
+		theirs := []Server{{Command: "npx", Args: []string{"-y", "@acme/cad-mcp"}}}
+		ours := []Server{bridge, {Command: self, Args: []string{"--port", "9000"}}}
+		if c.URLForm != nil {
+			theirs = append(theirs, Server{URL: "https://api.example/mcp", Headers: map[string]string{"Authorization": "Bearer ${ACME}"}, TokenEnv: "ACME"})
+			// With the token, or with no credentials at all (install --url
+			// without --token-file).
+			ours = append(ours, c.URLServer(remoteURL, true), c.URLServer(remoteURL, false))
+		}
+		os.MkdirAll(filepath.Dir(f.Path), 0o755)
+		for _, old := range theirs {
+			os.Remove(f.Path)
+			if _, err := Install(f, "cad-autocad", old, Options{}); err != nil {
+				t.Fatalf("%s: writing the user's entry: %v", c.ID, err)
+			}
+			orig, _ := os.ReadFile(f.Path)
+			_, err := Uninstall(f, "cad-autocad", Options{Self: self})
+			if !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "--force") {
+				t.Errorf("%s: uninstall of the user's %+v: %v, want a refusal naming --force", c.ID, old, err)
+			}
+			if b, _ := os.ReadFile(f.Path); string(b) != string(orig) {
+				t.Errorf("%s: the file changed:\n%s", c.ID, b)
+			}
+			if r, err := Uninstall(f, "cad-autocad", Options{Self: self, Force: true}); err != nil || r.Action != "removed" {
+				t.Errorf("%s: with Force: %+v %v", c.ID, r, err)
+			}
+		}
+		for _, s := range ours {
+			os.Remove(f.Path)
+			if _, err := Install(f, "cad-autocad", s, Options{Self: self}); err != nil {
+				t.Fatalf("%s: %v", c.ID, err)
+			}
+			if r, err := Uninstall(f, "cad-autocad", Options{Self: self}); err != nil || r.Action != "removed" {
+				t.Errorf("%s: uninstall of ours %+v: %+v %v", c.ID, s, r, err)
+			}
+		}
+	}
+}
