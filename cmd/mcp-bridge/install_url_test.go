@@ -16,11 +16,7 @@ import (
 // never the token), connect's stdio entry where it has none, and
 // connect's entry for every client when a certificate is to be pinned.
 func TestInstallURLForms(t *testing.T) {
-	home := tempDir(t)
-	t.Chdir(home)
-	tok := filepath.Join(home, "token")
-	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	home, tok, vars := urlHome(t)
 	const url = "https://cad-pc:8931/mcp"
 	entry := func(file, key string) map[string]any {
 		t.Helper()
@@ -129,11 +125,7 @@ func TestSetTokenVar(t *testing.T) {
 // to its host, and would not be the URL install checked and doctor
 // tries. install refuses it and writes nothing.
 func TestInstallURLRefusesVariables(t *testing.T) {
-	home := tempDir(t)
-	t.Chdir(home)
-	tok := filepath.Join(home, "token")
-	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	home, tok, vars := urlHome(t)
 	for _, tt := range []struct{ client, url string }{
 		{"claude-code", "https://cad-pc:8931/mcp?k=${GITHUB_TOKEN}"},
 		{"cursor", "https://cad-pc:8931/${env:AWS_SECRET_ACCESS_KEY}/mcp"},
@@ -155,11 +147,10 @@ func TestInstallURLRefusesVariables(t *testing.T) {
 // URL is refused, as connect refuses it: nothing checks a certificate
 // there, and the user would believe the server authenticated.
 func TestInstallURLPinOverHTTP(t *testing.T) {
-	home := tempDir(t)
-	t.Chdir(home)
+	home, tok, vars := urlHome(t)
 	ca := filepath.Join(home, "ca.pem")
 	os.WriteFile(ca, []byte("not read before the refusal"), 0o600)
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	os.Remove(tok)
 	fp := "sha256:" + strings.Repeat("ab", 32)
 	for _, args := range [][]string{
 		{"--client", "claude-desktop", "--url", "http://cad-pc:8931/mcp", "--fingerprint", fp},
@@ -229,11 +220,7 @@ func TestUninstallKeepsUsersServer(t *testing.T) {
 // by a proxy), with a warning that the token travels in clear text; not
 // for loopback, nor without a token.
 func TestInstallURLWarnsClearText(t *testing.T) {
-	home := tempDir(t)
-	t.Chdir(home)
-	tok := filepath.Join(home, "token")
-	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
+	_, tok, vars := urlHome(t)
 	for _, tt := range []struct {
 		url   string
 		token bool
@@ -258,4 +245,15 @@ func TestInstallURLWarnsClearText(t *testing.T) {
 			t.Errorf("%s (token %v): warned %v, want %v\n%s", tt.url, tt.token, got, tt.warn, errs)
 		}
 	}
+}
+
+// urlHome is an empty home, the working folder, holding a token file;
+// vars point HOME, XDG_CONFIG_HOME and APPDATA into it.
+func urlHome(t *testing.T) (home, tok string, vars map[string]string) {
+	t.Helper()
+	home = tempDir(t)
+	t.Chdir(home)
+	tok = filepath.Join(home, "token")
+	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
+	return home, tok, map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
 }

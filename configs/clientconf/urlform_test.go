@@ -250,11 +250,7 @@ func TestInstallKeepsSomeoneElsesEntry(t *testing.T) {
 	}
 	self := "/opt/tools/cad-relay" // this executable, renamed: an entry running it is ours
 	for _, c := range Clients {
-		fx := newFixture(t, "linux")
-		if c.OnlyOS != "" {
-			fx = newFixture(t, c.OnlyOS)
-		}
-		f, ok := fx.env.Target(c, "user")
+		f, ok := userFile(t, c)
 		if !ok {
 			continue
 		}
@@ -379,11 +375,7 @@ func TestEntryMembersCaseSensitive(t *testing.T) {
 func TestUninstallKeepsSomeoneElsesEntry(t *testing.T) {
 	self := "/opt/tools/cad-relay"
 	for _, c := range Clients {
-		fx := newFixture(t, "linux")
-		if c.OnlyOS != "" {
-			fx = newFixture(t, c.OnlyOS)
-		}
-		f, ok := fx.env.Target(c, "user")
+		f, ok := userFile(t, c)
 		if !ok {
 			continue
 		}
@@ -423,4 +415,16 @@ func TestUninstallKeepsSomeoneElsesEntry(t *testing.T) {
 			}
 		}
 	}
+}
+
+// userFile is c's user-scope file in a fixture of its own, on the OS c
+// runs on (Linux for the clients that run everywhere); false for a client
+// with no file.
+func userFile(t *testing.T, c *Client) (File, bool) {
+	t.Helper()
+	goos := "linux"
+	if c.OnlyOS != "" {
+		goos = c.OnlyOS
+	}
+	return newFixture(t, goos).env.Target(c, "user")
 }
