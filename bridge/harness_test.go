@@ -31,6 +31,10 @@ type harness struct {
 	lines  chan string
 	done   chan error
 	cancel context.CancelFunc
+	// stopped is closed once Run has returned: the test waits for it, as
+	// the bridge logs to the test until then (a log after the test ended
+	// is a data race in package testing).
+	stopped chan struct{}
 
 	mu      sync.Mutex
 	bad     []string // stdout lines that are not one JSON-RPC message
@@ -62,8 +66,9 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 		tweak(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &harness{t: t, sim: sim, stdin: inW, stdout: &killableWriter{w: outW}, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}}
+	h := &harness{t: t, sim: sim, stdin: inW, stdout: &killableWriter{w: outW}, lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel, skipped: map[string]bool{}, stopped: make(chan struct{})}
 	go func() {
+		defer close(h.stopped)
 		err := Run(ctx, cfg, inR, h.stdout)
 		outW.Close()
 		h.done <- err
@@ -85,6 +90,11 @@ func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness
 	t.Cleanup(func() {
 		cancel()
 		inW.Close()
+		select {
+		case <-h.stopped:
+		case <-time.After(waitLimit):
+			t.Errorf("the bridge did not stop")
+		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		for _, l := range h.bad {
