@@ -99,15 +99,7 @@ func TestConnectRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := Start(bridgeBin, append([]string{"connect"}, c.args...), Options{Env: []string{c.env}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			if err := b.Send(Initialize("1", "2025-06-18")); err != nil {
-				t.Fatal(err)
-			}
-			line, err := b.Recv(30 * time.Second)
+			b, line, err := startConnect(t, c.args, Options{Env: []string{c.env}})
 			if err != nil {
 				t.Fatalf("no answer: %v\n%s", err, b.Stderr())
 			}
@@ -240,4 +232,21 @@ func TestInstallURLForm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startConnect starts `mcp-bridge connect ARGS…`, closed when the test
+// ends, and returns it with its answer to a 2025-06-18 initialize (id 0) ("" and
+// the error when none came).
+func startConnect(t *testing.T, args []string, opt Options) (*Bridge, string, error) {
+	t.Helper()
+	b, err := Start(bridgeBin, append([]string{"connect"}, args...), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	if err := b.Send(Initialize("0", "2025-06-18")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := b.Recv(30 * time.Second)
+	return b, line, err
 }

@@ -132,15 +132,8 @@ func TestReverseProxy(t *testing.T) {
 	modern := `,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
 	for _, era := range []struct{ name, meta, cancelMeta string }{{"legacy", "", ""}, {"modern", modern, `,"_meta":{` + modern[1:] + `}`}} {
 		t.Run("streamed "+era.name, func(t *testing.T) {
-			b, err := Start(bridgeBin, []string{"connect", proxied, "--fingerprint", fp}, Options{})
+			b, _, err := startConnect(t, []string{proxied, "--fingerprint", fp}, Options{})
 			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			if err := b.Send(Initialize("0", "2025-06-18")); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := b.Recv(30 * time.Second); err != nil {
 				t.Fatal(err)
 			}
 			_ = b.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
@@ -72,15 +71,7 @@ func TestTLSCertFiles(t *testing.T) {
 	}
 	certFile, keyFile := filepath.Join(dir, tlscert.CertFile), filepath.Join(dir, tlscert.KeyFile)
 	u, _ := startHTTPBridge(t, goSDKSimPort(t), "--tls-cert", certFile, "--tls-key", keyFile, "--cache-dir", testdir.New(t))
-	b, err := Start(bridgeBin, []string{"connect", u, "--ca", certFile}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.Send(Initialize("1", "2025-06-18")); err != nil {
-		t.Fatal(err)
-	}
-	line, err := b.Recv(30 * time.Second)
+	b, line, err := startConnect(t, []string{u, "--ca", certFile}, Options{})
 	if err != nil || Get(line, "result.protocolVersion") != "2025-06-18" {
 		t.Fatalf("initialize through --ca: %q %v\n%s", line, err, b.Stderr())
 	}
@@ -144,15 +135,7 @@ func TestTLSByHostName(t *testing.T) {
 	dir := testdir.New(t)
 	u, _ := startHTTPBridge(t, goSDKSimPort(t), "--listen", "0.0.0.0:0", "--tls-self-signed", "--cache-dir", dir, "--allow-remote")
 	_, port, _ := net.SplitHostPort(mustHost(t, u))
-	b, err := Start(bridgeBin, []string{"connect", "https://" + net.JoinHostPort(host, port) + "/mcp", "--fingerprint", tlscert.Existing(dir)}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if err := b.Send(Initialize("1", "2025-06-18")); err != nil {
-		t.Fatal(err)
-	}
-	line, err := b.Recv(30 * time.Second)
+	b, line, err := startConnect(t, []string{"https://" + net.JoinHostPort(host, port) + "/mcp", "--fingerprint", tlscert.Existing(dir)}, Options{})
 	if err != nil || Get(line, "result.protocolVersion") != "2025-06-18" {
 		t.Fatalf("initialize by host name: %q %v\n%s", line, err, b.Stderr())
 	}

@@ -39,6 +39,14 @@ func newFixture(t *testing.T, goos string) *fixture {
 }
 
 // rel is p relative to the fixture root, with forward slashes.
+// put writes content at rel (slash-separated, under the fixture's root),
+// making its folders.
+func (fx *fixture) put(rel, content string) {
+	p := filepath.Join(fx.root, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(content), 0o600)
+}
+
 func (fx *fixture) rel(p string) string {
 	r, err := filepath.Rel(fx.root, p)
 	if err != nil {
@@ -519,11 +527,7 @@ func TestScopes(t *testing.T) {
 
 func TestRegistrationsEverywhere(t *testing.T) {
 	fx := newFixture(t, "linux")
-	put := func(rel, content string) {
-		p := filepath.Join(fx.root, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o600)
-	}
+	put := fx.put
 	// Claude Code's local scope (what `claude mcp add` writes by default).
 	put("home/.claude.json", `{"mcpServers": {}, "projects": {"/src/a": {"mcpServers": {"cad": {"command": "/x/mcp-bridge"}}}}}`)
 	// VS Code with comments, and a non-default profile, and Insiders.
@@ -764,11 +768,7 @@ func TestContinueLegacyJSONGetsABlockFile(t *testing.T) {
 // OpenCode's command array and "environment", and the new JSON clients.
 func TestRegistrationsOtherFormats(t *testing.T) {
 	fx := newFixture(t, "linux")
-	put := func(rel, content string) {
-		p := filepath.Join(fx.root, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o600)
-	}
+	put := fx.put
 	put("xdg/goose/config.yaml", "extensions:\n  cad:\n    type: stdio\n    cmd: /x/mcp-bridge\n    args: [--port, '9']\n    envs: {CAD_MCP_PORT: '9'}\n")
 	put("home/.continue/config.yaml", "mcpServers:\n  - name: cad\n    command: /x/mcp-bridge\n")
 	put("xdg/opencode/opencode.json", `{"mcp": {"cad": {"type": "local", "command": ["/x/mcp-bridge", "--port", "9"], "environment": {"CAD_MCP_PORT": "9"}}}}`)
