@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,18 +78,11 @@ func journalLines(path string) []string {
 // test's patience: a question ends only by an answer or a withdrawal.
 func confirmHarness(t *testing.T) (*httpHarness, string) {
 	t.Helper()
-	p, err := policy.Build("test-policy.json", []byte(testPolicy), policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Close() })
+	usePolicy := withPolicy(t, testPolicy, policy.Options{})
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
-		c.Policy, c.Journal, c.ConfirmTimeout = p, jw, time.Hour
+		usePolicy(c)
+		c.Journal, c.ConfirmTimeout = jw, time.Hour
 	})
 	return h, jpath
 }

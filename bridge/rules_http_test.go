@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,17 +14,9 @@ import (
 // TestRulesOverHTTP: the policy, both eras' confirmation and the journal
 // apply to Streamable HTTP clients as to stdio ones.
 func TestRulesOverHTTP(t *testing.T) {
-	p, err := policy.Build("test-policy.json", []byte(testPolicy), policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jw.Close()
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Policy, c.Journal = p, jw })
+	usePolicy := withPolicy(t, testPolicy, policy.Options{})
+	jpath, jw := newJournal(t)
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { usePolicy(c); c.Journal = jw })
 
 	// Legacy session whose client can ask.
 	r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"http-client","version":"2"}}}`)
