@@ -85,11 +85,17 @@ func Manifest(version string, p Platform) ([]byte, error) {
 		},
 		"keywords": []string{"cad", "autocad", "drawing", "bridge"},
 	}
+	return indented(m)
+}
+
+// indented is v as indented JSON, with <, > and & as they are (the files
+// are read by people and by JSON readers, never embedded in HTML).
+func indented(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	err := enc.Encode(m)
+	err := enc.Encode(v)
 	return buf.Bytes(), err
 }
 

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -60,12 +59,7 @@ func ServerJSON(version string, pkgs []Package) ([]byte, error) {
 			publisherMeta: map[string]any{"license": License, "packages": platforms},
 		},
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(doc)
-	return buf.Bytes(), err
+	return indented(doc)
 }
 
 // CheckServerJSON checks what the registry requires of server.json
