@@ -86,17 +86,25 @@ EOF
   HOME=$work/home CAD_MCP_PROBE=$work/probe QTWEBENGINE_CHROMIUM_FLAGS=--no-sandbox \
     "$1" -u "$work/user.cfg" "$macros/MCPBridgeBase.FCMacro" "$dir/guiprobe.py" >"$work/freecad.out" 2>"$work/freecad.err" &
   desktop_pid=$!
-  for _ in $(seq 1200); do
-    grep -q 'MCP base: listening on ' "$work/freecad.out" 2>/dev/null && break
-    kill -0 "$desktop_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_listening "$work/freecad.out" "$desktop_pid" 'MCP base: listening on '
   desktop_addr=$(sed -n 's/^.*MCP base: listening on \([0-9.:]*\).*$/\1/p' "$work/freecad.out")
   if [ -z "$desktop_addr" ]; then
     tail -n 30 "$work/freecad.out" "$work/freecad.err" >&2
     echo "desktop FreeCAD did not start the base within two minutes" >&2
     return 1
   fi
+}
+
+# wait_listening FILE PID LINE waits, up to two minutes (FreeCAD takes
+# seconds to start), until FILE holds LINE (the base's "listening on") or
+# PID has exited.
+wait_listening() {
+  local _
+  for _ in $(seq 1200); do
+    grep -qF "$3" "$1" 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || return 0
+    sleep 0.1
+  done
 }
 
 # stop_desktop ends what start_desktop started and still runs. (No
@@ -117,12 +125,7 @@ stop_desktop() {
 start_base() {
   CAD_MCP_FREECAD_PORT=0 "$1" "$(dirname "${BASH_SOURCE[0]}")/headless.py" >"$2/base.out" 2>"$2/base.err" &
   base_pid=$!
-  local _
-  for _ in $(seq 1200); do
-    grep -q 'listening on ' "$2/base.out" 2>/dev/null && break
-    kill -0 "$base_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_listening "$2/base.out" "$base_pid" 'listening on '
   base_addr=$(sed -n 's/^.*listening on //p' "$2/base.out")
   if [ -z "$base_addr" ]; then
     cat "$2/base.out" "$2/base.err" >&2

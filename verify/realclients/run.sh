@@ -271,13 +271,20 @@ check() {
   shown "$client" "$out" "$theirs" "$id after install"
   pass "$id after install: $("$client" shows "$out" "$ours")"
 
+  check_uninstall "$id" "$client" "$home" "$out" ""
+  cd "$here"
+  echo "test-clients: $id: $(ms_since "$start") ms"
+}
+
+# check_uninstall ID CLIENT HOME OUT WHAT: uninstall --client ID in HOME,
+# then the client's list no longer names ours and still shows the user's.
+check_uninstall() {
+  local id=$1 client=$2 home=$3 out=$4 what=$5
   in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
   list "$client" "$home" "$out" "after uninstall"
   "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
   shown "$client" "$out" "$theirs" "$id after uninstall"
-  pass "$id after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
-  cd "$here"
-  echo "test-clients: $id: $(ms_since "$start") ms"
+  pass "$id$what after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
 }
 
 # check_url ID: install --url, list with the token and with a wrong one,
@@ -315,11 +322,7 @@ check_url() {
     pass "$id with a wrong token in CAD_MCP_TOKEN: $got"
   fi
 
-  in_home "$home" "$bin" uninstall --client "$id" >"$out" 2>&1 || { cat "$out"; fail "mcp-bridge uninstall --client $id"; }
-  list "$client" "$home" "$out" "after uninstall"
-  "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id after uninstall still lists $ours"; }
-  shown "$client" "$out" "$theirs" "$id after uninstall"
-  pass "$id (URL form) after uninstall: $ours gone, $("$client" shows "$out" "$theirs")"
+  check_uninstall "$id" "$client" "$home" "$out" " (URL form)"
   cd "$here"
   echo "test-clients: $id URL form: $(ms_since "$start") ms"
 }
