@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,12 +220,4 @@ func (r *relay) hint(err error) string {
 		return err.Error() + ": pin the remote's self-signed certificate with --fingerprint sha256:… (the remote bridge logs it at start; doctor prints it there), or give its CA with --ca"
 	}
 	return err.Error() + ": check that mcp-bridge runs there with --listen on that address and port, the host name, and any firewall between the two machines"
-}
-
-func unquote(raw []byte) (string, bool) {
-	if rpc.Kind(raw) != rpc.KindString {
-		return "", false
-	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
 }
