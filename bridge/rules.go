@@ -54,8 +54,9 @@ type asker struct {
 }
 
 // initialized notes what a handshake-era client declared: its clientInfo,
-// and whether it can show an elicitation (2025-06-18 and later).
-func (a *asker) initialized(params, result []byte) {
+// and whether it can show an elicitation (2025-06-18 and later) in the
+// version its initialize agreed (client.legacyVersion).
+func (a *asker) initialized(params []byte, version string) {
 	var p struct {
 		ClientInfo   journal.ClientInfo `json:"clientInfo"`
 		Capabilities struct {
@@ -65,8 +66,6 @@ func (a *asker) initialized(params, result []byte) {
 	_ = json.Unmarshal(params, &p)
 	ci := p.ClientInfo.Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
-	var version string
-	_ = json.Unmarshal(rpc.Field(result, "protocolVersion"), &version)
 	a.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == rpc.KindObject && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
 }
