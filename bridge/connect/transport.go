@@ -144,9 +144,12 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 }
 
 // modernHeaders are the 2026-07-28 transport's headers for one request.
+// Each value comes from the client's message and goes through headerSafe:
+// one net/http refuses (a control character) would fail the request
+// before it left, as if the remote could not be reached.
 func modernHeaders(o *outgoing) http.Header {
 	h := http.Header{}
-	h.Set(lifecycle.HeaderVersion, o.version)
+	h.Set(lifecycle.HeaderVersion, headerSafe(o.version))
 	if o.method != "" {
 		h.Set(lifecycle.HeaderMethod, headerSafe(o.method))
 	}
