@@ -179,18 +179,17 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	if token != "" {
 		server["headers"] = map[string]string{"Authorization": "Bearer " + token}
 	}
-	var doc any
-	switch f.client {
-	case "generic", "codebuddy", "cursor", "inspector", "claude-code":
-		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
-	case "vscode":
-		doc = map[string]any{"servers": map[string]any{f.name: server}}
-	case "claude-desktop":
+	switch {
+	case f.client == "claude-desktop":
 		return usageError{fmt.Errorf("Claude Desktop's configuration file takes stdio servers only: print the stdio form (without --listen), or add the URL under Settings > Connectors")}
-	default:
+	case !urlClients[f.client]:
 		return usageError{fmt.Errorf("--client %q%s: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client, didYouMean(f.client, []string{"generic", "claude-desktop", "claude-code", "codebuddy", "cursor", "vscode", "inspector"}))}
 	}
-	out, _ := json.MarshalIndent(doc, "", "  ")
+	key := "mcpServers"
+	if f.client == "vscode" {
+		key = "servers"
+	}
+	out, _ := json.MarshalIndent(map[string]any{key: map[string]any{f.name: server}}, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
 	return nil
 }
