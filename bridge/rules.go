@@ -84,7 +84,11 @@ func (a *asker) answered(m *rpc.Response) bool {
 }
 
 // asksFirst reports whether req is a handshake-era tools/call that c's user
-// will be asked to confirm before it is sent (question.go).
+// may be asked to confirm before it is sent (question.go), so that its
+// answer goes on an SSE stream that can carry the question first. It reads
+// only the name: readToolParams, which scans every argument, runs once,
+// when the request is handled; a call it then refuses gets its error on
+// that stream, which is as good.
 func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
 		return false
@@ -92,11 +96,8 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
 		return false
 	}
-	tp, werr := readToolParams(req)
-	if werr != nil {
-		return false // the reader refuses it
-	}
-	_, ok := b.rules.policy.NeedsConfirm(tp.name)
+	name, _ := rpc.String(rpc.Field(req.Params, "name"))
+	_, ok := b.rules.policy.NeedsConfirm(name)
 	return ok
 }
 
