@@ -49,7 +49,7 @@ func newClient(out stream, max int, log zerolog.Logger) *client {
 
 // setVersion keeps the protocol version an initialize result agreed.
 func (c *client) setVersion(result []byte) {
-	v, _ := unquoteJSON(rpc.Field(result, "protocolVersion"))
+	v, _ := rpc.String(rpc.Field(result, "protocolVersion"))
 	c.version.Store(&v)
 }
 

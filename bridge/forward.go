@@ -62,8 +62,8 @@ func readToolParams(r *rpc.Request) (toolParams, *rpc.WireError) {
 		}
 		return tp, nil
 	}
-	name := rpc.Field(p, "name")
-	if rpc.Kind(name) != rpc.KindString || json.Unmarshal(name, &tp.name) != nil {
+	var ok bool
+	if tp.name, ok = rpc.String(rpc.Field(p, "name")); !ok {
 		return toolParams{}, rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
 	}
 	// Bytes that are not UTF-8 can only be inside strings here; a UTF-8

@@ -52,6 +52,6 @@ func FuzzModernHeaders(f *testing.F) {
 }
 
 func unquoted(raw []byte) string {
-	s, _ := unquoteJSON(raw)
+	s, _ := rpc.String(raw)
 	return s
 }

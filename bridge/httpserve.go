@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -168,10 +167,7 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 		return mismatch("%s header %q does not match the body's method %q", lifecycle.HeaderMethod, hm, req.Method)
 	}
 	if req.Method == "tools/call" {
-		var name string
-		if raw := rpc.Field(req.Params, "name"); rpc.Kind(raw) == '"' {
-			name, _ = unquoteJSON(raw)
-		}
+		name, _ := rpc.String(rpc.Field(req.Params, "name"))
 		raw := h.Get(lifecycle.HeaderName)
 		got, ok := headerValue(raw)
 		switch {
@@ -196,8 +192,8 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 func httpClientKey(r *http.Request, req *rpc.Request) string {
 	host := remoteHost(r)
 	info := rpc.Field(rpc.Field(req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")
-	name, _ := unquoteJSON(rpc.Field(info, "name"))
-	version, _ := unquoteJSON(rpc.Field(info, "version"))
+	name, _ := rpc.String(rpc.Field(info, "name"))
+	version, _ := rpc.String(rpc.Field(info, "version"))
 	return name + "/" + version + "@" + host
 }
 
@@ -522,12 +518,4 @@ func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan 
 			}
 		}
 	}
-}
-
-func unquoteJSON(raw []byte) (string, bool) {
-	if rpc.Kind(raw) != '"' {
-		return "", false
-	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
 }

@@ -176,7 +176,7 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply, f facts) {
 		}
 		c.initialized.Store(true)
 		c.setVersion(res)
-		c.asker.initialized(req.Params, res)
+		c.asker.initialized(req.Params, c.legacyVersion())
 		r.result(res)
 	case "ping":
 		if era == lifecycle.Modern {

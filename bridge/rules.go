@@ -54,8 +54,9 @@ type asker struct {
 }
 
 // initialized notes what a handshake-era client declared: its clientInfo,
-// and whether it can show an elicitation (2025-06-18 and later).
-func (a *asker) initialized(params, result []byte) {
+// and whether it can show an elicitation (2025-06-18 and later) in the
+// version its initialize agreed (client.legacyVersion).
+func (a *asker) initialized(params []byte, version string) {
 	var p struct {
 		ClientInfo   journal.ClientInfo `json:"clientInfo"`
 		Capabilities struct {
@@ -65,8 +66,6 @@ func (a *asker) initialized(params, result []byte) {
 	_ = json.Unmarshal(params, &p)
 	ci := p.ClientInfo.Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
-	var version string
-	_ = json.Unmarshal(rpc.Field(result, "protocolVersion"), &version)
 	a.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == rpc.KindObject && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
 }
@@ -85,7 +84,11 @@ func (a *asker) answered(m *rpc.Response) bool {
 }
 
 // asksFirst reports whether req is a handshake-era tools/call that c's user
-// will be asked to confirm before it is sent (question.go).
+// may be asked to confirm before it is sent (question.go), so that its
+// answer goes on an SSE stream that can carry the question first. It reads
+// only the name: readToolParams, which scans every argument, runs once,
+// when the request is handled; a call it then refuses gets its error on
+// that stream, which is as good.
 func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
 		return false
@@ -93,11 +96,8 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
 		return false
 	}
-	tp, werr := readToolParams(req)
-	if werr != nil {
-		return false // the reader refuses it
-	}
-	_, ok := b.rules.policy.NeedsConfirm(tp.name)
+	name, _ := rpc.String(rpc.Field(req.Params, "name"))
+	_, ok := b.rules.policy.NeedsConfirm(name)
 	return ok
 }
 

@@ -429,9 +429,46 @@ func TestEmptyAllowListAllowsNothing(t *testing.T) {
 func TestClientInfoKeptBounded(t *testing.T) {
 	var a asker
 	huge := strings.Repeat("n", 1<<20)
-	a.initialized([]byte(`{"clientInfo":{"name":"`+huge+`","version":"`+huge+`"}}`), []byte(`{"protocolVersion":"2025-06-18"}`))
+	a.initialized([]byte(`{"clientInfo":{"name":"`+huge+`","version":"`+huge+`"}}`), "2025-06-18")
 	ci := a.info.Load()
 	if len(ci.Name) > 256 || len(ci.Version) > 256 || !strings.HasPrefix(ci.Name, "nnnn") {
 		t.Errorf("kept a clientInfo of %d and %d bytes (%.10q)", len(ci.Name), len(ci.Version), ci.Name)
 	}
+}
+
+// TestConfirmLegacyByVersion: whether and how a handshake-era client is
+// asked follows the version its initialize agreed, not the latest one: a
+// 2025-03-26 client has no elicitation (even if it declares the
+// capability) and is refused at once; a 2025-06-18 client is asked
+// without "mode", which its version's params lack.
+func TestConfirmLegacyByVersion(t *testing.T) {
+	initAt := func(version string) string {
+		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}`
+	}
+	h := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	h.send(initAt("2025-03-26"))
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["1"]}`))
+	h.skipCount("1")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "cannot ask") {
+		t.Errorf("2025-03-26 client: want a refusal, got %s", line)
+	}
+	h.checkExactlyOnce()
+
+	h2 := newHarness(t, nil, withPolicy(t, testPolicy, policy.Options{}))
+	h2.send(initAt("2025-06-18"))
+	h2.recv()
+	h2.send(call("1", "delete_entities", `{"handles":["1"]}`))
+	h2.skipCount("1")
+	line := h2.recv()
+	if field(t, line, "method") != "elicitation/create" || strings.Contains(line, `"mode"`) {
+		t.Errorf("2025-06-18 client: want an elicitation/create without mode, got %s", line)
+	}
+	raw, _ := json.Marshal(field(t, line, "id"))
+	h2.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"decline"}}`, raw))
+	if line := h2.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "you declined it") {
+		t.Errorf("declined: %s", line)
+	}
+	h2.closeAndWait()
+	h2.checkExactlyOnce()
 }

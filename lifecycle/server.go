@@ -51,11 +51,8 @@ func (s *Server) Initialize(params []byte) ([]byte, *rpc.WireError) {
 		return nil, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: initialize needs an object")
 	}
 	version := LatestLegacy
-	if raw := rpc.Field(params, "protocolVersion"); rpc.Kind(raw) == rpc.KindString {
-		var v string
-		if json.Unmarshal(raw, &v) == nil && slices.Contains(LegacyVersions, v) {
-			version = v
-		}
+	if v, ok := rpc.String(rpc.Field(params, "protocolVersion")); ok && slices.Contains(LegacyVersions, v) {
+		version = v
 	}
 	res := map[string]any{
 		"protocolVersion": version,

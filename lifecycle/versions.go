@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -49,12 +48,8 @@ func (e Era) String() string {
 // params._meta["io.modelcontextprotocol/protocolVersion"] is a string.
 // It returns that version for modern requests.
 func EraOf(params []byte) (Era, string) {
-	raw := metaField(params, MetaProtocolVersion)
-	if rpc.Kind(raw) != rpc.KindString {
-		return Legacy, ""
-	}
-	var v string
-	if json.Unmarshal(raw, &v) != nil {
+	v, ok := rpc.String(metaField(params, MetaProtocolVersion))
+	if !ok {
 		return Legacy, ""
 	}
 	return Modern, v

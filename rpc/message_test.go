@@ -262,3 +262,25 @@ func TestFoldTwins(t *testing.T) {
 		check(c.obj, c.want, true)
 	}
 }
+
+func TestString(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want string
+		ok   bool
+	}{
+		{`"tool"`, "tool", true},
+		{` "a\"b\u00e9" `, "a\"bé", true},
+		{"\"\xcf\"", "\uFFFD", true}, // not UTF-8: what a UTF-8 decoder reads
+		{`""`, "", true},
+		{`12`, "", false},
+		{`null`, "", false},
+		{`{"a":"b"}`, "", false},
+		{``, "", false},
+	} {
+		got, ok := String([]byte(tc.raw))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("String(%q) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -300,6 +300,18 @@ func Kind(raw []byte) JSONKind {
 	return KindNone
 }
 
+// String returns the text of a raw JSON string value (valid JSON, as
+// Field returns it); false when raw is absent or not a string. Bytes that
+// are not UTF-8 read as U+FFFD, as every UTF-8 decoder (encoding/json, the
+// base's) reads them, so a check on this text is a check on what they see.
+func String(raw []byte) (string, bool) {
+	if Kind(raw) != KindString {
+		return "", false
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
 // WithoutMember returns the JSON object obj without its top-level member
 // key (every occurrence). obj itself is returned, uncopied, when the member
 // is absent, which is the common case.

@@ -250,8 +250,8 @@ func Read(result []byte) Answer {
 	if !object(result) {
 		return Invalid
 	}
-	var action string
-	if raw := rpc.Field(result, "action"); rpc.Kind(raw) != rpc.KindString || json.Unmarshal(raw, &action) != nil {
+	action, ok := rpc.String(rpc.Field(result, "action"))
+	if !ok {
 		return Invalid
 	}
 	switch action {

@@ -256,7 +256,7 @@ func (r *relay) handle(line []byte) {
 		era, version := lifecycle.EraOf(m.Params)
 		o := &outgoing{body: line, method: m.Method, modern: era == lifecycle.Modern, version: version, ids: []rpc.ID{m.ID}}
 		if o.modern && m.Method == "tools/call" {
-			o.name, _ = unquote(rpc.Field(m.Params, "name"))
+			o.name, _ = rpc.String(rpc.Field(m.Params, "name"))
 		}
 		if !o.modern && m.Method == "initialize" {
 			r.sess.recordInitialize(line)

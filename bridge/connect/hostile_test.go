@@ -231,3 +231,26 @@ func TestRefusedCallHoldsTheNextMessage(t *testing.T) {
 		t.Error("the call sent again was not reported on the wire")
 	}
 }
+
+// TestVersionNotAHeaderValue: a modern request whose protocol version
+// cannot travel in a header as it is (a control character) is still a
+// request the remote answers (here, that the version is not one it
+// serves); it is not taken for an unreachable remote, which marked the
+// remote down and told the client to check the network.
+func TestVersionNotAHeaderValue(t *testing.T) {
+	r := newRemote(t)
+	c := startConnect(t, r.config(t))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"measure_distance","arguments":` + measure +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28\n","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	m := c.answer("1")
+	msg, kind := errorOf(m)
+	if msg == "" || kind == "unreachable" || strings.Contains(msg, "cannot reach") || !strings.Contains(msg, "2026-07-28") {
+		t.Errorf("want the remote's refusal of the version, got %v", m)
+	}
+	for _, q := range r.requests() {
+		if q.RPCMethod == "tools/call" {
+			return
+		}
+	}
+	t.Errorf("the request never reached the remote: %v", r.requests())
+}

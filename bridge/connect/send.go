@@ -313,7 +313,7 @@ func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed 
 	}
 	if o.method == "initialize" && !o.modern && res.Result != nil {
 		if id := resp.Header.Get(lifecycle.HeaderSession); id != "" {
-			v, _ := unquote(rpc.Field(res.Result, "protocolVersion"))
+			v, _ := rpc.String(rpc.Field(res.Result, "protocolVersion"))
 			r.adopt(id, v)
 		}
 	}

@@ -127,7 +127,7 @@ func (r *relay) renew(stale string) error {
 	version := ""
 	if msg := firstMessage(a.resp, body); msg != nil {
 		if resp, ok := rpc.DecodeMessage(msg).Msg.(*rpc.Response); ok && resp.Result != nil {
-			version, _ = unquote(rpc.Field(resp.Result, "protocolVersion"))
+			version, _ = rpc.String(rpc.Field(resp.Result, "protocolVersion"))
 		}
 	}
 	r.adoptLocked(id, version)

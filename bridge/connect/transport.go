@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -145,9 +144,12 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 }
 
 // modernHeaders are the 2026-07-28 transport's headers for one request.
+// Each value comes from the client's message and goes through headerSafe:
+// one net/http refuses (a control character) would fail the request
+// before it left, as if the remote could not be reached.
 func modernHeaders(o *outgoing) http.Header {
 	h := http.Header{}
-	h.Set(lifecycle.HeaderVersion, o.version)
+	h.Set(lifecycle.HeaderVersion, headerSafe(o.version))
 	if o.method != "" {
 		h.Set(lifecycle.HeaderMethod, headerSafe(o.method))
 	}
@@ -221,12 +223,4 @@ func (r *relay) hint(err error) string {
 		return err.Error() + ": pin the remote's self-signed certificate with --fingerprint sha256:… (the remote bridge logs it at start; doctor prints it there), or give its CA with --ca"
 	}
 	return err.Error() + ": check that mcp-bridge runs there with --listen on that address and port, the host name, and any firewall between the two machines"
-}
-
-func unquote(raw []byte) (string, bool) {
-	if rpc.Kind(raw) != rpc.KindString {
-		return "", false
-	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
 }

@@ -220,10 +220,7 @@ func toolName(tool []byte) (string, []byte) {
 	if rpc.Kind(tool) != '{' {
 		return "", nil
 	}
-	var name string
-	if raw := rpc.Field(tool, "name"); rpc.Kind(raw) == '"' {
-		_ = json.Unmarshal(raw, &name)
-	}
+	name, _ := rpc.String(rpc.Field(tool, "name"))
 	return name, rpc.Field(tool, "annotations")
 }
 

@@ -71,9 +71,9 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *caFile != "" {
-		pem, err := os.ReadFile(*caFile)
+		pem, err := readSmallFile("--ca", *caFile, maxCAFile, "a file of CA certificates")
 		if err != nil {
-			return usageError{fmt.Errorf("--ca: %w", err)}
+			return usageError{err}
 		}
 		cfg.RootCAs = x509.NewCertPool()
 		if !cfg.RootCAs.AppendCertsFromPEM(pem) {

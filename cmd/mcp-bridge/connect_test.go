@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -132,5 +133,41 @@ func TestConnectTokenFileAsEditorsWriteIt(t *testing.T) {
 		if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--token-file", file); code != 2 || !strings.Contains(errs, "--token-file") {
 			t.Errorf("%s: exit %d, stderr %q", file, code, errs)
 		}
+	}
+}
+
+// TestConnectCAFileBounded: --ca, which connect reads at every start of
+// the client that registered it, is read up to a bound: a file that does
+// not end soon (a device such as /dev/zero, a huge file put there by
+// mistake) is refused at start, saying why, instead of read into memory
+// without end.
+func TestConnectCAFileBounded(t *testing.T) {
+	dir := testdir.New(t)
+	if _, _, err := tlscert.SelfSigned(dir); err != nil {
+		t.Fatal(err)
+	}
+	pem, err := os.ReadFile(filepath.Join(dir, tlscert.CertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A real certificate first: read whole, it would be accepted.
+	big := filepath.Join(dir, "big.pem")
+	if err := os.WriteFile(big, append(pem, bytes.Repeat([]byte("\n"), maxCAFile)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, file := range map[string]string{"big": big, "devzero": "/dev/zero"} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := os.Stat(file); err != nil {
+				t.Skip("no /dev/zero (Windows)")
+			}
+			if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--ca", file); code != 2 || !strings.Contains(errs, "--ca") || !strings.Contains(errs, "over") {
+				t.Errorf("exit %d, stderr %q; want 2 and a refusal of the size", code, errs)
+			}
+		})
+	}
+	// The certificate alone is taken (connect runs, and ends with stdin).
+	ca := filepath.Join(dir, tlscert.CertFile)
+	if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--ca", ca); code != 0 {
+		t.Errorf("a CA file of one certificate: exit %d, stderr %q", code, errs)
 	}
 }

@@ -64,19 +64,10 @@ func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
 	if f.tokenFile == "" {
 		return "", nil
 	}
-	file, err := os.Open(f.tokenFile)
+	// A token is one short line.
+	raw, err := readSmallFile("--token-file", f.tokenFile, maxTokenFile, "a token file")
 	if err != nil {
-		return "", fmt.Errorf("--token-file: %w", err)
-	}
-	defer file.Close()
-	// A token is one short line: a file that does not end soon (a device
-	// such as /dev/zero) is not read to its end.
-	raw, err := io.ReadAll(io.LimitReader(file, maxTokenFile+1))
-	if err != nil {
-		return "", fmt.Errorf("--token-file: %w", err)
-	}
-	if len(raw) > maxTokenFile {
-		return "", fmt.Errorf("--token-file %s is over %d KiB: not a token file", f.tokenFile, maxTokenFile>>10)
+		return "", err
 	}
 	// Windows editors may start a UTF-8 file with a byte order mark: it
 	// is not part of the token.
@@ -92,8 +83,32 @@ func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
 	return t, nil
 }
 
+// readSmallFile reads the file a flag names, at most max bytes: a file
+// that does not end soon (a device such as /dev/zero, a pipe fed without
+// end) is not read to its end, but refused as not the kind of file the
+// flag takes.
+func readSmallFile(flag, path string, max int, kind string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	defer file.Close()
+	raw, err := io.ReadAll(io.LimitReader(file, int64(max)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if len(raw) > max {
+		return nil, fmt.Errorf("%s %s is over %d KiB: not %s", flag, path, max>>10, kind)
+	}
+	return raw, nil
+}
+
 // maxTokenFile bounds what --token-file reads.
 const maxTokenFile = 64 << 10
+
+// maxCAFile bounds what connect --ca reads: the system's whole CA bundle
+// is a few hundred KiB.
+const maxCAFile = 4 << 20
 
 // checkToken refuses a token that cannot travel in an HTTP header: control
 // characters (a file saved as UTF-16 is full of NUL bytes). Without this,
@@ -164,18 +179,17 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	if token != "" {
 		server["headers"] = map[string]string{"Authorization": "Bearer " + token}
 	}
-	var doc any
-	switch f.client {
-	case "generic", "codebuddy", "cursor", "inspector", "claude-code":
-		doc = map[string]any{"mcpServers": map[string]any{f.name: server}}
-	case "vscode":
-		doc = map[string]any{"servers": map[string]any{f.name: server}}
-	case "claude-desktop":
+	switch {
+	case f.client == "claude-desktop":
 		return usageError{fmt.Errorf("Claude Desktop's configuration file takes stdio servers only: print the stdio form (without --listen), or add the URL under Settings > Connectors")}
-	default:
+	case !urlClients[f.client]:
 		return usageError{fmt.Errorf("--client %q%s: want generic, claude-desktop, claude-code, codebuddy, cursor, vscode or inspector", f.client, didYouMean(f.client, []string{"generic", "claude-desktop", "claude-code", "codebuddy", "cursor", "vscode", "inspector"}))}
 	}
-	out, _ := json.MarshalIndent(doc, "", "  ")
+	key := "mcpServers"
+	if f.client == "vscode" {
+		key = "servers"
+	}
+	out, _ := json.MarshalIndent(map[string]any{key: map[string]any{f.name: server}}, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
 	return nil
 }

@@ -310,7 +310,8 @@ func indentText(s, prefix string) string {
 }
 
 // urlClients are the clients --print-config --listen writes the URL entry
-// for ("type": "http", the URL, the token header).
+// for ("type": "http", the URL, the token header), and for which install
+// --listen's refusal shows that command.
 var urlClients = map[string]bool{"generic": true, "codebuddy": true, "cursor": true, "inspector": true, "claude-code": true, "vscode": true}
 
 // listenRefusal explains why install does not take --listen, and shows
