@@ -57,16 +57,10 @@ type asker struct {
 // and whether it can show an elicitation (2025-06-18 and later) in the
 // version its initialize agreed (client.legacyVersion).
 func (a *asker) initialized(params []byte, version string) {
-	var p struct {
-		ClientInfo   journal.ClientInfo `json:"clientInfo"`
-		Capabilities struct {
-			Elicitation json.RawMessage `json:"elicitation"`
-		} `json:"capabilities"`
-	}
-	_ = json.Unmarshal(params, &p)
-	ci := p.ClientInfo.Bounded() // kept for the session: not the megabytes it may be
+	ci := clientInfo(rpc.Field(params, "clientInfo")).Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
-	a.canElicit.Store(rpc.Kind(p.Capabilities.Elicitation) == rpc.KindObject && version >= "2025-06-18")
+	elicitation := rpc.Field(rpc.Field(params, "capabilities"), "elicitation")
+	a.canElicit.Store(rpc.Kind(elicitation) == rpc.KindObject && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
 }
 
@@ -213,8 +207,7 @@ func (b *bridge) record(j *job, o outcome) {
 	}
 	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
 	if j.era == lifecycle.Modern {
-		var ci journal.ClientInfo
-		if json.Unmarshal(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo"), &ci) == nil && ci.Name != "" {
+		if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")); ci.Name != "" {
 			e.Client = &ci
 		}
 	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
@@ -235,12 +228,11 @@ func (b *bridge) record(j *job, o outcome) {
 			e.Kind = data.Kind
 		}
 	case o.rawErr != nil:
-		var we struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(o.rawErr, &we)
-		e.Outcome, e.Code, e.Message, e.Kind = journal.Error, we.Code, we.Message, "base"
+		// By the exact names, as the client reads the error passed on.
+		var code int64
+		_ = json.Unmarshal(rpc.Field(o.rawErr, "code"), &code)
+		msg, _ := rpc.String(rpc.Field(o.rawErr, "message"))
+		e.Outcome, e.Code, e.Message, e.Kind = journal.Error, code, msg, "base"
 	default:
 		e.IsError = rpc.Kind(rpc.Field(o.result, "isError")) == rpc.KindTrue
 		switch {
@@ -261,3 +253,11 @@ func (b *bridge) record(j *job, o outcome) {
 }
 
 var pid = os.Getpid()
+
+// clientInfo reads a clientInfo object by its members' exact names, as a
+// client wrote them (encoding/json would also take "NAME" for "name").
+func clientInfo(raw []byte) journal.ClientInfo {
+	name, _ := rpc.String(rpc.Field(raw, "name"))
+	version, _ := rpc.String(rpc.Field(raw, "version"))
+	return journal.ClientInfo{Name: name, Version: version}
+}

@@ -472,3 +472,34 @@ func TestConfirmLegacyByVersion(t *testing.T) {
 	h2.closeAndWait()
 	h2.checkExactlyOnce()
 }
+
+// TestClientFieldsByExactName: what the bridge reads of a client's
+// initialize and _meta is read by the exact member names, as the client
+// wrote them for a reader that matches names exactly: "Elicitation" is
+// not the elicitation capability (the client is not asked, the call is
+// refused), and a "NAME" beside "name" does not rename the client in the
+// journal, in either era.
+func TestClientFieldsByExactName(t *testing.T) {
+	jpath, jw := newJournal(t)
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), func(c *Config) { c.Journal = jw }))
+	h.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"Elicitation":{}},"clientInfo":{"name":"real","NAME":"forged","version":"1"}}}`)
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["1"]}`))
+	h.skipCount("1")
+	if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, "cannot ask") {
+		t.Errorf("a client declaring only \"Elicitation\": want a refusal, got %s", line)
+	}
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_drawing_info","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"modern","Name":"forged","version":"2"}}}}`)
+	h.recv()
+	h.closeAndWait()
+	var got []string
+	_ = journal.Each(jpath, func(l journal.Line) bool {
+		if l.Entry.Client != nil {
+			got = append(got, l.Entry.Client.Name)
+		}
+		return true
+	})
+	if d := cmp.Diff([]string{"real", "modern"}, got); d != "" {
+		t.Errorf("journal's client names (-want +got):\n%s", d)
+	}
+}

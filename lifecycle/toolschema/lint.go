@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // Severity of a schema finding, as the MCP Inspector's --strict grades it.
@@ -31,17 +33,32 @@ type Finding struct {
 // names too long for clients (over 64 characters, or over 60 with the
 // server name, which Cursor rejects).
 func LintTools(result []byte, serverName string) ([]Finding, error) {
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
+	// Members by their exact names, as clients read them (encoding/json
+	// would also take "InputSchema" for "inputSchema").
+	if !json.Valid(result) || rpc.Kind(result) != rpc.KindObject {
+		return nil, fmt.Errorf("tools/list result: not a JSON object")
 	}
-	if err := json.Unmarshal(result, &list); err != nil {
-		return nil, fmt.Errorf("tools/list result: %w", err)
+	type tool struct {
+		Name        string
+		InputSchema []byte
+	}
+	var tools []tool
+	raw := rpc.Field(result, "tools")
+	if raw != nil && rpc.Kind(raw) != rpc.KindArray && rpc.Kind(raw) != rpc.KindNull {
+		return nil, fmt.Errorf("tools/list result: \"tools\" is not an array")
+	}
+	notObject := false
+	rpc.EachElement(raw, func(from, to int) {
+		el := raw[from:to]
+		notObject = notObject || rpc.Kind(el) != rpc.KindObject
+		name, _ := rpc.String(rpc.Field(el, "name"))
+		tools = append(tools, tool{Name: name, InputSchema: rpc.Field(el, "inputSchema")})
+	})
+	if notObject {
+		return nil, fmt.Errorf("tools/list result: a tool that is not a JSON object")
 	}
 	var out []Finding
-	for _, t := range list.Tools {
+	for _, t := range tools {
 		add := func(sev Severity, path, format string, a ...any) {
 			out = append(out, Finding{Tool: t.Name, Severity: sev, Path: path, Problem: fmt.Sprintf(format, a...)})
 		}

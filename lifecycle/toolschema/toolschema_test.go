@@ -71,3 +71,17 @@ func TestLintTools(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestLintToolsExactNames: the list is read by its members' exact names,
+// as clients read it: an "InputSchema" beside the real "inputSchema" (or
+// a "Tools" beside "tools") is not what gets linted.
+func TestLintToolsExactNames(t *testing.T) {
+	result := `{"tools":[{"name":"bad","inputSchema":{"type":"string"},"InputSchema":{"type":"object"}}],"Tools":[]}`
+	got, err := LintTools([]byte(result), "cad-autocad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Tool != "bad" || got[0].Path != "inputSchema/type" {
+		t.Errorf("findings %+v: want the real inputSchema's wrong root type", got)
+	}
+}
