@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -199,16 +201,9 @@ func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name strin
 	if err != nil {
 		return
 	}
-	var list struct{ Tools []struct{ Name string } }
-	if json.Unmarshal(res, &list) != nil {
+	names := policy.ToolNames(res)
+	if slices.Contains(names, name) {
 		return
-	}
-	var names []string
-	for _, t := range list.Tools {
-		if t.Name == name {
-			return
-		}
-		names = append(names, t.Name)
 	}
 	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, didYouMean(name, names))
 }

@@ -4,7 +4,6 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -205,17 +204,9 @@ func (b *baseCache) check(ctx context.Context, c *tcpbase.Client, listTimeout ti
 		return r
 	}
 	r.latency = float64(time.Since(start).Microseconds()) / 1000
-	var list struct{ Tools []struct{ Name string } }
-	_ = json.Unmarshal(res, &list)
-	for _, t := range list.Tools {
-		r.all = append(r.all, t.Name)
-	}
+	r.all = policy.ToolNames(res)
 	r.list = pol.ApplyList(res) // the list as clients see it
-	list.Tools = nil
-	_ = json.Unmarshal(r.list, &list)
-	for _, t := range list.Tools {
-		r.seen = append(r.seen, t.Name)
-	}
+	r.seen = policy.ToolNames(r.list)
 	return r
 }
 
