@@ -116,3 +116,30 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExpansion: for every client, a URL install accepts is the URL the
+// client sends whatever its environment holds (every variable set); one
+// it refuses names a reference that is in the URL.
+func FuzzExpansion(f *testing.F) {
+	for _, s := range []string{"h/mcp", "h/$A", "h/${A:-b}", "h/{env:A}", "h/{file:x}", "h/%A%", "h/${", "h/$", "h/${}", "h/{env:{env:A}}", "h/%%A%%"} {
+		f.Add(s)
+	}
+	all := func(string) string { return "VALUE" }
+	f.Fuzz(func(t *testing.T, rest string) {
+		u := "https://" + rest
+		for _, c := range Clients {
+			s := Server{Command: "/opt/mcp-bridge", Args: []string{"connect", u}}
+			if c.URLForm != nil {
+				s = c.URLServer(u, true)
+			}
+			err := c.CheckExpansion(s)
+			got, refs := c.Expand(u, all)
+			switch {
+			case err == nil && (got != u || len(refs) > 0):
+				t.Fatalf("%s: %q accepted, but the client sends %q", c.ID, u, got)
+			case err != nil && (len(refs) == 0 || !strings.Contains(u, refs[0].Text)):
+				t.Fatalf("%s: %q refused (%v) with no reference in it", c.ID, u, err)
+			}
+		}
+	})
+}
