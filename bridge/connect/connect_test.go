@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -179,6 +180,20 @@ func afterOneCall(t *testing.T) (*remote, *client) {
 	r := newRemote(t)
 	c := startConnect(t, r.config(t))
 	c.handshake("2025-06-18")
+	// The handshake is over once connect has the answer to its
+	// notifications/initialized, which it shows by opening the session's
+	// GET stream. Until then the notification may still be on its way
+	// (it need not be read before the call that follows it on another
+	// connection), or be sent once more if the remote dies first: a test
+	// that compares what the remote read before and after would count it.
+	waitFor(t, "the session's GET stream", func() bool {
+		for _, q := range r.requests() {
+			if q.Method == http.MethodGet {
+				return true
+			}
+		}
+		return false
+	})
 	c.send(call("1", "measure_distance", measure))
 	checkMeasured(t, c.answer("1"))
 	return r, c
