@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		// Listen streams never end by themselves: the client that closed
 		// stdin wants none.
 		r.endListens()
-		r.waitCalls(cfg.ExitGrace)
+		r.waitCalls(ctx, cfg.ExitGrace)
 	case <-ctx.Done():
 		r.log.Info().Msg("signal received: ending the remote session")
 	case err := <-writeFailed:
@@ -202,16 +202,21 @@ func (r *relay) shutdown() {
 	r.bg.Wait()
 }
 
-// waitCalls waits for the answers still owed, at most grace.
-func (r *relay) waitCalls(grace time.Duration) {
+// waitCalls waits for the answers still owed, at most grace, or until ctx
+// is done (a signal: what is in flight is abandoned, as it is when the
+// signal comes before stdin ends).
+func (r *relay) waitCalls(ctx context.Context, grace time.Duration) {
 	done := make(chan struct{})
 	go func() { r.calls.Wait(); close(done) }()
 	t := time.NewTimer(grace)
 	defer t.Stop()
+	r.log.Debug().Msg("stdin ended: waiting for the answers still owed")
 	select {
 	case <-done:
 	case <-t.C:
 		r.log.Warn().Dur("grace", grace).Msg("answers still owed at exit were abandoned")
+	case <-ctx.Done():
+		r.log.Info().Msg("signal received while waiting for the answers still owed: abandoning them, ending the remote session")
 	}
 }
 
