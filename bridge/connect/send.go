@@ -98,7 +98,14 @@ func (r *relay) request(o *outgoing, sent func()) {
 			r.failed(o, a)
 			return
 		}
-		if a.resp.StatusCode == http.StatusNotFound && session != "" && !renewed {
+		if a.resp.StatusCode == http.StatusNotFound && session != "" && renewed {
+			// Refused on the new session too, right after the replay: the
+			// remote keeps no session, and replaying again would loop.
+			body, _ := readAll(a.resp, 64<<10)
+			r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused this request on a new session too (%s, right after the handshake was replayed): it does not keep sessions; check its log", r.url, statusText(a.resp, body)).WithData(map[string]string{"kind": "session_lost"}))
+			return
+		}
+		if a.resp.StatusCode == http.StatusNotFound && session != "" {
 			_, _ = readAll(a.resp, 64<<10)
 			if err := r.renew(session); err != nil {
 				r.log.Warn().Err(err).Msg("could not open a new remote session")
