@@ -36,7 +36,18 @@ type Config struct {
 	PingTimeout   time.Duration // a ping, a probe or a replayed handshake the remote has not answered by then counts as unreachable; default 10 s
 
 	Log zerolog.Logger
+
+	// answerIdle replaces AnswerIdle in tests.
+	answerIdle time.Duration
 }
+
+// AnswerIdle bounds the silence of a remote that owes an answer: no byte
+// from it for this long (no answer, no progress, no keep-alive comment)
+// while a request waits means it is gone (the machine died, the network
+// drops everything: no FIN, no RST), and the request ends as lost. A
+// remote mcp-bridge sends a keep-alive comment every 15 s while a call
+// runs, so a live one is never cut off; three of them may be lost or late.
+const AnswerIdle = 45 * time.Second
 
 func (c *Config) setDefaults() {
 	if c.MaxMessage <= 0 {
@@ -53,6 +64,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PingTimeout <= 0 {
 		c.PingTimeout = 10 * time.Second
+	}
+	if c.answerIdle <= 0 {
+		c.answerIdle = AnswerIdle
 	}
 }
 

@@ -157,7 +157,7 @@ func (r *relay) notify(o *outgoing, sent func()) {
 // it was idle): only tools/call acts on the drawing.
 func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
 	a := r.post(ctx, body, hdr, false, sent)
-	if a.err != nil && a.wrote && ctx.Err() == nil {
+	if a.err != nil && a.wrote && ctx.Err() == nil && !errors.Is(a.err, errSilent) {
 		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more, on a new connection")
 		r.hc.CloseIdleConnections() // the other pooled ones may be as stale
 		a = r.post(ctx, body, hdr, false, sent)
@@ -188,6 +188,9 @@ func (r *relay) failed(o *outgoing, a attempt) {
 		}
 		r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "cannot reach the remote MCP server at %s: %s", r.url, r.hint(a.err)).WithData(map[string]string{"kind": "unreachable"}))
 		return
+	}
+	if errors.Is(a.err, errSilent) {
+		r.markDown(a.err) // ping is answered here, and the probe notices its return
 	}
 	r.answerAll(o, r.lost(o, a.err.Error()))
 }
