@@ -130,7 +130,7 @@ func runInstall(e *env, cmd string, args []string) error {
 			server = remote.server(server.Command, f)
 		}
 		if !*copyExe && slices.ContainsFunc(clients, func(c *clientconf.Client) bool { return !remote.urlForm(c) }) {
-			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))
+			warnTransient(e, ce, server.Command, "install --copy "+strings.Join(args, " "))
 		}
 		if *copyExe {
 			dest := ce.CopyTarget()
@@ -373,9 +373,10 @@ func shellQuoteIfNeeded(s string) string {
 // warnTransient warns, on stderr, when the binary being registered lives
 // in a folder that will not last, and shows the command that registers a
 // copy that stays instead.
-func warnTransient(e *env, ce clientconf.Env, exe, instead string) {
+// args are the arguments of that command, after the program's name.
+func warnTransient(e *env, ce clientconf.Env, exe, args string) {
 	if why := ce.Transient(exe); why != "" {
-		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), instead)
+		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), strings.Join(runFrom(ce.OS, exe, ce.Dir, args), "\n  "))
 	}
 }
 
