@@ -28,7 +28,7 @@ hand: your assistant starts it. Set it up from a terminal (cmd or PowerShell)
 in this folder:
 
   %[3]s install --copy --client claude-desktop
-      register it with your assistant (--client: %[2]s)
+%[2]s
   %[3]s doctor
       check the CAD base and the registrations
   %[3]s verify --port 8080
@@ -37,7 +37,7 @@ in this folder:
       everything else
 
 Press Enter to close this window.
-`, version, clientIDs(), prog())
+`, version, wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80), prog())
 	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
 	return nil
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -93,5 +96,59 @@ func TestCopyHintRunsTheBinaryWhereItIs(t *testing.T) {
 		if !strings.Contains(got, "Register a copy that stays") || !strings.HasSuffix(got, ":\n"+tt.want) {
 			t.Errorf("%s %s from %s:\n%s\nwant it to end with\n%s", tt.goos, tt.exe, tt.dir, got, tt.want)
 		}
+	}
+}
+
+// TestHelpShowsTheCacheFolderAsTyped: --help shows --cache-dir's default
+// as the user would type it: a Windows path with single backslashes (as a
+// pflag "string", %q doubled each one: "C:\\Users\\…").
+func TestHelpShowsTheCacheFolderAsTyped(t *testing.T) {
+	_, errs, code := runCLI(t, nil, "", "--help")
+	if want := "(default " + defaultCacheDir() + ")"; code != 0 || defaultCacheDir() == "" || !strings.Contains(errs, want) {
+		t.Errorf("--help: exit %d, lacks %q:\n%s", code, want, errs)
+	}
+	// The Windows form, whatever OS runs the test.
+	f := newBridgeFlags(io.Discard)
+	f.fs.Lookup("cache-dir").DefValue = `C:\Users\ana\AppData\Local\mcp-bridge`
+	usage := f.fs.FlagUsages()
+	if !strings.Contains(usage, `(default C:\Users\ana\AppData\Local\mcp-bridge)`) || strings.Contains(usage, `\\`) {
+		t.Errorf("--cache-dir with a Windows default:\n%s", usage)
+	}
+	// Still a path: given, it is the folder (and --print-config passes it on).
+	out, errs, code := runCLI(t, nil, "", "--print-config", "--cache-dir", filepath.Join(tempDir(t), "c"))
+	if code != 0 || !strings.Contains(out, `"--cache-dir"`) {
+		t.Errorf("--print-config --cache-dir: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestConsoleGuideFitsAConsole: the guide a double-clicked mcp-bridge.exe
+// shows keeps to 80 columns, which a console window breaks mid-word
+// beyond; the client list is wrapped between names, every name whole.
+func TestConsoleGuideFitsAConsole(t *testing.T) {
+	var errb strings.Builder
+	e := &env{console: true, getenv: func(string) string { return "" }, stdin: strings.NewReader("\n"), stdout: io.Discard, stderr: &errb}
+	if err := run(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	var list []string
+	in := false
+	for _, line := range strings.Split(errb.String(), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("a line of %d characters:\n%s", n, line)
+		}
+		if strings.Contains(line, "(--client:") {
+			in = true
+		}
+		if in {
+			if !strings.HasPrefix(line, "      ") {
+				t.Errorf("a line of the client list not indented under its command: %q", line)
+			}
+			list = append(list, strings.Fields(line)...)
+			in = !strings.HasSuffix(line, ")")
+		}
+	}
+	got := strings.TrimSuffix(strings.Join(list, " "), ")")
+	if want := "register it with your assistant (--client: " + clientIDs(); got != want {
+		t.Errorf("the client list, unwrapped:\n got %s\nwant %s", got, want)
 	}
 }
