@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
@@ -150,5 +152,60 @@ func TestConsoleGuideFitsAConsole(t *testing.T) {
 	got := strings.TrimSuffix(strings.Join(list, " "), ")")
 	if want := "register it with your assistant (--client: " + clientIDs(); got != want {
 		t.Errorf("the client list, unwrapped:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestPrintConfigOverTLS: --print-config --listen with TLS prints the
+// https:// URL the bridge serves (http:// got no answer a client could
+// use). With a self-signed certificate, stderr says how to pin it, with
+// its fingerprint once the bridge has made it, and where to read it
+// before; stdout stays the JSON alone.
+func TestPrintConfigOverTLS(t *testing.T) {
+	dir := tempDir(t)
+	vars := map[string]string{"CAD_MCP_CACHE_DIR": dir}
+	printed := func(args ...string) (string, string) {
+		t.Helper()
+		out, errs, code := runCLI(t, vars, "", append([]string{"--print-config", "--listen", "0.0.0.0:8931"}, args...)...)
+		var doc struct {
+			MCPServers map[string]struct{ URL string } `json:"mcpServers"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+			t.Fatalf("%s: exit %d, stdout not the JSON alone (%v):\n%s%s", strings.Join(args, " "), code, err, out, errs)
+		}
+		return doc.MCPServers["cad-autocad"].URL, errs
+	}
+	const url = "https://127.0.0.1:8931/mcp"
+	if got, errs := printed("--client", "cursor"); got != "http://127.0.0.1:8931/mcp" || strings.Contains(errs, "fingerprint") {
+		t.Errorf("without TLS: %s\n%s", got, errs)
+	}
+	if got, errs := printed("--client", "cursor", "--tls-cert", "c.pem", "--tls-key", "k.pem"); got != url || strings.Contains(errs, "self-signed") {
+		t.Errorf("--tls-cert: %s\n%s", got, errs)
+	}
+	// Before the bridge has made its certificate.
+	got, errs := printed("--client", "cursor", "--tls-self-signed")
+	for _, want := range []string{
+		"the certificate is self-signed",
+		"  mcp-bridge install --client cursor --url " + url + " --fingerprint sha256:…\n",
+		"with this machine's name or address in the URL",
+		"the bridge makes the certificate in " + dir + " when it first starts with --tls-self-signed, and logs it; then this command prints it, and mcp-bridge doctor shows it\n",
+	} {
+		if got != url || !strings.Contains(errs, want) {
+			t.Errorf("--tls-self-signed, no certificate yet: %s, stderr lacks %q:\n%s", got, want, errs)
+		}
+	}
+	// Once made (as the bridge makes it), its fingerprint.
+	cert, _, err := tlscert.SelfSigned(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := tlscert.LeafFingerprint(cert)
+	for client, want := range map[string]string{
+		"cursor":  "  mcp-bridge install --client cursor --url " + url + " --fingerprint " + fp + "\n",
+		"generic": "  mcp-bridge connect " + url + " --fingerprint " + fp + "\n",
+	} {
+		got, errs := printed("--client", client, "--tls-self-signed")
+		if _, err := tlscert.ParseFingerprint(fp); got != url || err != nil || !strings.Contains(errs, want) || strings.Contains(errs, "not known yet") {
+			t.Errorf("--client %s --tls-self-signed: %s, stderr lacks %q:\n%s", client, got, want, errs)
+		}
 	}
 }
