@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestStoreBuildShadowsTheClassicFile: on Windows, an entry in
@@ -17,7 +19,7 @@ import (
 // build reads its own copy whatever the classic file holds. Run with the
 // Windows layout whatever OS runs the test.
 func TestStoreBuildShadowsTheClassicFile(t *testing.T) {
-	root := t.TempDir()
+	root := testdir.New(t)
 	vars := map[string]string{"USERPROFILE": root, "APPDATA": filepath.Join(root, "Roaming"), "LOCALAPPDATA": filepath.Join(root, "Local")}
 	classic := filepath.Join(vars["APPDATA"], "Claude", "claude_desktop_config.json")
 	os.MkdirAll(filepath.Dir(classic), 0o700)
