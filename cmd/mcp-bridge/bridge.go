@@ -73,7 +73,8 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
 	fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
 	fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
-	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
+	f.cacheDir = defaultCacheDir()
+	fs.Var((*folderValue)(&f.cacheDir), "cache-dir", "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
 	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
 	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
@@ -382,21 +383,41 @@ func clientList() string {
 		words = append(words, "("+c.ID+")"+sep)
 	}
 	words = append(words, strings.Fields("Any other MCP client, and the MCP Inspector, take the entry that --print-config prints.")...)
+	return wrapWords(words, "", 76)
+}
+
+// wrapWords joins words with spaces into lines of at most width
+// characters, each starting with indent (a word longer than the line gets
+// a line of its own).
+func wrapWords(words []string, indent string, width int) string {
 	var b strings.Builder
-	line := 0
+	b.WriteString(indent)
+	line, fresh := len(indent), true
 	for _, w := range words {
-		if line > 0 && line+1+len(w) > 76 {
-			b.WriteString("\n")
-			line = 0
-		} else if line > 0 {
+		switch {
+		case fresh:
+		case line+1+len(w) > width:
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		default:
 			b.WriteString(" ")
 			line++
 		}
 		b.WriteString(w)
 		line += len(w)
+		fresh = false
 	}
 	return b.String()
 }
+
+// folderValue is a flag holding a folder's path. It is a string, but not
+// pflag's "string": --help shows its default as typed, where %q doubled
+// each backslash of a Windows path ("C:\\Users\\…").
+type folderValue string
+
+func (v *folderValue) String() string     { return string(*v) }
+func (v *folderValue) Set(s string) error { *v = folderValue(s); return nil }
+func (v *folderValue) Type() string       { return "folder" }
 
 // clientIDs are the --client values of install, comma-separated.
 func clientIDs() string { return strings.Join(clientconf.IDs(), ", ") }

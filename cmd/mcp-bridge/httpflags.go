@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // addHTTPFlags adds the Streamable HTTP settings (each also read from
@@ -168,10 +170,16 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 // into the client's configuration).
 func printURLConfig(e *env, f *bridgeFlags) error {
 	host, port, _ := net.SplitHostPort(f.listen)
-	if host == "" || host == "0.0.0.0" || host == "::" {
+	wildcard := host == "" || host == "0.0.0.0" || host == "::"
+	if wildcard {
 		host = "127.0.0.1"
 	}
-	server := map[string]any{"type": "http", "url": "http://" + net.JoinHostPort(host, port) + "/mcp"}
+	scheme := "http"
+	if f.tls.on() {
+		scheme = "https" // the bridge serves nothing else then
+	}
+	url := scheme + "://" + net.JoinHostPort(host, port) + "/mcp"
+	server := map[string]any{"type": "http", "url": url}
 	token, err := f.token(e.getenv)
 	if err != nil {
 		return usageError{err}
@@ -191,7 +199,46 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	}
 	out, _ := json.MarshalIndent(map[string]any{key: map[string]any{f.name: server}}, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
+	if f.tls.selfSigned {
+		// On stderr: stdout is the JSON, pasted or piped as it is.
+		fmt.Fprint(e.stderr, pinNote(f, e.getenv, url, wildcard))
+	}
 	return nil
+}
+
+// pinNote tells how a client reaches a bridge serving a self-signed
+// certificate: through connect, which pins it by its fingerprint (no
+// client accepts the certificate by itself, nor pins one). The
+// fingerprint is the one kept in the cache folder; before the bridge has
+// made it, the note says where to read it.
+func pinNote(f *bridgeFlags, getenv func(string) string, url string, wildcard bool) string {
+	fp := tlscert.Existing(f.cacheDir)
+	known := fp != ""
+	if !known {
+		fp = "sha256:…"
+	}
+	cmd := "mcp-bridge connect " + url + " --fingerprint " + fp
+	if clientconf.Lookup(f.client) != nil {
+		cmd = "mcp-bridge install --client " + f.client + " --url " + url + " --fingerprint " + fp
+	}
+	if f.tokenFile != "" {
+		cmd += " --token-file " + shellQuoteIfNeeded(f.tokenFile)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the certificate is self-signed: a client given this URL refuses it. Register the bridge through connect, which pins the certificate by its fingerprint:\n  %s\n", cmd)
+	if wildcard {
+		fmt.Fprintf(&b, "(on another machine, with this machine's name or address in the URL)\n")
+	}
+	if known {
+		fmt.Fprintf(&b, "(the fingerprint of the certificate kept in %s)\n", f.cacheDir)
+	} else {
+		fmt.Fprintf(&b, "the fingerprint is not known yet: the bridge makes the certificate in %s when it first starts with --tls-self-signed, and logs it; then this command prints it", f.cacheDir)
+		if f.cacheDir == tlsDir(getenv) {
+			fmt.Fprintf(&b, ", and mcp-bridge doctor shows it")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // parseCIDRs reads --trust-proxy: CIDRs, or single addresses.

@@ -286,6 +286,10 @@ type File struct {
 	// marker makes the candidate the one to write even before the file
 	// exists: the client is installed in that layout.
 	marker string
+	// readsBecause says why the client reads this file rather than the
+	// others (read.go's readReason): only where more than "it exists"
+	// rests behind it.
+	readsBecause string
 	// Note says what is special about this file, for doctor.
 	Note string
 }
@@ -367,6 +371,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			for _, p := range pkgs {
 				file := f(filepath.Join(p, "LocalCache", "Roaming", "Claude", "claude_desktop_config.json"), "mcpServers")
 				file.marker, file.Note = p, "Microsoft Store (MSIX) build"
+				file.readsBecause = "its package folder " + p + " exists, so the Microsoft Store (MSIX) build is installed; Windows gives that build its own %APPDATA% inside the package, and it reads the file there, not %APPDATA%\\Claude's"
 				out = append(out, file)
 			}
 		}

@@ -31,6 +31,7 @@ type Options struct {
 	ServerName string              // the name clients know the bridge by, for the name-length rule
 	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
 	Dir        string              // the working directory, for project-level configs
+	OS         string              // whose client files to read: a GOOS ("": this one's; injected for tests)
 	// Policy is the user's tool policy (nil: none): the tools are listed
 	// and linted as clients see them, and patterns that match no tool are
 	// reported.
@@ -229,7 +230,11 @@ func registered(cs []ConfigEntry) []ConfigEntry {
 // tool, and the settings it passes are valid (the command itself parses
 // them).
 func findConfigs(ctx context.Context, o Options, bases *baseCache) []ConfigEntry {
-	ce := clientconf.Env{OS: runtime.GOOS, Getenv: o.Getenv, Dir: o.Dir,
+	goos := o.OS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	ce := clientconf.Env{OS: goos, Getenv: o.Getenv, Dir: o.Dir,
 		Read: func(path string) ([]byte, string, bool) { return readConfig(ctx, path, o.Timeout) }}
 	regs, probs := ce.Registrations()
 	out := []ConfigEntry{}
@@ -256,7 +261,16 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		return e
 	}
 	if r.ShadowedBy != "" {
-		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
+		// Only a file that exists is named as one to remove, and only
+		// where its removal makes the client read this entry.
+		switch {
+		case r.ShadowMissing:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead, which does not exist yet (%s). Move the entry there (mcp-bridge install --client %s creates it)", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID)
+		case r.ShadowRemovable:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (%s). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID, r.ShadowedBy)
+		default:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (%s). Move the entry there (mcp-bridge install --client %s writes it there)", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID)
+		}
 		return e
 	}
 	if r.Scope == "project" && !o.TrustProject {
