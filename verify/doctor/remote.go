@@ -97,6 +97,14 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 	}
 	checkRemote(ctx, s, r.Server.URL, timeout, e)
 	e.BaseFrom = "its URL entry"
+	switch {
+	case !usesToken:
+		e.TokenFrom = "no token"
+	case token == "":
+		e.TokenFrom = clientconf.TokenVar + ", which is not set here"
+	default:
+		e.TokenFrom = clientconf.TokenVar + " of this environment"
+	}
 	if e.Problem != "" && usesToken && token == "" {
 		e.Problem += fmt.Sprintf("; %s sends the token from %s, which is not set here: set it to the token where %s starts, and here for doctor to check with it", r.Client, clientconf.TokenVar, r.Client)
 	}
