@@ -22,6 +22,9 @@ import (
 type Config struct {
 	URL   string // the remote MCP endpoint, http:// or https://
 	Token string // sent as "Authorization: Bearer <token>" when not empty
+	// TokenFrom names where Token came from ("--token-file PATH",
+	// "CAD_MCP_TOKEN"), for the message a refused token gets.
+	TokenFrom string
 
 	// Fingerprint pins the server's certificate by the SHA-256 of its DER
 	// bytes (tlscert.ParseFingerprint); nil verifies the chain as usual

@@ -313,7 +313,14 @@ func (r *relay) refusal(resp *http.Response, body []byte) *rpc.WireError {
 		return rpc.Errorf(rpc.CodeInternalError, "the server at %s speaks HTTPS: use an https:// URL (with --fingerprint for a self-signed certificate)", r.url).WithData(data)
 	case resp.StatusCode == http.StatusUnauthorized:
 		data["kind"] = "unauthorized"
-		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check --token-file or CAD_MCP_TOKEN against the token the remote bridge was started with", r.url, resp.Status).WithData(data)
+		if r.cfg.Token == "" {
+			return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s wants a token (%s), and none was sent: give connect --token-file FILE, or set CAD_MCP_TOKEN", r.url, resp.Status).WithData(data)
+		}
+		from := r.cfg.TokenFrom
+		if from == "" {
+			from = "the token"
+		}
+		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check %s against the token the remote bridge was started with", r.url, resp.Status, from).WithData(data)
 	}
 	if m, ok := rpc.DecodeMessage(bytes.TrimSpace(body)).Msg.(*rpc.Response); ok && m.Error != nil && resp.StatusCode != http.StatusForbidden {
 		// The remote's own JSON-RPC error (an unknown method, a version it

@@ -47,6 +47,7 @@ type bridgeFlags struct {
 	name           string
 	client         string
 	rules          ruleFlags // policy, confirmation, journal (rules.go)
+	set            *settings // where each setting came from (settings.go)
 
 	// Streamable HTTP (see httpflags.go)
 	listen       string
@@ -104,29 +105,16 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 		}
 		return withFlagSuggestion(f.fs, err)
 	}
-	var bad error
-	f.fs.VisitAll(func(fl *pflag.Flag) {
-		if fl.Changed || bad != nil || actionFlags[fl.Name] {
-			return
-		}
-		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
-		// A client that did not fill in a placeholder (Claude Desktop passes
-		// "${user_config.port}" literally when the bundle setting has no
-		// value) leaves the setting unset.
-		if v := getenv(key); v != "" && !clientconf.Unsubstituted(v) {
-			if err := fl.Value.Set(v); err != nil {
-				bad = fmt.Errorf("environment %s=%q: %v", key, v, err)
-			}
-		}
-	})
-	if bad != nil {
-		return bad
+	set, err := readSettings(f.fs, getenv, nil)
+	if err != nil {
+		return err
 	}
+	f.set, f.rules.set = set, set
 	if err := f.rules.check(); err != nil {
 		return err
 	}
 	if f.port < 1 || f.port > 65535 {
-		return fmt.Errorf("--port %d: must be 1-65535", f.port)
+		return fmt.Errorf("%s %d: must be 1-65535", f.set.name("port"), f.port)
 	}
 	if f.queue < 1 {
 		return fmt.Errorf("--queue %d: must be at least 1", f.queue)

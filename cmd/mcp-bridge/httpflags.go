@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +21,7 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs := f.fs
 	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
 	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
@@ -39,14 +38,14 @@ func (f *bridgeFlags) checkHTTP() error {
 		}
 		return nil
 	}
-	if err := f.tls.check(); err != nil {
+	if err := f.tls.check(f.set); err != nil {
 		return err
 	}
 	if _, err := parseCIDRs(f.trustProxy); err != nil {
 		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
+		return fmt.Errorf("%s %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.set.name("listen"), f.listen)
 	}
 	if f.sessionIdle <= 0 || f.maxStreams < 1 || f.maxSessions < 1 {
 		return fmt.Errorf("--session-idle must be positive, and --max-streams and --max-sessions at least 1")
@@ -54,36 +53,10 @@ func (f *bridgeFlags) checkHTTP() error {
 	return nil
 }
 
-// token returns the bearer token: CAD_MCP_TOKEN, else --token-file's first
-// line; "" for none.
-func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
-	if t := strings.TrimSpace(getenv("CAD_MCP_TOKEN")); t != "" {
-		if err := checkToken(t); err != nil {
-			return "", fmt.Errorf("CAD_MCP_TOKEN %w", err)
-		}
-		return t, nil
-	}
-	if f.tokenFile == "" {
-		return "", nil
-	}
-	// A token is one short line.
-	raw, err := readSmallFile("--token-file", f.tokenFile, maxTokenFile, "a token file")
-	if err != nil {
-		return "", err
-	}
-	// Windows editors may start a UTF-8 file with a byte order mark: it
-	// is not part of the token.
-	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
-	t, _, _ := strings.Cut(string(raw), "\n")
-	t = strings.TrimSpace(t)
-	if t == "" {
-		return "", fmt.Errorf("--token-file %s is empty", f.tokenFile)
-	}
-	if err := checkToken(t); err != nil {
-		return "", fmt.Errorf("--token-file %s %w", f.tokenFile, err)
-	}
-	return t, nil
-}
+// token returns the bearer token ("" for none) and where it came from
+// (settings.token: --token-file on the command line wins over
+// CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE).
+func (f *bridgeFlags) token() (string, string, error) { return f.set.token(f.tokenFile) }
 
 // readSmallFile reads the file a flag names, at most max bytes: a file
 // that does not end soon (a device such as /dev/zero, a pipe fed without
@@ -126,7 +99,7 @@ func checkToken(t string) error {
 
 // serveHTTP runs the bridge as a Streamable HTTP server until ctx is done.
 func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) error {
-	token, err := f.token(e.getenv)
+	token, tokenFrom, err := f.token()
 	if err != nil {
 		return usageError{err}
 	}
@@ -140,14 +113,14 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	log := cfg.Log
 	// The self-signed certificate is kept in the cache folder even with
 	// --no-cache: it is not a cache, and clients pin it.
-	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, log)
+	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, f.set, log)
 	if err != nil {
 		ln.Close()
 		return usageError{err}
 	}
 	ln = tln
 	proxies, _ := parseCIDRs(f.trustProxy) // checked by checkHTTP
-	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
+	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Msg("mcp-bridge serving Streamable HTTP")
 	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
@@ -180,7 +153,7 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	}
 	url := scheme + "://" + net.JoinHostPort(host, port) + "/mcp"
 	server := map[string]any{"type": "http", "url": url}
-	token, err := f.token(e.getenv)
+	token, _, err := f.token()
 	if err != nil {
 		return usageError{err}
 	}

@@ -131,6 +131,14 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 	checkRemote(ctx, s, r.Server.URL, timeout, e)
 	e.BaseFrom = "its URL entry"
 	switch {
+	case !usesToken:
+		e.TokenFrom = "no token"
+	case token == "":
+		e.TokenFrom = clientconf.TokenVar + ", which is not set here"
+	default:
+		e.TokenFrom = clientconf.TokenVar + " of this environment"
+	}
+	switch {
 	case e.Problem == "":
 	case notFilled:
 		e.Problem += fmt.Sprintf("; %s sends the Authorization header as written, %q: it does not fill in that reference (its own is %q)", r.Client, auth, "Bearer "+clientRef(client))
