@@ -95,7 +95,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 // output, rather than how the bridge runs: they come from the command line
 // only. A client starts the bridge with CAD_MCP_* in its environment, and
 // CAD_MCP_PRINT_CONFIG=true there must not turn the server into a printer.
-var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true, "scope": true, "dry-run": true, "copy": true}
+var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true, "scope": true, "dry-run": true, "copy": true, "force": true}
 
 // parse reads args, then the environment for every setting not given.
 func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
