@@ -106,6 +106,24 @@ func TestHTTPHostWithoutToken(t *testing.T) {
 		{"rebound Host, POST", "POST", append(withSession(sid), "Host", "evil.example:8931"), listBody, 403},
 		{"rebound Host, GET", "GET", append(withSession(sid), "Host", "evil.example", "Accept", "text/event-stream"), "", 403},
 		{"localhost Host", "POST", append(withSession(sid), "Host", "localhost:1234"), listBody, 200},
+		// The edges of each name: one character longer or shorter is
+		// another name, which a rebinding page can own.
+		{"localhost", "POST", append(withSession(sid), "Host", "localhost"), listBody, 200},
+		{"LOCALHOST", "POST", append(withSession(sid), "Host", "LOCALHOST:1"), listBody, 200},
+		{"localhost.", "POST", append(withSession(sid), "Host", "localhost.:1"), listBody, 200},
+		{"a.localhost", "POST", append(withSession(sid), "Host", "a.localhost"), listBody, 200},
+		{"localhostx", "POST", append(withSession(sid), "Host", "localhostx:1"), listBody, 403},
+		{"localhost.attacker.example", "POST", append(withSession(sid), "Host", "localhost.attacker.example"), listBody, 403},
+		{"xlocalhost", "POST", append(withSession(sid), "Host", "xlocalhost"), listBody, 403},
+		{"localhost-", "POST", append(withSession(sid), "Host", "localhost-"), listBody, 403},
+		{"a.localhostx", "POST", append(withSession(sid), "Host", "a.localhostx"), listBody, 403},
+		{"127.0.0.1", "POST", append(withSession(sid), "Host", "127.0.0.1:1"), listBody, 200},
+		{"127.255.255.254", "POST", append(withSession(sid), "Host", "127.255.255.254"), listBody, 200},
+		{"128.0.0.1", "POST", append(withSession(sid), "Host", "128.0.0.1"), listBody, 403},
+		{"126.255.255.255", "POST", append(withSession(sid), "Host", "126.255.255.255"), listBody, 403},
+		{"127.0.0.1.attacker.example", "POST", append(withSession(sid), "Host", "127.0.0.1.attacker.example"), listBody, 403},
+		{"[::1]", "POST", append(withSession(sid), "Host", "[::1]:1"), listBody, 200},
+		{"[::2]", "POST", append(withSession(sid), "Host", "[::2]:1"), listBody, 403},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := h.do(context.Background(), c.method, h.url, c.headers, c.body)
