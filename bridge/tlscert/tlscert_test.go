@@ -49,12 +49,32 @@ func TestSelfSignedOnce(t *testing.T) {
 			t.Errorf("%s: %v %v, want 0600", f, st.Mode(), err)
 		}
 	}
-	// A key others may read is refused, not served.
-	if err := os.Chmod(filepath.Join(dir, KeyFile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := SelfSigned(dir); err == nil || !strings.Contains(err.Error(), "other users") {
-		t.Errorf("a key readable by others: %v", err)
+	// A key or certificate any other user (its group included) may read or
+	// change is refused, not served: each of the six bits alone, and the
+	// owner's own bits are fine.
+	for _, f := range []string{KeyFile, CertFile} {
+		for _, c := range []struct {
+			mode os.FileMode
+			ok   bool
+		}{
+			{0o600, true}, {0o400, true}, {0o700, true},
+			{0o640, false}, {0o620, false}, {0o610, false},
+			{0o604, false}, {0o602, false}, {0o601, false},
+		} {
+			if err := os.Chmod(filepath.Join(dir, f), c.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := SelfSigned(dir)
+			if c.ok && err != nil {
+				t.Errorf("%s mode %v: %v", f, c.mode, err)
+			}
+			if !c.ok && (err == nil || !strings.Contains(err.Error(), "other users")) {
+				t.Errorf("%s mode %v (another user may read or change it) was served: %v", f, c.mode, err)
+			}
+		}
+		if err := os.Chmod(filepath.Join(dir, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
