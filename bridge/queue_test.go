@@ -139,6 +139,41 @@ func TestQueueShares(t *testing.T) {
 	}
 }
 
+// TestQueuePushOutEdge: on a full queue a turn gives up its last job to
+// another turn only when it holds at least two more: one more is a fair
+// share already (giving way then would only move the shortfall, each
+// client's call pushed out in turn).
+func TestQueuePushOutEdge(t *testing.T) {
+	fill := func(counts ...int) (*jobQueue, []*client) {
+		s := newJobQueue(8)
+		var cs []*client
+		for i, n := range counts {
+			c := newTestClient("")
+			cs = append(cs, c)
+			for k := range n {
+				if err := pushed(t, s, schedJob(c, fmt.Sprintf("%c%d", 'a'+i, k))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return s, cs
+	}
+	// 3, 3, 2: the third holds one fewer than the longest: refused,
+	// nobody's call taken out.
+	s, cs := fill(3, 3, 2)
+	if out, err := s.push(schedJob(cs[2], "c2")); err != errQueueFull || out != nil {
+		t.Errorf("3+3+2, the third's next: %v, pushed out %v; want errQueueFull and nothing pushed out", err, out != nil)
+	}
+	// 4, 2, 2: two fewer: the longest's last makes room.
+	s, cs = fill(4, 2, 2)
+	if out, err := s.push(schedJob(cs[2], "c2")); err != nil || out == nil || out.reply.id.String() != `"a3"` {
+		t.Errorf("4+2+2, the third's next: %v, pushed out %v; want the first's last (a3)", err, out)
+	}
+	if s.len() != 8 {
+		t.Errorf("%d queued; want 8", s.len())
+	}
+}
+
 // TestNoStartOnceGone: a request the worker takes while its session ends
 // (gone() has marked the client ended and counted the request as queued,
 // and not yet cancelled it) does not start. Else it ran in CAD while its
