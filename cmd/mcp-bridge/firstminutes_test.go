@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -17,7 +16,7 @@ import (
 // runAs is runCLI with the rest of env set by the caller (argv0, console).
 func runAs(t *testing.T, e *env, vars map[string]string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	e.getenv = func(k string) string { return vars[k] }
 	if e.stdin == nil {
 		e.stdin = strings.NewReader("")
@@ -108,7 +107,7 @@ func (b *blockingStdin) Read(p []byte) (int, error) {
 // before it ends; a client's pipe, or any argument, gets the bridge.
 func TestConsoleGuide(t *testing.T) {
 	in := &blockingStdin{reached: make(chan struct{}, 1), line: make(chan string, 1)}
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	e := &env{args: nil, console: true, getenv: func(string) string { return "" }, stdin: in, stdout: &out, stderr: &errb}
 	done := make(chan int)
 	go func() { done <- exitCode(run(context.Background(), e), &errb) }()
@@ -125,7 +124,7 @@ func TestConsoleGuide(t *testing.T) {
 	guide := errb.String()
 	in.line <- "\n"
 	close(in.line) // then EOF, should it read on
-	if code := <-done; code != 0 || out.Len() != 0 {
+	if code := <-done; code != 0 || len(out.String()) != 0 {
 		t.Errorf("exit %d, stdout %q", code, out.String())
 	}
 	for _, want := range []string{"your assistant starts it.", "install --copy --client claude-desktop\n", "(--client: claude-desktop, claude-code,",

@@ -17,7 +17,7 @@ import (
 // runCLIAs is runCLI with argv[0] set, as the shell would.
 func runCLIAs(t *testing.T, argv0 string, vars map[string]string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	e := &env{argv0: argv0, args: args, getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	code := exitCode(run(context.Background(), e), &errb)
 	return out.String(), errb.String(), code

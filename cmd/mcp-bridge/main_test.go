@@ -6,16 +6,38 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
+// syncBuffer is stdout or stderr for a run in-process: the bridge's
+// goroutines (reader, worker, prober) log at once, which os.Stderr takes
+// (one write each) and a bare bytes.Buffer does not (a data race in the
+// test, seen under -race about once in 150 runs).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // runCLI runs the program in-process and returns stdout, stderr and the
 // exit code main would use.
 func runCLI(t *testing.T, vars map[string]string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	e := &env{args: args, getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
 	code := exitCode(run(context.Background(), e), &errb)
 	return out.String(), errb.String(), code
