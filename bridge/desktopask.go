@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
@@ -34,23 +33,21 @@ func (g *rules) whoAsks(clientCan bool) string {
 }
 
 // cannotAsk is why a call that needs confirmation was refused: nobody the
-// user chose can ask, and what would make it work.
+// user chose can ask, and what would make it work. With --confirm-with
+// client it is what it always was.
 func (g *rules) cannotAsk(clientCan bool) string {
-	var why []string
-	for _, who := range g.confirmWith {
-		switch who {
-		case AskClient:
-			if !clientCan {
-				why = append(why, "this client cannot ask (it did not declare the elicitation capability)")
-			}
-		case AskDesktop:
-			why = append(why, "no dialog can be shown on this machine's desktop: "+g.desktopWhy)
-		}
+	why := "it needs your confirmation, and "
+	switch {
+	case !slices.Contains(g.confirmWith, AskClient):
+		why += "the client is not asked (--confirm-with desktop)"
+	case clientCan: // not reached: the client would have asked
+	default:
+		why += "this client cannot ask (it did not declare the elicitation capability)"
 	}
-	if !slices.Contains(g.confirmWith, AskDesktop) {
-		why = append(why, "the bridge does not ask on the desktop (--confirm-with "+strings.Join(g.confirmWith, ",")+"; add desktop to let it)")
+	if slices.Contains(g.confirmWith, AskDesktop) {
+		why += ", and no dialog can be shown on this machine's desktop: " + g.desktopWhy
 	}
-	return "it needs your confirmation, and " + strings.Join(why, "; ")
+	return why
 }
 
 // askWith sends a call that needs confirmation on to be asked by who, or
