@@ -79,7 +79,9 @@ func Parse(file string, data []byte) (*Policy, error) {
 			bad = p.parseAnnotations(v, func(off int, f string, a ...any) error { return at(from+off, f, a...) })
 		case "confirmWith":
 			var list []string
-			if rpc.Kind(v) != '[' || json.Unmarshal(v, &list) != nil {
+			strs := rpc.Kind(v) == '['
+			rpc.EachElement(v, func(from, to int) { strs = strs && rpc.Kind(v[from:to]) == '"' })
+			if !strs || json.Unmarshal(v, &list) != nil {
 				bad = at(from, `confirmWith: want an array of "client" and "desktop", like ["client", "desktop"]`)
 			} else if err := CheckConfirmWith(list); err != nil {
 				bad = at(from, "confirmWith: %v", err)

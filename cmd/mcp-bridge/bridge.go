@@ -249,7 +249,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		Name:             f.name,
 		Log:              log,
 	}
-	closeRules, err := f.rules.apply(&cfg, log)
+	closeRules, err := f.rules.apply(&cfg, log, e.getenv)
 	if err != nil {
 		return usageError{err}
 	}

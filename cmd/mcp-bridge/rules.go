@@ -113,7 +113,7 @@ func (r *ruleFlags) load() (*policy.Policy, error) {
 }
 
 // apply sets the bridge's rules; the returned function closes the journal.
-func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger) (func(), error) {
+func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger, getenv func(string) string) (func(), error) {
 	p, err := r.load()
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger) (func(), error
 	cfg.ConfirmTimeout = r.confirmTimeout
 	cfg.ConfirmWith = r.askers(p)
 	if p.AsksAny() && slices.Contains(cfg.ConfirmWith, policy.AskDesktop) {
-		cfg.Desktop, cfg.DesktopWhyNot = findDesktop()
+		cfg.Desktop, cfg.DesktopWhyNot = findDesktop(getenv)
 		if cfg.Desktop != nil {
 			log.Info().Str("dialog", cfg.Desktop.Name()).Msg("confirmation questions that a client cannot ask are shown on this desktop")
 		} else {
@@ -159,7 +159,9 @@ func (r *ruleFlags) askers(p *policy.Policy) []string {
 
 // findDesktop is the dialog program of this machine's desktop (a variable
 // so that tests can give another).
-var findDesktop = func() (desktop.Asker, string) { return desktop.Find(os.Getenv, exec.LookPath) }
+var findDesktop = func(getenv func(string) string) (desktop.Asker, string) {
+	return desktop.Find(getenv, exec.LookPath)
+}
 
 const journalUsage = `Usage: mcp-bridge journal [FILE] [flags]
 
