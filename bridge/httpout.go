@@ -232,13 +232,19 @@ func (o *httpOut) openStream() {
 }
 
 // keepAlive writes an SSE comment, so that proxies and clients with idle
-// timeouts keep a quiet stream open. It reports false when the client is
-// gone.
+// timeouts keep a quiet stream open, and a client can tell a long call
+// from a dead remote. A JSON response not yet started becomes an SSE
+// stream for it (the POST's Accept lists both; its answer then comes as
+// the stream's event). It reports false when the client is gone.
 func (o *httpOut) keepAlive() bool {
-	if o.sse && o.started {
-		o.write([]byte(":\n\n"))
-		o.flushWire()
+	if !o.started {
+		o.mu.Lock()
+		o.sse = true // hand, under mu, reads it
+		o.mu.Unlock()
+		o.start("text/event-stream")
 	}
+	o.write([]byte(":\n\n"))
+	o.flushWire()
 	return !o.failed
 }
 

@@ -132,7 +132,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rp
 	f.b.addClient(c)
 	defer f.b.removeClient(c)
 	f.b.dispatch(c, out, d, nil, &known)
-	if !f.wait(r, out, long, nil) {
+	if !f.wait(r, out, nil) {
 		// The client closed the response: the request is cancelled. Queued,
 		// it is dropped unsent; running, its base connection is closed.
 		c.cancel(req.ID)
@@ -363,7 +363,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		}
 	}
 	f.b.dispatchLineTo(s.client, out, body)
-	f.wait(r, out, false, s.ended)
+	f.wait(r, out, s.ended)
 }
 
 // findSession returns the request's session, held, or the status for its
@@ -423,7 +423,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	out.openStream()
-	f.wait(r, out, true, s.ended)
+	f.wait(r, out, s.ended)
 }
 
 func (f *httpFront) legacyDelete(w http.ResponseWriter, r *http.Request) {
@@ -471,16 +471,16 @@ func (discard) WriteBatch([]rpc.Encoded) error { return nil }
 // wait is the response's own writer: it holds the handler until the
 // response is complete, writing what the core hands over (httpOut) as it
 // comes: the answer was written, the client went away, the session ended or
-// the server is stopping. Long streams get keep-alive comments meanwhile.
-// It returns false when the client went away before its answer was handed
-// over.
-func (f *httpFront) wait(r *http.Request, out *httpOut, long bool, ended <-chan struct{}) bool {
-	var tick <-chan time.Time
-	if long || out.sse {
-		t := time.NewTicker(f.hc.KeepAlive)
-		defer t.Stop()
-		tick = t.C
-	}
+// the server is stopping. Every response gets keep-alive comments
+// meanwhile, each KeepAlive (one still owed its answer then turns into an
+// SSE stream, which every client accepts): a long call shows the client
+// (mcp-bridge connect) that the remote is alive, and one that stays silent
+// can be told dead. It returns false when the client went away before its
+// answer was handed over.
+func (f *httpFront) wait(r *http.Request, out *httpOut, ended <-chan struct{}) bool {
+	t := time.NewTicker(f.hc.KeepAlive)
+	defer t.Stop()
+	tick := t.C
 	for {
 		select {
 		case <-out.wake:

@@ -22,6 +22,9 @@ import (
 type Config struct {
 	URL   string // the remote MCP endpoint, http:// or https://
 	Token string // sent as "Authorization: Bearer <token>" when not empty
+	// TokenFrom names where Token came from ("--token-file PATH",
+	// "CAD_MCP_TOKEN"), for the message a refused token gets.
+	TokenFrom string
 
 	// Fingerprint pins the server's certificate by the SHA-256 of its DER
 	// bytes (tlscert.ParseFingerprint); nil verifies the chain as usual
@@ -36,7 +39,18 @@ type Config struct {
 	PingTimeout   time.Duration // a ping, a probe or a replayed handshake the remote has not answered by then counts as unreachable; default 10 s
 
 	Log zerolog.Logger
+
+	// answerIdle replaces AnswerIdle in tests.
+	answerIdle time.Duration
 }
+
+// AnswerIdle bounds the silence of a remote that owes an answer: no byte
+// from it for this long (no answer, no progress, no keep-alive comment)
+// while a request waits means it is gone (the machine died, the network
+// drops everything: no FIN, no RST), and the request ends as lost. A
+// remote mcp-bridge sends a keep-alive comment every 15 s while a call
+// runs, so a live one is never cut off; three of them may be lost or late.
+const AnswerIdle = 45 * time.Second
 
 func (c *Config) setDefaults() {
 	if c.MaxMessage <= 0 {
@@ -53,6 +67,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PingTimeout <= 0 {
 		c.PingTimeout = 10 * time.Second
+	}
+	if c.answerIdle <= 0 {
+		c.answerIdle = AnswerIdle
 	}
 }
 
@@ -118,7 +135,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 		// Listen streams never end by themselves: the client that closed
 		// stdin wants none.
 		r.endListens()
-		r.waitCalls(cfg.ExitGrace)
+		r.waitCalls(ctx, cfg.ExitGrace)
 	case <-ctx.Done():
 		r.log.Info().Msg("signal received: ending the remote session")
 	case err := <-writeFailed:
@@ -202,16 +219,21 @@ func (r *relay) shutdown() {
 	r.bg.Wait()
 }
 
-// waitCalls waits for the answers still owed, at most grace.
-func (r *relay) waitCalls(grace time.Duration) {
+// waitCalls waits for the answers still owed, at most grace, or until ctx
+// is done (a signal: what is in flight is abandoned, as it is when the
+// signal comes before stdin ends).
+func (r *relay) waitCalls(ctx context.Context, grace time.Duration) {
 	done := make(chan struct{})
 	go func() { r.calls.Wait(); close(done) }()
 	t := time.NewTimer(grace)
 	defer t.Stop()
+	r.log.Debug().Msg("stdin ended: waiting for the answers still owed")
 	select {
 	case <-done:
 	case <-t.C:
 		r.log.Warn().Dur("grace", grace).Msg("answers still owed at exit were abandoned")
+	case <-ctx.Done():
+		r.log.Info().Msg("signal received while waiting for the answers still owed: abandoning them, ending the remote session")
 	}
 }
 

@@ -1,10 +1,15 @@
 package connect
 
 import (
+	"bytes"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 )
 
 const measure = `{"from":{"x":0,"y":0},"to":{"x":6,"y":8}}`
@@ -179,6 +184,13 @@ func afterOneCall(t *testing.T) (*remote, *client) {
 	r := newRemote(t)
 	c := startConnect(t, r.config(t))
 	c.handshake("2025-06-18")
+	// The handshake is over once connect has the answer to its
+	// notifications/initialized, which it shows by opening the session's
+	// GET stream. Until then the notification may still be on its way
+	// (it need not be read before the call that follows it on another
+	// connection), or be sent once more if the remote dies first: a test
+	// that compares what the remote read before and after would count it.
+	waitFor(t, "the session's GET stream", func() bool { return hasRequest(r, http.MethodGet) })
 	c.send(call("1", "measure_distance", measure))
 	checkMeasured(t, c.answer("1"))
 	return r, c
@@ -241,4 +253,69 @@ func TestIDReusedAfterAnswer(t *testing.T) {
 		c.send(call("1", "measure_distance", measure))
 		checkMeasured(t, c.answer("1"))
 	}
+}
+
+// TestSignalWhileWaitingAtExit: a signal that comes while connect waits
+// for the answers still owed after stdin ended (a call still runs there,
+// and the exit grace is long) abandons them and ends the remote session at
+// once, as a signal before stdin ended does. It was ignored until the
+// grace ran out: a client that closes stdin, waits a few seconds and then
+// sends SIGTERM (the stdio shutdown the spec describes), and SIGKILL after
+// another few, killed connect before it could end its session.
+func TestSignalWhileWaitingAtExit(t *testing.T) {
+	r := newRemote(t)
+	var log lockedBuffer
+	cfg := r.config(t)
+	cfg.ExitGrace = time.Hour
+	cfg.Log = zerolog.New(&log).Level(zerolog.DebugLevel)
+	c := startConnect(t, cfg)
+	c.handshake("2025-06-18")
+	session := ""
+	waitFor(t, "the session's GET stream", func() bool { session = r.lastSession(); return session != "" && hasRequest(r, http.MethodGet) })
+	before := r.sim.Calls()
+	c.send(call("7", "fault_hang", "{}"))
+	waitFor(t, "the call to reach the base", func() bool { return r.sim.Calls() == before+1 })
+	c.in.Close()
+	waitFor(t, "connect to wait for the answer still owed", func() bool { return strings.Contains(log.String(), "stdin ended") })
+	c.stop()
+	select {
+	case err := <-c.done:
+		c.done <- err // for the cleanup's wait
+	case <-time.After(waitLimit):
+		t.Fatal("connect went on waiting for the call after the signal")
+	}
+	deleted := false
+	for _, q := range r.requests() {
+		deleted = deleted || (q.Method == http.MethodDelete && q.Session == session)
+	}
+	if !deleted {
+		t.Errorf("no DELETE of session %q: %v", session, r.requests())
+	}
+}
+
+func hasRequest(r *remote, method string) bool {
+	for _, q := range r.requests() {
+		if q.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
+// lockedBuffer is a log that the test reads while connect writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

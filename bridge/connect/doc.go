@@ -18,7 +18,9 @@
 //     replayed to open a new session and the message is sent once more.
 //   - a request that may have reached the remote (the connection broke
 //     after it was written, a 5xx, a broken stream) is never sent twice:
-//     it ends with -32603 saying so.
+//     it ends with -32603 saying so; so does one answered with anything
+//     but its answer, and one whose remote stays silent for AnswerIdle
+//     (a remote mcp-bridge sends keep-alives while a call runs).
 //   - a remote that cannot be reached gets -32603 naming the URL; ping is
 //     then answered here (also when the remote takes the connection but
 //     does not answer it within PingTimeout), and a probe with backoff

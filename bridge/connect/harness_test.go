@@ -40,7 +40,8 @@ type remote struct {
 	cert tls.Certificate
 	addr string
 
-	tweak func(*bridge.Config) // applied at each start
+	tweak     func(*bridge.Config)     // applied at each start
+	httpTweak func(*bridge.HTTPConfig) // applied at each start
 
 	mu    sync.Mutex
 	conns []*recConn // every connection ever accepted, in order
@@ -52,6 +53,11 @@ func newRemote(t *testing.T) *remote { return newRemoteWith(t, nil) }
 
 func newRemoteWith(t *testing.T, tweak func(*bridge.Config)) *remote {
 	t.Helper()
+	return newRemoteFull(t, tweak, nil)
+}
+
+func newRemoteFull(t *testing.T, tweak func(*bridge.Config), httpTweak func(*bridge.HTTPConfig)) *remote {
+	t.Helper()
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +67,7 @@ func newRemoteWith(t *testing.T, tweak func(*bridge.Config)) *remote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &remote{t: t, sim: sim, cert: cert, addr: "127.0.0.1:0", tweak: tweak}
+	r := &remote{t: t, sim: sim, cert: cert, addr: "127.0.0.1:0", tweak: tweak, httpTweak: httpTweak}
 	r.start()
 	t.Cleanup(r.kill)
 	return r
@@ -101,8 +107,12 @@ func (r *remote) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	rl := &recListener{Listener: tls.NewListener(ln, tlscert.ServerConfig(r.cert)), r: r}
+	hc := bridge.HTTPConfig{Token: testToken, Version: "test"}
+	if r.httpTweak != nil {
+		r.httpTweak(&hc)
+	}
 	go func() {
-		done <- bridge.Serve(ctx, cfg, bridge.HTTPConfig{Token: testToken, Version: "test"}, rl)
+		done <- bridge.Serve(ctx, cfg, hc, rl)
 	}()
 	r.mu.Lock()
 	r.stop, r.done = cancel, done

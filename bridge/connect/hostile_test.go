@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -253,4 +254,53 @@ func TestVersionNotAHeaderValue(t *testing.T) {
 		}
 	}
 	t.Errorf("the request never reached the remote: %v", r.requests())
+}
+
+// TestSessionForgottenAtOnce: a remote that answers 404 to every request
+// carrying a session id (it forgets each new session at once). A 404
+// replays the handshake once: the call goes once more on the new session,
+// and the second 404 ends it with an error, session_lost, instead of
+// replaying again for ever (thousands of initializes a second, and the
+// call never answered). The remote sees exactly two initializes: the
+// client's and one replay.
+func TestSessionForgottenAtOnce(t *testing.T) {
+	var inits, calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.Unmarshal(body, &m)
+		switch {
+		case r.Method != http.MethodPost:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case m.Method == "initialize":
+			n := inits.Add(1)
+			w.Header().Set("Mcp-Session-Id", "s"+strconv.Itoa(int(n)))
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted) // notifications are taken
+		default:
+			if m.Method == "tools/call" {
+				calls.Add(1)
+			}
+			w.WriteHeader(http.StatusNotFound) // every request on a session
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := startConnect(t, Config{URL: srv.URL + "/mcp", Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	c.handshake("2025-06-18")
+	c.send(call("1", "draw_line", "{}"))
+	msg, kind := errorOf(c.answer("1"))
+	if kind != "session_lost" || !strings.Contains(msg, "new session too") || !strings.Contains(msg, srv.URL) {
+		t.Errorf("answer: %q (%s)", msg, kind)
+	}
+	if n := inits.Load(); n != 2 {
+		t.Errorf("the remote got %d initializes, want 2: the client's and one replay", n)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the remote got the call %d times, want 2: refused with 404, and once more on the new session", n)
+	}
 }

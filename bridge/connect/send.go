@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -96,7 +98,14 @@ func (r *relay) request(o *outgoing, sent func()) {
 			r.failed(o, a)
 			return
 		}
-		if a.resp.StatusCode == http.StatusNotFound && session != "" && !renewed {
+		if a.resp.StatusCode == http.StatusNotFound && session != "" && renewed {
+			// Refused on the new session too, right after the replay: the
+			// remote keeps no session, and replaying again would loop.
+			body, _ := readAll(a.resp, 64<<10)
+			r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused this request on a new session too (%s, right after the handshake was replayed): it does not keep sessions; check its log", r.url, statusText(a.resp, body)).WithData(map[string]string{"kind": "session_lost"}))
+			return
+		}
+		if a.resp.StatusCode == http.StatusNotFound && session != "" {
 			_, _ = readAll(a.resp, 64<<10)
 			if err := r.renew(session); err != nil {
 				r.log.Warn().Err(err).Msg("could not open a new remote session")
@@ -148,7 +157,7 @@ func (r *relay) notify(o *outgoing, sent func()) {
 // it was idle): only tools/call acts on the drawing.
 func (r *relay) postAgain(ctx context.Context, body []byte, hdr http.Header, sent func()) attempt {
 	a := r.post(ctx, body, hdr, false, sent)
-	if a.err != nil && a.wrote && ctx.Err() == nil {
+	if a.err != nil && a.wrote && ctx.Err() == nil && !errors.Is(a.err, errSilent) {
 		r.log.Debug().Err(a.err).Msg("the connection broke on the way: sending once more, on a new connection")
 		r.hc.CloseIdleConnections() // the other pooled ones may be as stale
 		a = r.post(ctx, body, hdr, false, sent)
@@ -180,6 +189,9 @@ func (r *relay) failed(o *outgoing, a attempt) {
 		r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "cannot reach the remote MCP server at %s: %s", r.url, r.hint(a.err)).WithData(map[string]string{"kind": "unreachable"}))
 		return
 	}
+	if errors.Is(a.err, errSilent) {
+		r.markDown(a.err) // ping is answered here, and the probe notices its return
+	}
 	r.answerAll(o, r.lost(o, a.err.Error()))
 }
 
@@ -190,6 +202,33 @@ func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
 		return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke during the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why).WithData(map[string]string{"kind": "connection_lost"})
 	}
 	return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke before it answered %s (%s)", r.url, o.method, why).WithData(map[string]string{"kind": "connection_lost"})
+}
+
+// notAnswered is the answer to a request the remote answered with
+// something that is not its answer (a proxy's or a captive portal's page,
+// JSON that is no JSON-RPC response to it, an empty body): like lost, the
+// request was written, so a call may have run.
+func (r *relay) notAnswered(o *outgoing, why string) *rpc.WireError {
+	if o.isCall() {
+		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s did not answer the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why).WithData(map[string]string{"kind": "connection_lost"})
+	}
+	return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s did not answer %s (%s)", r.url, o.method, why).WithData(map[string]string{"kind": "connection_lost"})
+}
+
+// notMCP says what a 2xx body that held no answer was.
+func notMCP(resp *http.Response) string {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt == "application/json" {
+		return "it answered " + resp.Status + " with JSON that is no JSON-RPC response to this request"
+	}
+	switch {
+	case ct == "":
+		ct = "no Content-Type"
+	case len(ct) > 80: // the remote's words: a short sample is enough
+		ct = ct[:80] + "…"
+	}
+	return "it answered " + resp.Status + " with " + strconv.Quote(ct) + ", not an MCP message: a proxy's or a captive portal's page?"
 }
 
 // answerAll answers every request of o that is still owed one with e.
@@ -228,8 +267,9 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 			return
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			// 202/204: nothing to answer (a cancelled request).
-			r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s answered %s without a message", r.url, resp.Status))
+			// 202/204: nothing to answer (a cancelled request is owed
+			// nothing; answerAll skips it).
+			r.answerAll(o, r.notAnswered(o, "it answered "+resp.Status+" without a message"))
 			return
 		}
 		owed := r.owed(o)
@@ -253,7 +293,7 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 			r.relayAnswer(o, resp, body, owed)
 		}
 		if len(owed) > 0 {
-			r.answerAll(&outgoing{method: o.method, batch: o.batch, pending: values(owed)}, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s sent no answer to this request", r.url))
+			r.answerAll(&outgoing{method: o.method, batch: o.batch, pending: values(owed)}, r.notAnswered(o, notMCP(resp)))
 		}
 	case resp.StatusCode/100 == 5:
 		body, _ := readAll(resp, 64<<10)
@@ -273,7 +313,14 @@ func (r *relay) refusal(resp *http.Response, body []byte) *rpc.WireError {
 		return rpc.Errorf(rpc.CodeInternalError, "the server at %s speaks HTTPS: use an https:// URL (with --fingerprint for a self-signed certificate)", r.url).WithData(data)
 	case resp.StatusCode == http.StatusUnauthorized:
 		data["kind"] = "unauthorized"
-		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check --token-file or CAD_MCP_TOKEN against the token the remote bridge was started with", r.url, resp.Status).WithData(data)
+		if r.cfg.Token == "" {
+			return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s wants a token (%s), and none was sent: give connect --token-file FILE, or set CAD_MCP_TOKEN", r.url, resp.Status).WithData(data)
+		}
+		from := r.cfg.TokenFrom
+		if from == "" {
+			from = "the token"
+		}
+		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check %s against the token the remote bridge was started with", r.url, resp.Status, from).WithData(data)
 	}
 	if m, ok := rpc.DecodeMessage(bytes.TrimSpace(body)).Msg.(*rpc.Response); ok && m.Error != nil && resp.StatusCode != http.StatusForbidden {
 		// The remote's own JSON-RPC error (an unknown method, a version it

@@ -93,22 +93,38 @@ func (r *relay) setCommon(h http.Header) {
 // leaves the outcome unknown. Without this, the two look the same, as
 // they do once the remote refused the header with 417 (noExpect): calls
 // then go without it, and a break on the way counts as unknown.
+//
+// The remote may stay silent for at most answerIdle (AnswerIdle) at a
+// time, from the start until the answer's body is closed: each byte that
+// goes out or comes in starts the count again. Past it, the request is
+// cancelled with errSilent.
 func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall bool, sent func()) attempt {
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{idle: r.cfg.answerIdle, ctx: ctx}
+	w.timer = time.AfterFunc(w.idle, func() { cancel(errSilent) })
 	var wrote atomic.Bool
-	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
-		if info.Err == nil && !isCall {
-			wrote.Store(true)
-		}
-		if !isCall || wrote.Load() {
-			sent()
-		}
-	}}
-	var rd io.Reader = bytes.NewReader(body)
+	trace := &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			w.alive()
+			if info.Err == nil && !isCall {
+				wrote.Store(true)
+			}
+			if !isCall || wrote.Load() {
+				sent()
+			}
+		},
+		GotConn:              func(httptrace.GotConnInfo) { w.alive() },
+		Got100Continue:       w.alive,
+		GotFirstResponseByte: w.alive,
+	}
+	var rd io.Reader = &watchedBody{r: bytes.NewReader(body), w: w}
 	if isCall {
 		rd = &watchedBody{r: rd, read: &wrote}
 	}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, r.url, rd)
 	if err != nil {
+		w.timer.Stop()
+		cancel(nil)
 		return attempt{err: err}
 	}
 	req.ContentLength = int64(len(body))
@@ -125,21 +141,81 @@ func (r *relay) post(ctx context.Context, body []byte, hdr http.Header, isCall b
 	if !isCall || wrote.Load() {
 		sent()
 	}
-	if err == nil {
+	if err != nil {
+		w.timer.Stop()
+		err = w.why(err)
+		cancel(nil)
+	} else {
 		r.markUp()
+		resp.Body = &idleBody{ReadCloser: resp.Body, w: w, cancel: cancel}
 	}
 	return attempt{resp: resp, err: err, wrote: wrote.Load()}
 }
 
-// watchedBody notes the first read of a call's body: from then on some of
-// it may have reached the remote.
+// errSilent: the remote sent nothing for AnswerIdle while it owed an
+// answer.
+var errSilent = errors.New("the remote sent nothing")
+
+// watchdog cancels a request whose remote stays silent too long.
+type watchdog struct {
+	idle  time.Duration
+	ctx   context.Context
+	timer *time.Timer
+}
+
+// alive starts the count again: a byte went out or came in.
+func (w *watchdog) alive() { w.timer.Reset(w.idle) }
+
+// why words err, when the watchdog caused it.
+func (w *watchdog) why(err error) error {
+	if context.Cause(w.ctx) == errSilent {
+		return fmt.Errorf("%w for %v while an answer was owed (a remote mcp-bridge sends a keep-alive every 15 s during a long call): it is gone, or the network between drops everything", errSilent, w.idle)
+	}
+	return err
+}
+
+// idleBody is an answer's body under the watchdog: each read that brings
+// bytes starts its count again; Close stops it.
+type idleBody struct {
+	io.ReadCloser
+	w      *watchdog
+	cancel context.CancelCauseFunc
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.w.alive()
+	}
+	if err != nil && err != io.EOF {
+		err = b.w.why(err)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.w.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+// watchedBody is a request body on its way out: each read starts the
+// watchdog's count again (w, when set), and the first notes (read, when
+// set) that from then on some of a call may have reached the remote.
 type watchedBody struct {
 	r    io.Reader
+	w    *watchdog
 	read *atomic.Bool
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
-	b.read.Store(true)
+	if b.w != nil {
+		b.w.alive()
+	}
+	if b.read != nil {
+		b.read.Store(true)
+	}
 	return b.r.Read(p)
 }
 

@@ -47,6 +47,7 @@ type bridgeFlags struct {
 	name           string
 	client         string
 	rules          ruleFlags // policy, confirmation, journal (rules.go)
+	set            *settings // where each setting came from (settings.go)
 
 	// Streamable HTTP (see httpflags.go)
 	listen       string
@@ -73,7 +74,8 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
 	fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
 	fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
-	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
+	f.cacheDir = defaultCacheDir()
+	fs.Var((*folderValue)(&f.cacheDir), "cache-dir", "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
 	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
 	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
@@ -93,7 +95,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 // output, rather than how the bridge runs: they come from the command line
 // only. A client starts the bridge with CAD_MCP_* in its environment, and
 // CAD_MCP_PRINT_CONFIG=true there must not turn the server into a printer.
-var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true, "scope": true, "dry-run": true, "copy": true}
+var actionFlags = map[string]bool{"print-config": true, "version": true, "client": true, "name": true, "scope": true, "dry-run": true, "copy": true, "force": true}
 
 // parse reads args, then the environment for every setting not given.
 func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
@@ -103,29 +105,16 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 		}
 		return withFlagSuggestion(f.fs, err)
 	}
-	var bad error
-	f.fs.VisitAll(func(fl *pflag.Flag) {
-		if fl.Changed || bad != nil || actionFlags[fl.Name] {
-			return
-		}
-		key := "CAD_MCP_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
-		// A client that did not fill in a placeholder (Claude Desktop passes
-		// "${user_config.port}" literally when the bundle setting has no
-		// value) leaves the setting unset.
-		if v := getenv(key); v != "" && !clientconf.Unsubstituted(v) {
-			if err := fl.Value.Set(v); err != nil {
-				bad = fmt.Errorf("environment %s=%q: %v", key, v, err)
-			}
-		}
-	})
-	if bad != nil {
-		return bad
+	set, err := readSettings(f.fs, getenv, nil)
+	if err != nil {
+		return err
 	}
+	f.set, f.rules.set = set, set
 	if err := f.rules.check(); err != nil {
 		return err
 	}
 	if f.port < 1 || f.port > 65535 {
-		return fmt.Errorf("--port %d: must be 1-65535", f.port)
+		return fmt.Errorf("%s %d: must be 1-65535", f.set.name("port"), f.port)
 	}
 	if f.queue < 1 {
 		return fmt.Errorf("--queue %d: must be at least 1", f.queue)
@@ -383,21 +372,41 @@ func clientList() string {
 		words = append(words, "("+c.ID+")"+sep)
 	}
 	words = append(words, strings.Fields("Any other MCP client, and the MCP Inspector, take the entry that --print-config prints.")...)
+	return wrapWords(words, "", 76)
+}
+
+// wrapWords joins words with spaces into lines of at most width
+// characters, each starting with indent (a word longer than the line gets
+// a line of its own).
+func wrapWords(words []string, indent string, width int) string {
 	var b strings.Builder
-	line := 0
+	b.WriteString(indent)
+	line, fresh := len(indent), true
 	for _, w := range words {
-		if line > 0 && line+1+len(w) > 76 {
-			b.WriteString("\n")
-			line = 0
-		} else if line > 0 {
+		switch {
+		case fresh:
+		case line+1+len(w) > width:
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		default:
 			b.WriteString(" ")
 			line++
 		}
 		b.WriteString(w)
 		line += len(w)
+		fresh = false
 	}
 	return b.String()
 }
+
+// folderValue is a flag holding a folder's path. It is a string, but not
+// pflag's "string": --help shows its default as typed, where %q doubled
+// each backslash of a Windows path ("C:\\Users\\…").
+type folderValue string
+
+func (v *folderValue) String() string     { return string(*v) }
+func (v *folderValue) Set(s string) error { *v = folderValue(s); return nil }
+func (v *folderValue) Type() string       { return "folder" }
 
 // clientIDs are the --client values of install, comma-separated.
 func clientIDs() string { return strings.Join(clientconf.IDs(), ", ") }

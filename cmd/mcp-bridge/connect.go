@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -32,26 +33,42 @@ Examples:
 Flags (marked "env": also read from CAD_MCP_<NAME> when not given):
 `
 
+// connectFlags are connect's flags (doctor reads registrations with them).
+type connectFlags struct {
+	fs                                                           *pflag.FlagSet
+	tokenFile, fingerprint, caFile, logLevel, logFormat, logFile string
+	showVersion                                                  bool
+}
+
+func newConnectFlags(out io.Writer) *connectFlags {
+	c := &connectFlags{fs: pflag.NewFlagSet("connect", pflag.ContinueOnError)}
+	fs := c.fs
+	fs.SetOutput(out)
+	fs.SortFlags = false
+	fs.StringVar(&c.tokenFile, "token-file", "", "send this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
+	fs.StringVar(&c.fingerprint, "fingerprint", "", "pin the server's certificate: sha256:<64 hex digits>, as the remote bridge logs it (env CAD_MCP_FINGERPRINT)")
+	fs.StringVar(&c.caFile, "ca", "", "trust the certificate authorities in this PEM file instead of the system's (env CAD_MCP_CA)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
+	fs.StringVar(&c.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
+	fs.StringVar(&c.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
+	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
+	return c
+}
+
+// connectSettingNames are connect's settings, also read from CAD_MCP_<NAME>.
+var connectSettingNames = []string{"token-file", "fingerprint", "ca", "log-level", "log-format", "log-file"}
+
 // runConnect is `mcp-bridge connect URL`.
 func runConnect(ctx context.Context, e *env, args []string) error {
-	fs := pflag.NewFlagSet("connect", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.SortFlags = false
-	tokenFile := fs.String("token-file", "", "send this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
-	fingerprint := fs.String("fingerprint", "", "pin the server's certificate: sha256:<64 hex digits>, as the remote bridge logs it (env CAD_MCP_FINGERPRINT)")
-	caFile := fs.String("ca", "", "trust the certificate authorities in this PEM file instead of the system's (env CAD_MCP_CA)")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
-	logFormat := fs.String("log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
-	logFile := fs.String("log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
-	showVersion := fs.Bool("version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
+	c := newConnectFlags(e.stderr)
+	fs := c.fs
 	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s%s", connectUsage, fs.FlagUsages()) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
-	for _, fl := range []string{"token-file", "fingerprint", "ca", "log-level", "log-format", "log-file"} {
-		if v := e.getenv(envName(fl)); v != "" && !fs.Changed(fl) {
-			_ = fs.Set(fl, v)
-		}
+	set, err := readSettings(fs, e.getenv, connectSettingNames)
+	if err != nil {
+		return usageError{err}
 	}
 	if fs.NArg() != 1 {
 		return usageError{fmt.Errorf("connect takes one URL, the remote's MCP endpoint (e.g. https://cad-pc:8931/mcp); got %d arguments", fs.NArg())}
@@ -60,38 +77,38 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	if err := connect.CheckURL(cfg.URL); err != nil {
 		return usageError{fmt.Errorf("connect: %w", err)}
 	}
-	token, err := (&bridgeFlags{tokenFile: *tokenFile}).token(e.getenv)
+	token, tokenFrom, err := set.token(c.tokenFile)
 	if err != nil {
 		return usageError{err}
 	}
-	cfg.Token = token
-	if *fingerprint != "" {
-		if cfg.Fingerprint, err = tlscert.ParseFingerprint(*fingerprint); err != nil {
-			return usageError{fmt.Errorf("--fingerprint: %w", err)}
+	cfg.Token, cfg.TokenFrom = token, tokenFrom
+	if c.fingerprint != "" {
+		if cfg.Fingerprint, err = tlscert.ParseFingerprint(c.fingerprint); err != nil {
+			return usageError{fmt.Errorf("%s: %w", set.name("fingerprint"), err)}
 		}
 	}
-	if *caFile != "" {
-		pem, err := readSmallFile("--ca", *caFile, maxCAFile, "a file of CA certificates")
+	if c.caFile != "" {
+		pem, err := readSmallFile(set.name("ca"), c.caFile, maxCAFile, "a file of CA certificates")
 		if err != nil {
 			return usageError{err}
 		}
 		cfg.RootCAs = x509.NewCertPool()
 		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return usageError{fmt.Errorf("--ca %s holds no PEM certificate", *caFile)}
+			return usageError{fmt.Errorf("%s %s holds no PEM certificate", set.name("ca"), c.caFile)}
 		}
 	}
 	if err := cfg.Check(); err != nil {
 		return usageError{fmt.Errorf("connect: %w", err)}
 	}
-	if err := notStdout(*logFile, e.stdout); err != nil {
+	if err := notStdout(c.logFile, e.stdout); err != nil {
 		return usageError{err}
 	}
-	log, closeLog, err := newLogger(*logLevel, *logFormat, *logFile, e.stderr)
+	log, closeLog, err := newLogger(c.logLevel, c.logFormat, c.logFile, e.stderr)
 	if err != nil {
 		return usageError{err}
 	}
 	defer closeLog()
-	if *showVersion {
+	if c.showVersion {
 		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
 		return nil
 	}
@@ -105,7 +122,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 			e.stopSignals()
 		}
 	}()
-	log.Info().Str("url", cfg.URL).Str("version", version).Bool("token", token != "").Bool("pinned", cfg.Fingerprint != nil).Msg("mcp-bridge connect serving on stdio")
+	log.Info().Str("url", cfg.URL).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Bool("pinned", cfg.Fingerprint != nil).Msg("mcp-bridge connect serving on stdio")
 	err = connect.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
 	log.Info().Msg("mcp-bridge connect stopped")
 	return err
@@ -165,7 +182,7 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("install --url registers connect, which reaches no CAD base itself: %s belong on the remote bridge", strings.Join(bad, ", "))
 	}
-	if f.tokenFile == "" && getenv("CAD_MCP_TOKEN") != "" {
+	if f.set.tokenFrom(f.tokenFile) == tokenVar {
 		return fmt.Errorf("install --url does not write the token into the client's file: save it in a file only you can read and pass --token-file FILE")
 	}
 	for _, p := range []*string{&f.tokenFile, &c.ca} {

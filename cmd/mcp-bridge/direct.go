@@ -67,18 +67,12 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
-	for _, fl := range []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"} {
-		if fs.Lookup(fl) == nil {
-			continue
-		}
-		if !fs.Changed(fl) {
-			if v := e.getenv(envName(fl)); v != "" {
-				if err := fs.Set(fl, v); err != nil {
-					return usageError{fmt.Errorf("environment %s=%q: %v", envName(fl), v, err)}
-				}
-			}
-		}
+	settingNames := []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"}
+	set, err := readSettings(fs, e.getenv, settingNames)
+	if err != nil {
+		return usageError{err}
 	}
+	rules.set = set
 	wantArgs := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[cmd]
 	if fs.NArg() != wantArgs {
 		fs.Usage()
@@ -97,6 +91,9 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	pol, err := rules.load()
 	if err != nil {
 		return usageError{err}
+	}
+	if *port < 1 || *port > 65535 {
+		return usageError{fmt.Errorf("%s %d: must be 1-65535", set.name("port"), *port)}
 	}
 	client := &tcpbase.Client{Addr: net.JoinHostPort(*host, strconv.Itoa(*port)), ConnectTimeout: 3 * time.Second}
 	parent := ctx
@@ -132,7 +129,8 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
 		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
-			BaseGiven: fs.Changed("host") || fs.Changed("port"), Reach: registrationReach, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject})
+			BaseGiven: set.from("host") != "default" || set.from("port") != "default", Settings: doctorSettings(set, settingNames),
+			Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
@@ -159,9 +157,11 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 // starts will (flag, then CAD_MCP_<NAME> from the entry's env, then the
 // default), and says which base that bridge talks to, with which list
 // timeout and policy, and whether it would serve HTTP instead of stdio.
-func registrationReach(s clientconf.Server) (doctor.Reach, error) {
+// A connect registration's token source is read from its args, its env,
+// then doctor's own environment, which the client may share.
+func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doctor.Reach, error) {
 	if len(s.Args) > 1 && s.Args[0] == "connect" {
-		return doctor.Reach{Remote: s.Args[1]}, nil
+		return doctor.Reach{Remote: s.Args[1], TokenFrom: connectTokenFrom(s, doctorEnv)}, nil
 	}
 	f := newBridgeFlags(io.Discard)
 	getenv := func(k string) string { return s.Env[k] }
@@ -173,13 +173,14 @@ func registrationReach(s clientconf.Server) (doctor.Reach, error) {
 		return doctor.Reach{}, err
 	}
 	from := func(flag string) string {
-		switch v := getenv(envName(flag)); {
-		case f.fs.Changed(flag):
-			return "--" + flag + " in its args"
-		case v != "" && !clientconf.Unsubstituted(v):
-			return envName(flag) + " in its env"
+		switch src := f.set.from(flag); src {
+		case "default":
+			return "the default " + flag
+		case "--" + flag:
+			return src + " in its args"
+		default:
+			return src + " in its env"
 		}
-		return "the default " + flag
 	}
 	where := from("port")
 	if f.host != "127.0.0.1" {
@@ -206,4 +207,56 @@ func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name strin
 		return
 	}
 	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, didYouMean(name, names))
+}
+
+// connectTokenFrom says where a connect registration's token comes from,
+// in doctor's words: "--token-file PATH in its args", "CAD_MCP_TOKEN in
+// its env", "CAD_MCP_TOKEN of this environment", or "no token".
+func connectTokenFrom(s clientconf.Server, getenv func(string) string) string {
+	c := newConnectFlags(io.Discard)
+	fs := c.fs
+	env := func(k string) string {
+		if v, ok := s.Env[k]; ok {
+			return v
+		}
+		if getenv == nil {
+			return ""
+		}
+		return getenv(k)
+	}
+	if fs.Parse(s.Args[1:]) != nil {
+		return "unknown (its args are not connect's)"
+	}
+	set, err := readSettings(fs, env, connectSettingNames)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	from := set.tokenFrom(c.tokenFile)
+	var k string
+	switch {
+	case from == "":
+		return "no token"
+	case fs.Changed("token-file"):
+		return from + " in its args"
+	case from == tokenVar:
+		k = tokenVar
+	default:
+		k = envName("token-file")
+	}
+	if _, ok := s.Env[k]; ok {
+		return from + " in its env"
+	}
+	return from + " of this environment"
+}
+
+// doctorSettings are doctor's own settings and where each came from.
+func doctorSettings(set *settings, names []string) []doctor.Setting {
+	var out []doctor.Setting
+	for _, n := range names {
+		if set.fs.Lookup(n) == nil {
+			continue
+		}
+		out = append(out, doctor.Setting{Name: n, Value: set.fs.Lookup(n).Value.String(), From: set.from(n)})
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -47,8 +48,14 @@ func TestInstallWarnsAboutATransientBinary(t *testing.T) {
 		{place("bin/mcp-bridge"), ""},
 	} {
 		_, errs, code := runAs(t, &env{argv0: tt.exe, args: []string{"install", "--client", "cursor", "--dry-run"}}, vars)
+		// From a terminal in this folder, not the binary's: on Windows
+		// the hint goes there first, and runs the binary by its path.
+		hint := "  mcp-bridge install --copy --client cursor --dry-run\n"
+		if runtime.GOOS == "windows" {
+			hint = "  cd \"" + filepath.Dir(tt.exe) + "\"\n  .\\" + filepath.Base(tt.exe) + " install --copy --client cursor --dry-run\n"
+		}
 		warned := strings.Contains(errs, "warning: "+tt.exe+" is in "+tt.why) && strings.Contains(errs, "once it is gone, the client cannot start the bridge.") &&
-			strings.Contains(errs, "  mcp-bridge install --copy --client cursor --dry-run\n")
+			strings.Contains(errs, hint)
 		if code != 0 || warned != (tt.why != "") || tt.why == "" && strings.Contains(errs, "warning") {
 			t.Errorf("install from %s: exit %d, warned %v\n%s", tt.exe, code, warned, errs)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // addHTTPFlags adds the Streamable HTTP settings (each also read from
@@ -20,7 +21,7 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs := f.fs
 	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
 	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token (or set CAD_MCP_TOKEN) (env CAD_MCP_TOKEN_FILE)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
@@ -37,14 +38,14 @@ func (f *bridgeFlags) checkHTTP() error {
 		}
 		return nil
 	}
-	if err := f.tls.check(); err != nil {
+	if err := f.tls.check(f.set); err != nil {
 		return err
 	}
 	if _, err := parseCIDRs(f.trustProxy); err != nil {
 		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.listen)
+		return fmt.Errorf("%s %q: want HOST:PORT, e.g. 127.0.0.1:8931", f.set.name("listen"), f.listen)
 	}
 	if f.sessionIdle <= 0 || f.maxStreams < 1 || f.maxSessions < 1 {
 		return fmt.Errorf("--session-idle must be positive, and --max-streams and --max-sessions at least 1")
@@ -52,36 +53,10 @@ func (f *bridgeFlags) checkHTTP() error {
 	return nil
 }
 
-// token returns the bearer token: CAD_MCP_TOKEN, else --token-file's first
-// line; "" for none.
-func (f *bridgeFlags) token(getenv func(string) string) (string, error) {
-	if t := strings.TrimSpace(getenv("CAD_MCP_TOKEN")); t != "" {
-		if err := checkToken(t); err != nil {
-			return "", fmt.Errorf("CAD_MCP_TOKEN %w", err)
-		}
-		return t, nil
-	}
-	if f.tokenFile == "" {
-		return "", nil
-	}
-	// A token is one short line.
-	raw, err := readSmallFile("--token-file", f.tokenFile, maxTokenFile, "a token file")
-	if err != nil {
-		return "", err
-	}
-	// Windows editors may start a UTF-8 file with a byte order mark: it
-	// is not part of the token.
-	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
-	t, _, _ := strings.Cut(string(raw), "\n")
-	t = strings.TrimSpace(t)
-	if t == "" {
-		return "", fmt.Errorf("--token-file %s is empty", f.tokenFile)
-	}
-	if err := checkToken(t); err != nil {
-		return "", fmt.Errorf("--token-file %s %w", f.tokenFile, err)
-	}
-	return t, nil
-}
+// token returns the bearer token ("" for none) and where it came from
+// (settings.token: --token-file on the command line wins over
+// CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE).
+func (f *bridgeFlags) token() (string, string, error) { return f.set.token(f.tokenFile) }
 
 // readSmallFile reads the file a flag names, at most max bytes: a file
 // that does not end soon (a device such as /dev/zero, a pipe fed without
@@ -124,7 +99,7 @@ func checkToken(t string) error {
 
 // serveHTTP runs the bridge as a Streamable HTTP server until ctx is done.
 func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) error {
-	token, err := f.token(e.getenv)
+	token, tokenFrom, err := f.token()
 	if err != nil {
 		return usageError{err}
 	}
@@ -138,14 +113,14 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	log := cfg.Log
 	// The self-signed certificate is kept in the cache folder even with
 	// --no-cache: it is not a cache, and clients pin it.
-	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, log)
+	tln, scheme, names, err := f.tls.listener(ln, f.listen, f.cacheDir, f.set, log)
 	if err != nil {
 		ln.Close()
 		return usageError{err}
 	}
 	ln = tln
 	proxies, _ := parseCIDRs(f.trustProxy) // checked by checkHTTP
-	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Msg("mcp-bridge serving Streamable HTTP")
+	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Msg("mcp-bridge serving Streamable HTTP")
 	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
@@ -168,11 +143,17 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 // into the client's configuration).
 func printURLConfig(e *env, f *bridgeFlags) error {
 	host, port, _ := net.SplitHostPort(f.listen)
-	if host == "" || host == "0.0.0.0" || host == "::" {
+	wildcard := host == "" || host == "0.0.0.0" || host == "::"
+	if wildcard {
 		host = "127.0.0.1"
 	}
-	server := map[string]any{"type": "http", "url": "http://" + net.JoinHostPort(host, port) + "/mcp"}
-	token, err := f.token(e.getenv)
+	scheme := "http"
+	if f.tls.on() {
+		scheme = "https" // the bridge serves nothing else then
+	}
+	url := scheme + "://" + net.JoinHostPort(host, port) + "/mcp"
+	server := map[string]any{"type": "http", "url": url}
+	token, _, err := f.token()
 	if err != nil {
 		return usageError{err}
 	}
@@ -191,7 +172,46 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	}
 	out, _ := json.MarshalIndent(map[string]any{key: map[string]any{f.name: server}}, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
+	if f.tls.selfSigned {
+		// On stderr: stdout is the JSON, pasted or piped as it is.
+		fmt.Fprint(e.stderr, pinNote(f, e.getenv, url, wildcard))
+	}
 	return nil
+}
+
+// pinNote tells how a client reaches a bridge serving a self-signed
+// certificate: through connect, which pins it by its fingerprint (no
+// client accepts the certificate by itself, nor pins one). The
+// fingerprint is the one kept in the cache folder; before the bridge has
+// made it, the note says where to read it.
+func pinNote(f *bridgeFlags, getenv func(string) string, url string, wildcard bool) string {
+	fp := tlscert.Existing(f.cacheDir)
+	known := fp != ""
+	if !known {
+		fp = "sha256:…"
+	}
+	cmd := "mcp-bridge connect " + url + " --fingerprint " + fp
+	if clientconf.Lookup(f.client) != nil {
+		cmd = "mcp-bridge install --client " + f.client + " --url " + url + " --fingerprint " + fp
+	}
+	if f.tokenFile != "" {
+		cmd += " --token-file " + shellQuoteIfNeeded(f.tokenFile)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the certificate is self-signed: a client given this URL refuses it. Register the bridge through connect, which pins the certificate by its fingerprint:\n  %s\n", cmd)
+	if wildcard {
+		fmt.Fprintf(&b, "(on another machine, with this machine's name or address in the URL)\n")
+	}
+	if known {
+		fmt.Fprintf(&b, "(the fingerprint of the certificate kept in %s)\n", f.cacheDir)
+	} else {
+		fmt.Fprintf(&b, "the fingerprint is not known yet: the bridge makes the certificate in %s when it first starts with --tls-self-signed, and logs it; then this command prints it", f.cacheDir)
+		if f.cacheDir == tlsDir(getenv) {
+			fmt.Fprintf(&b, ", and mcp-bridge doctor shows it")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // parseCIDRs reads --trust-proxy: CIDRs, or single addresses.

@@ -130,7 +130,7 @@ func runInstall(e *env, cmd string, args []string) error {
 			server = remote.server(server.Command, f)
 		}
 		if !*copyExe && slices.ContainsFunc(clients, func(c *clientconf.Client) bool { return !remote.urlForm(c) }) {
-			warnTransient(e, ce, server.Command, "mcp-bridge install --copy "+strings.Join(args, " "))
+			warnTransient(e, ce, server.Command, "install --copy "+strings.Join(args, " "))
 		}
 		if *copyExe {
 			dest := ce.CopyTarget()
@@ -139,7 +139,11 @@ func runInstall(e *env, cmd string, args []string) error {
 					return fmt.Errorf("--copy: %w", err)
 				}
 			}
-			fmt.Fprintf(e.stdout, "copied %s to %s\n", server.Command, dest)
+			copied := "copied"
+			if *dryRun {
+				copied = "would copy"
+			}
+			fmt.Fprintf(e.stdout, "%s %s to %s\n", copied, server.Command, dest)
 			server.Command = dest
 		}
 	}
@@ -225,17 +229,13 @@ func runInstall(e *env, cmd string, args []string) error {
 func report(e *env, c *clientconf.Client, name string, results []clientconf.Result, dryRun bool) {
 	changed := false
 	for _, r := range results {
-		would := ""
-		if dryRun {
-			would = "would be "
-		}
 		switch r.Action {
 		case "added":
-			fmt.Fprintf(e.stdout, "%s: %sadded %q to %s\n", c.Name, would, name, r.File)
+			fmt.Fprintf(e.stdout, "%s: %s %q to %s\n", c.Name, done(r.Action, dryRun), name, r.File)
 		case "updated":
-			fmt.Fprintf(e.stdout, "%s: %supdated %q in %s\n", c.Name, would, name, r.File)
+			fmt.Fprintf(e.stdout, "%s: %s %q in %s\n", c.Name, done(r.Action, dryRun), name, r.File)
 		case "removed":
-			fmt.Fprintf(e.stdout, "%s: %sremoved %q from %s\n", c.Name, would, name, r.File)
+			fmt.Fprintf(e.stdout, "%s: %s %q from %s\n", c.Name, done(r.Action, dryRun), name, r.File)
 		case "unchanged":
 			fmt.Fprintf(e.stdout, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
 		default:
@@ -257,6 +257,15 @@ func report(e *env, c *clientconf.Client, name string, results []clientconf.Resu
 	}
 }
 
+// done is what install or uninstall did to an entry ("added"), or with
+// --dry-run what it would do ("would add").
+func done(action string, dryRun bool) string {
+	if !dryRun {
+		return action
+	}
+	return "would " + map[string]string{"added": "add", "updated": "update", "removed": "remove"}[action]
+}
+
 // tableRows are --client all's lines for one client: a line per file it
 // changed (or found up to date), and what to do next.
 func tableRows(c *clientconf.Client, name string, results []clientconf.Result, err error, dryRun bool) [][3]string {
@@ -269,12 +278,11 @@ func tableRows(c *clientconf.Client, name string, results []clientconf.Result, e
 	}
 	var rows [][3]string
 	for _, r := range results {
-		would := ""
-		if dryRun && r.Action != "unchanged" && r.Action != "absent" {
-			would = "would be "
+		what := map[string]string{"unchanged": "already up to date", "absent": "not registered"}[r.Action]
+		if what == "" {
+			what = done(r.Action, dryRun)
 		}
-		what := map[string]string{"added": "added", "updated": "updated", "removed": "removed", "unchanged": "already up to date", "absent": "not registered"}[r.Action]
-		what = would + what + fmt.Sprintf(" (%q)", name)
+		what += fmt.Sprintf(" (%q)", name)
 		if r.Backup != "" {
 			what += "; previous file kept as " + filepath.Base(r.Backup)
 		}
@@ -365,9 +373,10 @@ func shellQuoteIfNeeded(s string) string {
 // warnTransient warns, on stderr, when the binary being registered lives
 // in a folder that will not last, and shows the command that registers a
 // copy that stays instead.
-func warnTransient(e *env, ce clientconf.Env, exe, instead string) {
+// args are the arguments of that command, after the program's name.
+func warnTransient(e *env, ce clientconf.Env, exe, args string) {
 	if why := ce.Transient(exe); why != "" {
-		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), instead)
+		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), strings.Join(runFrom(ce.OS, exe, ce.Dir, args), "\n  "))
 	}
 }
 

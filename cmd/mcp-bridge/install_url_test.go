@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -175,8 +176,12 @@ func TestInstallKeepsUsersServer(t *testing.T) {
 	t.Chdir(home)
 	orig := `{"mcpServers":{"github":{"url":"https://api.example/mcp","headers":{"Authorization":"Bearer ${env:GITHUB_PAT}"}}}}`
 	write(".cursor/mcp.json", orig)
+	// --force is an action of the command line only: CAD_MCP_FORCE in the
+	// environment (a left-over export) replaces nobody's server.
+	forced := maps.Clone(env)
+	forced["CAD_MCP_FORCE"] = "true"
 	for _, args := range [][]string{{}, {"--url", "https://cad-pc:8931/mcp"}} {
-		out, errs, code := runCLI(t, env, "", append([]string{"install", "--client", "cursor", "--name", "github"}, args...)...)
+		out, errs, code := runCLI(t, forced, "", append([]string{"install", "--client", "cursor", "--name", "github"}, args...)...)
 		if code != 1 || !strings.Contains(errs, `"github" is already in this file: it connects to https://api.example/mcp without CAD_MCP_TOKEN, and is not mcp-bridge's`) || !strings.Contains(errs, "--force") {
 			t.Errorf("install %v over the user's server: exit %d\n%s%s", args, code, out, errs)
 		}

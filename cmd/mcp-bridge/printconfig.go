@@ -93,7 +93,7 @@ func printConfig(e *env, f *bridgeFlags) error {
 	if clientconf.Lookup(c.ID) == nil {
 		installed = "…"
 	}
-	warnTransient(e, clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, s.Command, "mcp-bridge install --copy --client "+installed)
+	warnTransient(e, clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, s.Command, "install --copy --client "+installed)
 	doc, err := clientconf.Document(c, f.name, s)
 	if err != nil {
 		return err

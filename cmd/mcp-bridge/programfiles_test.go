@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,7 +145,8 @@ func TestCacheDirDefault(t *testing.T) {
 		t.Setenv("XDG_CACHE_HOME", base)
 	}
 	_, help, _ := runCLI(t, nil, "", "--help")
-	if want := strconv.Quote(filepath.Join(base, "mcp-bridge")); !strings.Contains(help, "--cache-dir string") || !strings.Contains(help, "(default "+want+")") {
+	// As typed: unquoted, each backslash single.
+	if want := filepath.Join(base, "mcp-bridge"); !strings.Contains(help, "--cache-dir folder") || !strings.Contains(help, "(default "+want+")") {
 		t.Errorf("--help does not give the cache directory default %s:\n%s", want, help)
 	}
 }

@@ -37,6 +37,7 @@ type ruleFlags struct {
 	journalArgs    bool
 	journalMax     int64
 	journalReq     bool
+	set            *settings // where they came from; nil: the command line
 }
 
 func (r *ruleFlags) add(fs *pflag.FlagSet) {
@@ -106,7 +107,7 @@ func (r *ruleFlags) load() (*policy.Policy, error) {
 	if r.policy != "" {
 		var err error
 		if data, err = os.ReadFile(r.policy); err != nil {
-			return nil, fmt.Errorf("--policy: %w", err)
+			return nil, fmt.Errorf("%s: %w", r.set.name("policy"), err)
 		}
 	}
 	return policy.Build(r.policy, data, policy.Options{Allow: splitList(r.allowTools), Deny: splitList(r.denyTools), ReadOnly: r.readOnly})

@@ -27,12 +27,12 @@ func (t *tlsFlags) add(f *bridgeFlags) {
 
 func (t *tlsFlags) on() bool { return t.selfSigned || t.cert != "" }
 
-func (t *tlsFlags) check() error {
+func (t *tlsFlags) check(set *settings) error {
 	switch {
 	case (t.cert == "") != (t.key == ""):
-		return fmt.Errorf("--tls-cert and --tls-key go together")
+		return fmt.Errorf("%s and %s go together", set.name("tls-cert"), set.name("tls-key"))
 	case t.selfSigned && t.cert != "":
-		return fmt.Errorf("--tls-self-signed makes its own certificate: give it or --tls-cert/--tls-key, not both")
+		return fmt.Errorf("%s makes its own certificate: give it or %s/%s, not both", set.name("tls-self-signed"), set.name("tls-cert"), set.name("tls-key"))
 	}
 	return nil
 }
@@ -41,7 +41,7 @@ func (t *tlsFlags) check() error {
 // fingerprint (what connect --fingerprint pins). Without TLS on an address
 // other machines reach, it logs one warning. It returns the URL scheme and
 // the names the certificate was made for (the server accepts them as Host).
-func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, log zerolog.Logger) (net.Listener, string, []string, error) {
+func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, set *settings, log zerolog.Logger) (net.Listener, string, []string, error) {
 	if !t.on() {
 		if !bridge.IsLoopbackAddr(listen) {
 			log.Warn().Str("listen", listen).Msg("serving plain http:// to other machines: the token and every drawing travel in clear text; use --tls-self-signed (or --tls-cert/--tls-key) unless a proxy ends TLS in front of this bridge")
@@ -54,13 +54,13 @@ func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, log zerolo
 		var created bool
 		cert, created, err = tlscert.SelfSigned(cacheDir)
 		if err != nil {
-			return nil, "", nil, fmt.Errorf("--tls-self-signed: %w", err)
+			return nil, "", nil, fmt.Errorf("%s: %w", set.name("tls-self-signed"), err)
 		}
 		if created {
 			log.Info().Str("dir", cacheDir).Msg("made a self-signed TLS certificate for this machine")
 		}
 	} else if cert, err = tls.LoadX509KeyPair(t.cert, t.key); err != nil {
-		return nil, "", nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		return nil, "", nil, fmt.Errorf("%s %s, %s %s: %w", set.name("tls-cert"), t.cert, set.name("tls-key"), t.key, err)
 	} else if st, err := os.Stat(t.key); err == nil && runtime.GOOS != "windows" && st.Mode().Perm()&0o004 != 0 {
 		// Readable by a group (Debian's ssl-cert) is common and fine;
 		// by every user of the machine, the key is as good as public.

@@ -136,6 +136,9 @@ type Client struct {
 	// URLForm: install --url writes this form instead of a `connect`
 	// entry (nil: the client gets the connect entry).
 	URLForm *URLForm
+	// Expands is what the client fills in in its file's strings (nil:
+	// not known, and every client's syntax is refused for it).
+	Expands *Expansion
 	// Scopes this client has besides "user".
 	Project bool
 	Local   bool // Claude Code's local scope (~/.claude.json projects[dir])
@@ -145,20 +148,20 @@ type Client struct {
 // goes through them.
 var Clients = []*Client{
 	{ID: "claude-desktop", Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
-	{ID: "claude-code", Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Restart: "start a new claude session (/mcp lists the servers)"},
+	{ID: "claude-code", Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Expands: braceVars, Restart: "start a new claude session (/mcp lists the servers)"},
 	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
-	{ID: "cursor", Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "windsurf", Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
+	{ID: "cursor", Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
+	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "windsurf", Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Expands: windsurfVars, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
-	{ID: "gemini", Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Restart: "start a new gemini session (/mcp lists the servers)"},
-	{ID: "codex", Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Restart: "start a new codex session (/mcp lists the servers)"},
+	{ID: "gemini", Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Expands: shellVars, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "codex", Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Expands: noVars, Restart: "start a new codex session (/mcp lists the servers)"},
 	{ID: "zed", Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
 	{ID: "junie", Name: "JetBrains Junie", Project: true, Restart: "Junie reads mcp.json when it starts a task; if the server does not appear, restart the IDE"},
 	{ID: "jetbrains", Name: "JetBrains AI Assistant", Paste: "Settings | Tools | AI Assistant | Model Context Protocol (MCP) → Add → As JSON (Global level)", Restart: "press Apply; the server starts when AI Assistant next needs it"},
-	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Extra: []kv{{"tools", []string{"*"}}}, Restart: "start a new copilot session (/mcp show lists the servers)"},
+	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Extra: []kv{{"tools", []string{"*"}}}, Expands: shellVars, Restart: "start a new copilot session (/mcp show lists the servers)"},
 	{ID: "roo-code", Name: "Roo Code", Project: true, Restart: "Roo Code reloads mcp_settings.json itself; if not, restart VS Code"},
 	{ID: "cline-cursor", Name: "Cline in Cursor", Restart: "Cline reloads its settings file; if the server does not appear, restart Cursor"},
 	{ID: "cline-windsurf", Name: "Cline in Windsurf", Restart: "Cline reloads its settings file; if the server does not appear, restart Windsurf"},
@@ -170,7 +173,7 @@ var Clients = []*Client{
 	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
 	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
 	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
-	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Expands: opencodeVars, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
 var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}
@@ -283,6 +286,10 @@ type File struct {
 	// marker makes the candidate the one to write even before the file
 	// exists: the client is installed in that layout.
 	marker string
+	// readsBecause says why the client reads this file rather than the
+	// others (read.go's readReason): only where more than "it exists"
+	// rests behind it.
+	readsBecause string
 	// Note says what is special about this file, for doctor.
 	Note string
 }
@@ -364,6 +371,7 @@ func (e Env) Candidates(c *Client, scope string) []File {
 			for _, p := range pkgs {
 				file := f(filepath.Join(p, "LocalCache", "Roaming", "Claude", "claude_desktop_config.json"), "mcpServers")
 				file.marker, file.Note = p, "Microsoft Store (MSIX) build"
+				file.readsBecause = "its package folder " + p + " exists, so the Microsoft Store (MSIX) build is installed; Windows gives that build its own %APPDATA% inside the package, and it reads the file there, not %APPDATA%\\Claude's"
 				out = append(out, file)
 			}
 		}

@@ -49,6 +49,15 @@ func Install(f File, name string, s Server, opt Options) (Result, error) {
 	if s.URL != "" && f.Client.URLForm == nil {
 		return Result{Client: f.Client, File: f.Path}, fmt.Errorf("%s takes no URL entry: register `mcp-bridge connect URL` for it", f.Client.Name)
 	}
+	if err := f.Client.CheckExpansion(s); err != nil {
+		return Result{Client: f.Client, File: f.Path}, err
+	}
+	return install(f, name, s, opt)
+}
+
+// install is Install without the check of what the client fills in (the
+// tests write a user's own entry with it).
+func install(f File, name string, s Server, opt Options) (Result, error) {
 	return change(f, opt, true, func(before []byte) ([]byte, string, error) {
 		if old, ok := entryIn(f, before, name); ok && !opt.Force {
 			if what := notOurs(old, s.URL, opt.Self); what != "" {

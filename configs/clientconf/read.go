@@ -24,6 +24,14 @@ type Registration struct {
 	// reads the first of its user files that exists): this entry is
 	// never used.
 	ShadowedBy string `json:"shadowed_by,omitempty"`
+	// ShadowReason says what the claim that the client reads ShadowedBy
+	// rests on. ShadowMissing: ShadowedBy does not exist (yet), the layout
+	// it belongs to does (the Store build's package folder).
+	// ShadowRemovable: the client would read this entry's file once
+	// ShadowedBy is removed (it reads the first of its files that exists).
+	ShadowReason    string `json:"shadow_reason,omitempty"`
+	ShadowMissing   bool   `json:"shadowed_by_missing,omitempty"`
+	ShadowRemovable bool   `json:"shadow_removable,omitempty"`
 	// NotRead says why the client never reads this entry, for a reason
 	// other than a file that shadows it.
 	NotRead string `json:"not_read,omitempty"`
@@ -65,7 +73,7 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 			continue
 		}
 		note := f.Note
-		shadowedBy := e.shadowedBy(f)
+		shadow, shadowed := e.shadowedBy(f)
 		notRead := legacyOff(f)
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
@@ -77,7 +85,10 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 				if IsBridge(servers[n]) {
 					r := Registration{Client: f.Client.Name, ClientID: f.Client.ID, File: f.Path, Scope: f.Scope, Where: strings.Join(where, " → "), Name: n, Server: servers[n], Note: note}
 					if where[0] != "projects" { // a project's entries are its local scope, read from this file whatever else exists
-						r.ShadowedBy = shadowedBy
+						if shadowed {
+							r.ShadowedBy, r.ShadowReason, r.ShadowMissing = shadow.Path, shadow.readReason(), !exists(shadow.Path)
+							r.ShadowRemovable = !r.ShadowMissing && shadow.readsBecause == ""
+						}
 					}
 					r.NotRead = notRead
 					regs = append(regs, r)
@@ -119,26 +130,39 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 	return regs, probs
 }
 
-// shadowedBy is the user file the client reads instead of f, or "" when
+// shadowedBy is the user file the client reads instead of f; false when
 // it reads f (or f is not one of its alternative user files).
-func (e Env) shadowedBy(f File) string {
+func (e Env) shadowedBy(f File) (File, bool) {
 	if f.Scope != "user" || f.Client.Merged {
-		return ""
+		return File{}, false
 	}
 	cands := e.Candidates(f.Client, "user")
 	if len(cands) < 2 {
-		return ""
+		return File{}, false
 	}
 	target, ok := e.Target(f.Client, "user")
 	if !ok || target.Path == f.Path {
-		return ""
+		return File{}, false
 	}
 	for _, c := range cands {
 		if c.Path == f.Path {
-			return target.Path
+			return target, true
 		}
 	}
-	return "" // a VS Code profile, say: read as well
+	return File{}, false // a VS Code profile, say: read as well
+}
+
+// readReason says why the client reads f rather than its other files:
+// what the claim rests on, for doctor.
+func (f File) readReason() string {
+	switch {
+	case f.readsBecause != "":
+		return f.readsBecause
+	case exists(f.Path):
+		return "the first of its files that exists"
+	default:
+		return "the first of its files whose folder exists: " + f.marker
+	}
 }
 
 // legacyOff: Amazon Q reads its legacy mcp.json only while

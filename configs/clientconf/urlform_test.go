@@ -265,7 +265,7 @@ func TestInstallKeepsSomeoneElsesEntry(t *testing.T) {
 			for _, s := range ours {
 				os.MkdirAll(filepath.Dir(f.Path), 0o755)
 				os.Remove(f.Path)
-				if _, err := Install(f, "github", old, Options{}); err != nil {
+				if _, err := install(f, "github", old, Options{}); err != nil {
 					t.Fatalf("%s: writing the user's entry: %v", c.ID, err)
 				}
 				orig, _ := os.ReadFile(f.Path)
@@ -390,7 +390,7 @@ func TestUninstallKeepsSomeoneElsesEntry(t *testing.T) {
 		os.MkdirAll(filepath.Dir(f.Path), 0o755)
 		for _, old := range theirs {
 			os.Remove(f.Path)
-			if _, err := Install(f, "cad-autocad", old, Options{}); err != nil {
+			if _, err := install(f, "cad-autocad", old, Options{}); err != nil {
 				t.Fatalf("%s: writing the user's entry: %v", c.ID, err)
 			}
 			orig, _ := os.ReadFile(f.Path)

@@ -396,31 +396,47 @@ func moveLast(m yaml.MapSlice, key string) yaml.MapSlice {
 // nothing, or "{}") to v, printed as a block under the key: the library's
 // own replace would keep the old value's place, after the colon. The key
 // is taken out and added again as a block at the end of the document,
-// with the comments it had.
+// with the comments it had: the lines above it, and the one on its line
+// ("extensions: {} # note", "extensions: # note"), which the parser
+// gives the empty value.
 func replaceWithBlock(f *ast.File, key string, v any) error {
 	root, ok := f.Docs[0].Body.(*ast.MappingNode)
 	if !ok {
 		return fmt.Errorf("the file holds nothing but an empty %s: remove that line, then run install again", key)
 	}
-	var comment *ast.CommentGroupNode
+	var comment, lineComment *ast.CommentGroupNode
 	kept := root.Values[:0:0]
 	for _, mv := range root.Values {
 		if mv.Key.GetToken().Value == key {
-			comment = mv.GetComment()
+			comment, lineComment = mv.GetComment(), mv.Value.GetComment()
 		} else {
 			kept = append(kept, mv)
 		}
 	}
 	root.Values = kept
 	text, err := yaml.Marshal(yaml.MapSlice{{Key: key, Value: v}})
-	if err == nil {
+	switch {
+	case err == nil && len(kept) == 0:
+		// The key was all the document held: the library's merge into an
+		// empty mapping indents the whole block (ten spaces).
+		var nf *ast.File
+		if nf, err = parser.ParseBytes(text, parser.ParseComments); err == nil {
+			f.Docs[0].Body = nf.Docs[0].Body
+		}
+	case err == nil:
 		err = (&yaml.PathBuilder{}).Root().Build().MergeFromReader(f, bytes.NewReader(text))
 	}
 	if err != nil {
 		return fmt.Errorf("cannot edit %s here: %v", key, err)
 	}
-	if root, ok := f.Docs[0].Body.(*ast.MappingNode); ok && comment != nil && len(root.Values) > 0 {
-		_ = root.Values[len(root.Values)-1].SetComment(comment)
+	if root, ok := f.Docs[0].Body.(*ast.MappingNode); ok && len(root.Values) > 0 {
+		last := root.Values[len(root.Values)-1]
+		if comment != nil {
+			_ = last.SetComment(comment)
+		}
+		if lineComment != nil {
+			_ = last.Value.SetComment(lineComment)
+		}
 	}
 	return nil
 }
@@ -539,6 +555,10 @@ func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error
 	if err != nil {
 		return nil, false, err
 	}
+	// The comment the servers' value has (install put the one on the
+	// key's line there) stays when the last server goes and the value
+	// becomes empty again.
+	lineComment := container.GetComment()
 	switch n := container.(type) {
 	case *ast.SequenceNode:
 		if index >= len(n.Values) {
@@ -558,6 +578,9 @@ func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error
 				kept = append(kept, v)
 			}
 		}
+		if len(kept) == 0 && lineComment == nil && len(n.Values) > 0 {
+			lineComment = n.Values[0].GetComment() // read back, it is the first entry's
+		}
 		n.Values = kept
 		if len(kept) == 0 {
 			err = path.ReplaceWithReader(d.file, strings.NewReader("{}\n"))
@@ -569,6 +592,9 @@ func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error
 	}
 	if err != nil {
 		return nil, false, err
+	}
+	if now, ferr := path.FilterFile(d.file); ferr == nil && lineComment != nil && now.GetComment() == nil {
+		_ = now.SetComment(lineComment)
 	}
 	out, err := keepUntouchedLines(src, d.file.String())
 	if err != nil {

@@ -302,3 +302,67 @@ func TestYAMLKeepsUsersRemoteServer(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLEmptyKeyKeepsComments: an empty servers key that install turns
+// into a block keeps its comments: the one on its line ("extensions: {} #
+// note", "extensions: # note"; Continue's "mcpServers: [] # note"), which
+// went, and the one above it, which stays above the key; uninstall
+// keeps them too. A file that holds only the key gets the block at the
+// left margin, as a new file does.
+func TestYAMLEmptyKeyKeepsComments(t *testing.T) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		k := c.ServersKey()
+		empty := "{}"
+		if c.YAMLList {
+			empty = "[]"
+		}
+		for _, src := range []string{
+			"a: 1\n" + k + ": " + empty + " # note\nz: 2\n",
+			"a: 1\n" + k + ": # note\nz: 2\n",
+			"a: 1\n" + k + ": # note\n",
+			"a: 1\n# above\n" + k + ": " + empty + "\nz: 2\n",
+			"a: 1\n# above\n" + k + ":\nz: 2\n",
+			"a: 1\n# above\n" + k + ": " + empty + " # note\nz: 2\n",
+			// The key alone in the file: the block came out indented by
+			// ten spaces.
+			k + ": " + empty + " # note\n",
+			k + ":\n",
+			"# above\n" + k + ": " + empty + "\n",
+		} {
+			out, _, err := yamlSet([]byte(src), c, "cad", bridge)
+			if err != nil {
+				t.Errorf("%s %q: %v", c.ID, src, err)
+				continue
+			}
+			if doc, err := yamlOracle(out); err != nil || oracleEntries(c, doc)["cad"] == nil || strings.HasPrefix(src, "a: 1") && doc["a"] != 1 {
+				t.Errorf("%s %q: the entry does not read back: %v\n%s", c.ID, src, err, out)
+			}
+			back, _, err := yamlRemove(out, c, "cad")
+			if err != nil {
+				t.Errorf("%s %q: uninstall: %v\n%s", c.ID, src, err, out)
+			}
+			for _, b := range [][]byte{out, back} {
+				if first, _, _ := strings.Cut(string(b), "\n"); first != strings.TrimLeft(first, " ") {
+					t.Errorf("%s %q: the document is indented:\n%s", c.ID, src, b)
+				}
+			}
+			if strings.Contains(src, "# note") {
+				// The comment stays with the key: on its line or the next.
+				if !strings.Contains(string(out), k+":\n# note\n") && !strings.Contains(string(out), k+":\n  # note\n") && !strings.Contains(string(out), k+": # note\n") {
+					t.Errorf("%s %q: the comment on the key's line went:\n%s", c.ID, src, out)
+				}
+				if !strings.Contains(string(back), "# note") {
+					t.Errorf("%s %q: uninstall dropped the comment:\n%s", c.ID, src, back)
+				}
+			}
+			if strings.Contains(src, "# above") {
+				if !strings.Contains(string(out), "# above\n"+k+":") {
+					t.Errorf("%s %q: the comment above the key is not above it:\n%s", c.ID, src, out)
+				}
+				if !strings.Contains(string(back), "# above\n"+k+":") {
+					t.Errorf("%s %q: uninstall dropped the comment above the key:\n%s", c.ID, src, back)
+				}
+			}
+		}
+	}
+}

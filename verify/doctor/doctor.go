@@ -31,6 +31,7 @@ type Options struct {
 	ServerName string              // the name clients know the bridge by, for the name-length rule
 	Getenv     func(string) string // HOME, APPDATA, … (injected for tests)
 	Dir        string              // the working directory, for project-level configs
+	OS         string              // whose client files to read: a GOOS ("": this one's; injected for tests)
 	// Policy is the user's tool policy (nil: none): the tools are listed
 	// and linted as clients see them, and patterns that match no tool are
 	// reported.
@@ -52,6 +53,17 @@ type Options struct {
 	// running its command, or sending CAD_MCP_TOKEN to its URL, would do
 	// what they chose with the user's programs and token.
 	TrustProject bool
+	// Settings are doctor's own settings (--port, --policy, …) and where
+	// each came from, for the report.
+	Settings []Setting
+}
+
+// Setting is one setting and where its value came from: its flag
+// ("--port"), its variable ("CAD_MCP_PORT") or "default".
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	From  string `json:"from"`
 }
 
 // Reach is the base a registration's bridge talks to, and how.
@@ -64,6 +76,9 @@ type Reach struct {
 	// Remote is the URL a `connect` registration relays to; Base is then
 	// unset, and the registration is checked end to end (remote.go).
 	Remote string
+	// TokenFrom says where a connect registration's token comes from, for
+	// people: "--token-file /path in its args", "no token". Never the token.
+	TokenFrom string
 }
 
 // Report is what Check found.
@@ -82,8 +97,9 @@ type Report struct {
 	// (usually a typo).
 	Unmatched []string `json:"policy_unmatched"`
 	// TLSFingerprint: the self-signed certificate's (--tls-self-signed).
-	TLSFingerprint string `json:"tls_fingerprint,omitempty"`
-	Problems       int    `json:"problems"`
+	TLSFingerprint string    `json:"tls_fingerprint,omitempty"`
+	Settings       []Setting `json:"settings"`
+	Problems       int       `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -110,6 +126,9 @@ type ConfigEntry struct {
 	BaseTools   int     `json:"base_tools,omitempty"`
 	BaseLatency float64 `json:"base_latency_ms,omitempty"`
 	BaseError   string  `json:"base_error,omitempty"`
+	// TokenFrom: where the token this registration sends comes from
+	// (connect and URL entries), never the token.
+	TokenFrom string `json:"token_from,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -120,7 +139,7 @@ func Check(ctx context.Context, o Options) *Report {
 		o.Timeout = 30 * time.Second
 	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
-		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint}
+		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint, Settings: append([]Setting{}, o.Settings...)}
 	bases := &baseCache{timeout: o.Timeout, seen: map[string]*baseResult{}}
 	rep.Configs = findConfigs(ctx, o, bases)
 	// The base named on the command line, or the default one when no
@@ -229,7 +248,11 @@ func registered(cs []ConfigEntry) []ConfigEntry {
 // tool, and the settings it passes are valid (the command itself parses
 // them).
 func findConfigs(ctx context.Context, o Options, bases *baseCache) []ConfigEntry {
-	ce := clientconf.Env{OS: runtime.GOOS, Getenv: o.Getenv, Dir: o.Dir,
+	goos := o.OS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	ce := clientconf.Env{OS: goos, Getenv: o.Getenv, Dir: o.Dir,
 		Read: func(path string) ([]byte, string, bool) { return readConfig(ctx, path, o.Timeout) }}
 	regs, probs := ce.Registrations()
 	out := []ConfigEntry{}
@@ -256,7 +279,16 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		return e
 	}
 	if r.ShadowedBy != "" {
-		e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (the first of its files that exists). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ClientID, r.ShadowedBy)
+		// Only a file that exists is named as one to remove, and only
+		// where its removal makes the client read this entry.
+		switch {
+		case r.ShadowMissing:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead, which does not exist yet (%s). Move the entry there (mcp-bridge install --client %s creates it)", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID)
+		case r.ShadowRemovable:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (%s). Move the entry there (mcp-bridge install --client %s writes it there), or remove %s if nothing in it is needed", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID, r.ShadowedBy)
+		default:
+			e.Problem = fmt.Sprintf("%s never reads this entry: it reads %s instead (%s). Move the entry there (mcp-bridge install --client %s writes it there)", r.Client, r.ShadowedBy, r.ShadowReason, r.ClientID)
+		}
 		return e
 	}
 	if r.Scope == "project" && !o.TrustProject {
@@ -297,6 +329,7 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		return e
 	}
 	if reach.Remote != "" {
+		e.TokenFrom = reach.TokenFrom
 		checkRemote(ctx, r.Server, reach.Remote, bases.timeout, &e)
 		return e
 	}
@@ -468,6 +501,7 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "ok    CAD base at %s answers tools/list in %.1f ms\n", r.Base, r.LatencyMs)
 		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
 	}
+	printSettings(w, r.Settings)
 	fmt.Fprintf(w, "info  policy: %s\n", r.Policy)
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
@@ -511,6 +545,9 @@ func Print(w io.Writer, r *Report) {
 		if c.Problem != "" {
 			tag, detail = "FAIL ", c.Problem
 		}
+		if c.TokenFrom != "" && !strings.Contains(detail, c.TokenFrom) {
+			detail += "; token: " + c.TokenFrom
+		}
 		if c.Server == "" {
 			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)
 			continue
@@ -529,6 +566,24 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintln(w, Plural(r.Problems, "problem"))
 	} else {
 		fmt.Fprintln(w, "no problems")
+	}
+}
+
+// printSettings says where doctor's own settings came from: one line for
+// those the command line or the environment set, the others are defaults.
+func printSettings(w io.Writer, set []Setting) {
+	var given []string
+	for _, s := range set {
+		if s.From != "default" {
+			given = append(given, fmt.Sprintf("%s %s from %s", s.Name, s.Value, s.From))
+		}
+	}
+	switch {
+	case len(set) == 0:
+	case len(given) == 0:
+		fmt.Fprintln(w, "info  settings: all defaults (no flags, no CAD_MCP_ variables)")
+	default:
+		fmt.Fprintf(w, "info  settings: %s; the others are defaults\n", strings.Join(given, ", "))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
@@ -69,7 +70,11 @@ func checkRemote(ctx context.Context, s clientconf.Server, url string, timeout t
 // --url): the URL answers a handshake and tools/list, with the token from
 // CAD_MCP_TOKEN when the entry sends it and doctor can read it. The check
 // runs through this executable's connect, which speaks to the URL as the
-// client does.
+// client does: to the URL and with the Authorization header as the
+// client fills them in (clientconf.Client.Expand), from doctor's
+// environment. A URL the client sends otherwise than written is a
+// warning; one it fills in from what doctor cannot know (a file, a value
+// of the client's own) is not contacted.
 func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clientconf.Registration, e *ConfigEntry) {
 	e.URL, e.Command = r.Server.URL, ""
 	if err := clientconf.CheckName(r.Name); err != nil {
@@ -79,11 +84,39 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 	if o.Reach == nil || o.Executable == "" {
 		return
 	}
-	s := clientconf.Server{Command: o.Executable, Args: []string{"connect", r.Server.URL}, Env: map[string]string{}}
+	client := clientconf.Lookup(r.ClientID)
+	if client == nil {
+		client = &clientconf.Client{Name: r.Client}
+	}
+	url, refs := client.Expand(r.Server.URL, o.Getenv)
+	var filled, unknown []string
+	for _, ref := range refs {
+		if ref.Known {
+			filled = append(filled, ref.Text)
+		} else {
+			unknown = append(unknown, ref.Text)
+		}
+	}
+	if len(unknown) > 0 {
+		e.Problem = fmt.Sprintf("%s fills %s in in this URL from a file or a value of its own, so doctor cannot tell the URL it sends: not contacted. Write the URL out in full", r.Client, strings.Join(unknown, ", "))
+		return
+	}
+	if url != r.Server.URL {
+		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + fmt.Sprintf("warning: %s sends another URL than the one written: it fills in %s (checked here with doctor's environment)", r.Client, strings.Join(filled, ", "))
+	}
+	s := clientconf.Server{Command: o.Executable, Args: []string{"connect", url}, Env: map[string]string{}}
 	usesToken := r.Server.TokenFromVar()
 	token := ""
 	if o.Getenv != nil {
 		token = o.Getenv(clientconf.TokenVar)
+	}
+	// The header as the client sends it: a reference in another client's
+	// syntax goes out as written.
+	auth, hasAuth := r.Server.Headers["Authorization"]
+	notFilled := false
+	if hasAuth && usesToken && token != "" {
+		sent, hrefs := client.Expand(auth, o.Getenv)
+		token, notFilled = strings.TrimPrefix(sent, "Bearer "), len(hrefs) == 0
 	}
 	if !usesToken {
 		token = "" // the client sends none
@@ -97,7 +130,27 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 	}
 	checkRemote(ctx, s, r.Server.URL, timeout, e)
 	e.BaseFrom = "its URL entry"
-	if e.Problem != "" && usesToken && token == "" {
+	switch {
+	case !usesToken:
+		e.TokenFrom = "no token"
+	case token == "":
+		e.TokenFrom = clientconf.TokenVar + ", which is not set here"
+	default:
+		e.TokenFrom = clientconf.TokenVar + " of this environment"
+	}
+	switch {
+	case e.Problem == "":
+	case notFilled:
+		e.Problem += fmt.Sprintf("; %s sends the Authorization header as written, %q: it does not fill in that reference (its own is %q)", r.Client, auth, "Bearer "+clientRef(client))
+	case usesToken && token == "":
 		e.Problem += fmt.Sprintf("; %s sends the token from %s, which is not set here: set it to the token where %s starts, and here for doctor to check with it", r.Client, clientconf.TokenVar, r.Client)
 	}
+}
+
+// clientRef is how the client's URL entry names the token variable.
+func clientRef(c *clientconf.Client) string {
+	if c.URLForm == nil || c.URLForm.VarRef == "" {
+		return clientconf.TokenVar
+	}
+	return c.TokenRef()
 }
