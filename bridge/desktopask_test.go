@@ -72,6 +72,11 @@ func withDesktop(d *scriptedDesktop, with ...string) func(*Config) {
 // Desktop, Gemini CLI).
 const initPlain = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"Claude Desktop","version":"1.0"}}}`
 
+// initWith is a 2025-11-25 initialize declaring this elicitation capability.
+func initWith(elicitation string) string {
+	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":` + elicitation + `},"clientInfo":{"name":"c","version":"1"}}}`
+}
+
 func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 	jpath, jw := newJournal(t)
 	d := newScriptedDesktop()
@@ -188,6 +193,13 @@ func TestConfirmWho(t *testing.T) {
 		{"modern, client cannot", nil, true, "", modernNoAsk, "desktop"},
 		{"modern, client can", nil, true, "", modernAsk, "client"},
 		{"modern, client only", []string{AskClient}, true, "", modernNoAsk, "this client cannot ask"},
+		// The capability's modes (2025-11-25): a form needs {} or "form".
+		{"url mode only", nil, true, initWith(`{"url":{}}`), "", "desktop"},
+		{"form mode", nil, true, initWith(`{"form":{}}`), "", "client"},
+		{"form and url", nil, true, initWith(`{"form":{},"url":{}}`), "", "client"},
+		{"form not an object", nil, true, initWith(`{"form":true}`), "", "desktop"},
+		{"modern url mode only", nil, true, "", `{"elicitation":{"url":{}}}`, "desktop"},
+		{"modern form mode", nil, true, "", `{"elicitation":{"form":{}}}`, "client"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := newScriptedDesktop()
