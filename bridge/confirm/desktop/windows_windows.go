@@ -66,6 +66,10 @@ type box struct {
 
 var boxes sync.Map // thread id (uint32) -> *box
 
+// shown, when not nil (tests), is called with each box's window once its
+// buttons are named.
+var shown func(hwnd uintptr)
+
 var cbtCallback = sync.OnceValue(func() uintptr { return syscall.NewCallback(cbt) })
 
 // cbt is the hook: when the message box of its thread is about to be
@@ -82,6 +86,9 @@ func cbt(code, wparam, lparam uintptr) uintptr {
 				procSetDlgItemTextW.Call(wparam, idCancel, uintptr(unsafe.Pointer(dont)))
 				if b.closing.Load() {
 					procPostMessageW.Call(wparam, wmCommand, idCancel, 0)
+				}
+				if shown != nil {
+					shown(wparam)
 				}
 			}
 		}
