@@ -84,7 +84,15 @@ const (
 // names do not all fit in maxMessage characters: a question that hid an
 // argument would not be the user's agreement to it.
 func Message(tool string, args []byte) (string, error) {
-	head := fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool))
+	return Text(fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool)), "", args)
+}
+
+// Text is Message with the caller's own first line (head) and last part
+// (tail, "" for none), for a question shown elsewhere than in the client
+// (the bridge's desktop dialog): the arguments are shown by Message's rules
+// within the same maxMessage characters, head and tail included. Names put
+// into head must go through Label.
+func Text(head, tail string, args []byte) (string, error) {
 	type arg struct{ name, value string }
 	var list []arg
 	if rpc.Kind(args) == rpc.KindObject {
@@ -98,11 +106,11 @@ func Message(tool string, args []byte) (string, error) {
 		}
 	}
 	if len(list) == 0 {
-		return head + "\n\n(no arguments)", nil
+		return head + "\n\n(no arguments)" + tail, nil
 	}
 	slices.SortStableFunc(list, func(a, b arg) int { return strings.Compare(a.name, b.name) })
 	const intro, sep = "\n\nArguments:", ": "
-	room := maxMessage - utf8.RuneCountInString(head+intro)
+	room := maxMessage - utf8.RuneCountInString(head+intro+tail)
 	lens := make([]int, len(list))
 	for i, a := range list {
 		room -= utf8.RuneCountInString("\n  " + a.name + sep)
@@ -128,8 +136,14 @@ func Message(tool string, args []byte) (string, error) {
 	for _, a := range list {
 		b.WriteString("\n  " + a.name + sep + cut(a.value, c))
 	}
+	b.WriteString(tail)
 	return b.String(), nil
 }
+
+// Label is a name (a tool's, a client's, a bridge's) as a question shows
+// it: as it is when it is plain text, else quoted, with the characters
+// that could hide or fake text escaped, and cut.
+func Label(name string) string { return label(name) }
 
 // label is a name as the question shows it: as it is when it is plain
 // text, else quoted with its invisible characters escaped; cut at maxName
