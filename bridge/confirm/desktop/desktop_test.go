@@ -269,3 +269,16 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestCancelledBefore: a call cancelled before its question is shown is
+// not shown (the program's path does not exist: running it would fail).
+func TestCancelledBefore(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, k := range []kind{zenity, kdialog, yad, osascript} {
+		p := &program{kind: k, path: "/nonexistent/dialog"}
+		if a, err := p.Ask(ctx, hostile); a != Cancelled || err != nil {
+			t.Errorf("%s: Ask = %v, %v; want cancelled", k, a, err)
+		}
+	}
+}

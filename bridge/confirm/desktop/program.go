@@ -205,7 +205,15 @@ func (p *program) Ask(ctx context.Context, q Question) (Answer, error) {
 	if err != nil {
 		return DontRun, err
 	}
-	cmd := exec.Command(p.path, p.args(Title(q), body, q.Timeout)...)
+	if ctx.Err() != nil {
+		return Cancelled, nil
+	}
+	return p.show(ctx, Title(q), body, q.Timeout)
+}
+
+// show runs the program with title and body as given.
+func (p *program) show(ctx context.Context, title, body string, timeout time.Duration) (Answer, error) {
+	cmd := exec.Command(p.path, p.args(title, body, timeout)...)
 	cmd.Env = p.env
 	// Nothing of the child reaches the bridge's stdout (the protocol's) or stderr.
 	var stdout, stderr capped
@@ -216,8 +224,8 @@ func (p *program) Ask(ctx context.Context, q Question) (Answer, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var expire <-chan time.Time
-	if q.Timeout > 0 {
-		after := q.Timeout
+	if timeout > 0 {
+		after := timeout
 		if p.kind != kdialog {
 			after += grace
 		}

@@ -181,3 +181,50 @@ func TestDialogOnX(t *testing.T) {
 		})
 	}
 }
+
+// TestRawMarkupOnX: the escaping of each program holds by itself, for text
+// that did not come through confirm's rules: raw markup, an entity, quotes,
+// backslash escapes each program would read, kept as a screenshot
+// (<program>-raw.png) to look at; the command line read back.
+func TestRawMarkupOnX(t *testing.T) {
+	need(t, true, "Xvfb", "xdotool", "import")
+	display := xvfb(t)
+	env := func(k string) string {
+		if k == "DISPLAY" {
+			return ":" + strconv.Itoa(display)
+		}
+		return ""
+	}
+	const body = "<b>bold</b> <i>it</i> &amp; &lt; <span color='red'>red</span> <a href=\"x\">link</a>\n" +
+		`back\slash \n \\ \t "q" 'q' $(id) <qt>` + "\n  indented  twice"
+	for _, k := range []kind{zenity, kdialog, yad} {
+		t.Run(k.String(), func(t *testing.T) {
+			need(t, k == zenity, k.String())
+			path, _ := exec.LookPath(k.String())
+			p := &program{kind: k, path: path, env: childEnv(env)}
+			done := make(chan Answer, 1)
+			go func() { a, _ := p.show(context.Background(), TitlePrefix+"raw", body, time.Hour); done <- a }()
+			w := strings.Fields(xdotool(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+TitlePrefix))[0]
+			raw, err := os.ReadFile("/proc/" + xdotool(t, display, "getwindowpid", w) + "/cmdline")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append([]string{path}, p.args(TitlePrefix+"raw", body, time.Hour)...)
+			if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")); diff != "" {
+				t.Errorf("command line (-want +got):\n%s", diff)
+			}
+			shot := filepath.Join(shots(t), k.String()+"-raw.png")
+			cmd := exec.Command("import", "-window", w, shot)
+			cmd.Env = p.env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("import: %v %s", err, out)
+			}
+			t.Logf("screenshot: %s", shot)
+			xdotool(t, display, "windowfocus", "--sync", w)
+			xdotool(t, display, "key", "Escape")
+			if a := <-done; a != DontRun {
+				t.Errorf("Escape: %v", a)
+			}
+		})
+	}
+}
