@@ -26,13 +26,13 @@ var hostile = Question{
 }
 
 // hostileText is Text(hostile), written out: what every program must show.
-const hostileText = `"Claude \u003cb\u003eDesktop\u003c/b\u003e" (through the bridge cad-freecad) wants to run "delete_\u003cb\u003eentities\u003c/b\u0` + "\u200b" + `03e" on your drawing.
+const hostileText = `"Claude <b>Desktop</b>" (through the bridge cad-freecad) wants to run delete_<b>entities</b> on your drawing.
 
 Arguments:
   -e: "x"
   ids: [1,2]
   long: "012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `901234567890123456789012345678901234567…
-  note: "\u003cb\u003ebold\u003c/b\u003e \u0026amp; \"q\" 'q' back\\slash $(rm -rf \u007e) \\n \n next\u202eline \u202eend"
+  note: "<b>bold</b> &amp; \"q\" 'q' back\\slash $(rm -rf ~) \\n \n next\u202eline \u202eend"
   opt: "--timeout=0"
 
 Run it?`
@@ -45,7 +45,7 @@ func TestText(t *testing.T) {
 	if diff := cmp.Diff(hostileText, got); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
-	if got, want := Title(hostile), `mcp-bridge — confirm "delete_\u003cb\u003eentities\u003c/b\u003e"`; got != want {
+	if got, want := Title(hostile), `mcp-bridge — confirm delete_<b>entities</b>`; got != want {
 		t.Errorf("Title = %q; want %q", got, want)
 	}
 	if got, _ := Text(Question{Tool: "ping"}); got != "A client without a name wants to run ping on your drawing.\n\n(no arguments)\n\nRun it?" {
@@ -118,7 +118,7 @@ func TestArgs(t *testing.T) {
 	}
 	// The rich text kdialog is given, written out for the parts that
 	// matter: no tag but <qt> and <br>, the quote and the backslash.
-	if !strings.Contains(kd, `&quot;\\u003cb\\u003ebold\\u003c/b\\u003e \\u0026amp; \\&quot;q\\&quot; &#39;q&#39; back\\\\slash $(rm -rf \\u007e) \\\\n \\n next`) {
+	if !strings.Contains(kd, `&quot;&lt;b&gt;bold&lt;/b&gt; &amp;amp; \\&quot;q\\&quot; &#39;q&#39; back\\\\slash $(rm -rf ~) \\\\n \\n next`) {
 		t.Errorf("kdialog's text: %s", kd)
 	}
 }
