@@ -186,7 +186,6 @@ func labelFor(name, special string) string {
 // shown) and strikethrough (~).
 const markup = "<>&[]~"
 
-
 // escape writes, as \uXXXX, every character of s that the user would not
 // see as itself: controls, line and paragraph separators, spaces other
 // than " ", invisible formatting characters (zero-width, bidirectional
