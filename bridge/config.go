@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -51,6 +52,17 @@ type Config struct {
 	// ConfirmTimeout is how long a confirmation question waits for the
 	// user; default 2 min.
 	ConfirmTimeout time.Duration
+	// ConfirmWith is who asks, in order: AskClient (the client shows an
+	// elicitation), AskDesktop (a dialog on this machine's desktop). The
+	// first that can ask a given call's user does; default both, client
+	// first.
+	ConfirmWith []string
+	// Desktop shows questions on this machine's desktop; nil when it has
+	// none, and DesktopWhyNot says why (and what would make it work).
+	Desktop       desktop.Asker
+	DesktopWhyNot string
+	// Name is the bridge's --name, shown in desktop questions.
+	Name string
 	// Journal, when set, gets one line per tool request; JournalArgs adds
 	// the call arguments to it.
 	Journal     *journal.Writer
@@ -75,6 +87,9 @@ func (c *Config) setDefaults() {
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
 	def(&c.ConfirmTimeout, 2*time.Minute)
+	if c.ConfirmWith == nil {
+		c.ConfirmWith = []string{AskClient, AskDesktop}
+	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = time.Second
 	}

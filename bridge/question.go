@@ -72,6 +72,13 @@ type goner interface{ goneCh() <-chan struct{} }
 // the user agreed. ctx ends when the question is withdrawn.
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	g, c := b.rules, j.reply.client
+	if j.askedBy == AskDesktop {
+		var gone <-chan struct{}
+		if gn, ok := j.reply.stream().(goner); ok {
+			gone = gn.goneCh()
+		}
+		return b.askDesktop(ctx, j, gone)
+	}
 	a := &c.asker
 	name, args := j.params.name, j.params.args // what was checked, and what runs
 	ask := confirm.LegacyParams

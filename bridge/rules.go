@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -26,6 +27,12 @@ type rules struct {
 	journal    *journal.Writer
 	args       bool // journal arguments too
 	confirmTTL time.Duration
+	// Who asks (desktopask.go): the order, the desktop asker (nil: none)
+	// and why there is none, and the bridge's name the desktop shows.
+	confirmWith []string
+	desktop     desktop.Asker
+	desktopWhy  string
+	name        string
 	// unmatchedOnce: the policy's patterns that match no tool are logged
 	// once, with the first tool list (listed.go).
 	unmatchedOnce sync.Once
@@ -39,7 +46,8 @@ func newRules(cfg *Config) *rules {
 	if testHookNow != nil {
 		signer.Now = testHookNow
 	}
-	return &rules{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout}
+	return &rules{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout,
+		confirmWith: cfg.ConfirmWith, desktop: cfg.Desktop, desktopWhy: cfg.DesktopWhyNot, name: cfg.Name}
 }
 
 // asker is what the rules keep per client: what a handshake-era client said
@@ -60,8 +68,22 @@ func (a *asker) initialized(params []byte, version string) {
 	ci := clientInfo(rpc.Field(params, "clientInfo")).Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
 	elicitation := rpc.Field(rpc.Field(params, "capabilities"), "elicitation")
-	a.canElicit.Store(rpc.Kind(elicitation) == rpc.KindObject && version >= "2025-06-18")
+	a.canElicit.Store(asksForms(elicitation) && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
+}
+
+// asksForms reports whether an elicitation capability covers the form the
+// bridge asks with: {} (what 2025-06-18 clients send, and form only for
+// 2025-11-25 and later) or one with "form"; one with only "url" cannot
+// show a form.
+func asksForms(elicitation []byte) bool {
+	if rpc.Kind(elicitation) != rpc.KindObject {
+		return false
+	}
+	if form := rpc.Field(elicitation, "form"); form != nil {
+		return rpc.Kind(form) == rpc.KindObject
+	}
+	return rpc.Field(elicitation, "url") == nil
 }
 
 // answered routes a response from the client to the question it answers;
@@ -115,12 +137,8 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		return true
 	}
 	if j.era == lifecycle.Legacy {
-		if !c.asker.canElicit.Load() {
-			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
-			return false
-		}
-		j.ask = true
-		return true
+		can := c.asker.canElicit.Load()
+		return b.askWith(j, g.whoAsks(can), can)
 	}
 	// 2026-07-28: no server→client requests. The first call gets an
 	// input_required result; the client re-sends it with the answer and the
@@ -129,10 +147,11 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 	state := rpc.Field(params, "requestState")
 	if state == nil {
 		caps := rpc.Field(rpc.Field(params, "_meta"), lifecycle.MetaClientCapabilities)
-		if rpc.Kind(rpc.Field(caps, "elicitation")) != rpc.KindObject {
-			b.refuse(j, "unsupported", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability)")
-			return false
+		can := asksForms(rpc.Field(caps, "elicitation"))
+		if who := g.whoAsks(can); who != AskClient {
+			return b.askWith(j, who, can)
 		}
+		j.askedBy = AskClient
 		ask, err := confirm.InputRequest(name, args)
 		if err != nil {
 			b.refuse(j, "refused", err.Error())
@@ -145,6 +164,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
 		return false
 	}
+	j.askedBy = AskClient
 	var tok string
 	if rpc.Kind(state) != rpc.KindString || json.Unmarshal(state, &tok) != nil {
 		b.refuse(j, "refused", "its requestState is not a string issued by mcp-bridge")
@@ -204,6 +224,7 @@ func (b *bridge) record(j *job, o outcome) {
 		Bytes:      o.answer.Len(),
 		Denied:     j.denied, Confirm: j.confirm,
 		Confirmed: j.confirm == "accepted",
+		AskedBy:   j.askedBy,
 	}
 	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
 	if j.era == lifecycle.Modern {

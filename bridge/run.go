@@ -27,7 +27,8 @@ type job struct {
 
 	tool    string // tools/call: the tool's name
 	denied  bool   // refused by the policy
-	ask     bool   // handshake era: ask the user before sending it (question.go)
+	ask     bool   // ask the user before sending it (question.go)
+	askedBy string // who asks or asked: AskClient or AskDesktop
 	held    bool   // guarded by jobQueue.mu: its question is out; its turn waits
 	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
 	sent    bool   // the worker handed its frame to the base: it may have run

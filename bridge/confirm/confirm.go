@@ -84,25 +84,39 @@ const (
 // names do not all fit in maxMessage characters: a question that hid an
 // argument would not be the user's agreement to it.
 func Message(tool string, args []byte) (string, error) {
-	head := fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool))
+	return text(fmt.Sprintf("The assistant wants to run %s on your drawing. Allow it?", label(tool)), "", args, markup)
+}
+
+// Text is Message with the caller's own first line (head) and last part
+// (tail, "" for none), for a question shown as plain text elsewhere than in
+// the client (the bridge's desktop dialog): the arguments are shown by
+// Message's rules within the same maxMessage characters, head and tail
+// included, except that the markup characters are shown as they are
+// (nothing renders them there). Names put into head must go through Label.
+func Text(head, tail string, args []byte) (string, error) { return text(head, tail, args, "") }
+
+// text is the question's text; special are the characters that are
+// escaped inside names and strings besides the invisible ones (markup, or
+// none).
+func text(head, tail string, args []byte, special string) (string, error) {
 	type arg struct{ name, value string }
 	var list []arg
 	if rpc.Kind(args) == rpc.KindObject {
 		if rpc.ScanObject(args, func(k string, from, to int) bool {
 			var v bytes.Buffer
 			_ = json.Compact(&v, args[from:to])
-			list = append(list, arg{label(k), visible(v.String())})
+			list = append(list, arg{labelFor(k, special), escape(v.String(), true, special)})
 			return true
 		}) != nil {
 			return "", errors.New("its arguments cannot be read")
 		}
 	}
 	if len(list) == 0 {
-		return head + "\n\n(no arguments)", nil
+		return head + "\n\n(no arguments)" + tail, nil
 	}
 	slices.SortStableFunc(list, func(a, b arg) int { return strings.Compare(a.name, b.name) })
 	const intro, sep = "\n\nArguments:", ": "
-	room := maxMessage - utf8.RuneCountInString(head+intro)
+	room := maxMessage - utf8.RuneCountInString(head+intro+tail)
 	lens := make([]int, len(list))
 	for i, a := range list {
 		room -= utf8.RuneCountInString("\n  " + a.name + sep)
@@ -128,16 +142,24 @@ func Message(tool string, args []byte) (string, error) {
 	for _, a := range list {
 		b.WriteString("\n  " + a.name + sep + cut(a.value, c))
 	}
+	b.WriteString(tail)
 	return b.String(), nil
 }
+
+// Label is a name (a tool's, a client's, a bridge's) as a plain-text
+// question (Text) shows it: as it is when it is plain text, else quoted,
+// with the characters that could hide or fake text escaped, and cut.
+func Label(name string) string { return labelFor(name, "") }
+
+func label(name string) string { return labelFor(name, markup) }
 
 // label is a name as the question shows it: as it is when it is plain
 // text, else quoted with its invisible characters escaped; cut at maxName
 // characters either way.
-func label(name string) string {
+func labelFor(name, special string) string {
 	plain := name != "" && utf8.RuneCountInString(name) <= maxName
 	for _, r := range name {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+markup, r) {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+special, r) {
 			plain = false
 			break
 		}
@@ -152,7 +174,7 @@ func label(name string) string {
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
-			b.WriteString(escape(string(r), false))
+			b.WriteString(escape(string(r), false, special))
 		}
 	}
 	return `"` + cut(b.String(), maxName) + `"`
@@ -164,9 +186,6 @@ func label(name string) string {
 // shown) and strikethrough (~).
 const markup = "<>&[]~"
 
-// visible is a value (compact JSON) as the question shows it: escape.
-func visible(v string) string { return escape(v, true) }
-
 // escape writes, as \uXXXX, every character of s that the user would not
 // see as itself: controls, line and paragraph separators, spaces other
 // than " ", invisible formatting characters (zero-width, bidirectional
@@ -175,7 +194,7 @@ func visible(v string) string { return escape(v, true) }
 // them); and the markup characters. When s is JSON, only inside its
 // strings, where the escape means the same (outside them [ and ] are
 // arrays, and the rest cannot occur).
-func escape(s string, isJSON bool) string {
+func escape(s string, isJSON bool, special string) string {
 	var b strings.Builder
 	inString, escaped := !isJSON, false
 	for i, r := range s {
@@ -197,7 +216,7 @@ func escape(s string, isJSON bool) string {
 		}
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			r = unicode.ReplacementChar
-		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(markup, r)) {
+		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(special, r)) {
 			b.WriteRune(r)
 			continue
 		}

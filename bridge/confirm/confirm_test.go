@@ -116,7 +116,7 @@ func TestRead(t *testing.T) {
 // In a value, markup is escaped inside strings only: outside them [ and ]
 // are arrays, and an escaped quote does not end a string.
 func TestValueMarkupEscapedInStrings(t *testing.T) {
-	got := visible(`{"a":["x[y]~"],"b":"q\"[<&\\","c":[[1],{"d":"]"}]}`)
+	got := escape(`{"a":["x[y]~"],"b":"q\"[<&\\","c":[[1],{"d":"]"}]}`, true, markup)
 	want := `{"a":["x\u005by\u005d\u007e"],"b":"q\"\u005b\u003c\u0026\\","c":[[1],{"d":"\u005d"}]}`
 	if got != want {
 		t.Errorf("visible:\n got %s\nwant %s", got, want)

@@ -79,7 +79,11 @@ type Entry struct {
 	// Confirm says how confirmation went when the call needed it: asked
 	// (a 2026-07-28 input_required answer), accepted, declined, cancelled,
 	// timed out, unsupported, refused.
-	Confirm string          `json:"confirm,omitempty"`
+	Confirm string `json:"confirm,omitempty"`
+	// AskedBy is who asked the user: client (an elicitation) or desktop
+	// (a dialog on the bridge's machine); so Confirmed or Declined says
+	// who agreed or declined.
+	AskedBy string          `json:"askedBy,omitempty"`
 	Args    json.RawMessage `json:"args,omitempty"` // only with --journal-args
 	// ArgsBytes and ArgsSHA256 stand for arguments longer than MaxArgs,
 	// which are not written: their size and SHA-256 (hex) identify them.

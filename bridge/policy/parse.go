@@ -77,6 +77,17 @@ func Parse(file string, data []byte) (*Policy, error) {
 			}
 		case "annotations":
 			bad = p.parseAnnotations(v, func(off int, f string, a ...any) error { return at(from+off, f, a...) })
+		case "confirmWith":
+			var list []string
+			strs := rpc.Kind(v) == '['
+			rpc.EachElement(v, func(from, to int) { strs = strs && rpc.Kind(v[from:to]) == '"' })
+			if !strs || json.Unmarshal(v, &list) != nil {
+				bad = at(from, `confirmWith: want an array of "client" and "desktop", like ["client", "desktop"]`)
+			} else if err := CheckConfirmWith(list); err != nil {
+				bad = at(from, "confirmWith: %v", err)
+			} else {
+				p.confirmWith = list
+			}
 		case "readOnly":
 			switch rpc.Kind(v) {
 			case 't':
@@ -86,7 +97,7 @@ func Parse(file string, data []byte) (*Policy, error) {
 				bad = at(from, "readOnly: want true or false")
 			}
 		default:
-			bad = at(from, "unknown key %q (a policy has allow, deny, confirm, annotations and readOnly)", key)
+			bad = at(from, "unknown key %q (a policy has allow, deny, confirm, confirmWith, annotations and readOnly)", key)
 		}
 		return bad == nil
 	})

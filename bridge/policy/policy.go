@@ -7,6 +7,7 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ type Policy struct {
 	confirm     []string
 	annotations []annotationRule
 	readOnly    bool
+	confirmWith []string // who asks, from the file's confirmWith; nil: not said
 }
 
 // Options are the command-line shortcuts, added to a file's rules (or making
@@ -148,6 +150,42 @@ func (p *Policy) readOnlyTool(name string, baseAnn []byte) bool {
 	}
 	return false
 }
+
+// Who may ask the user to confirm a call, in a confirmWith list.
+const (
+	AskClient  = "client"  // the client, through elicitation
+	AskDesktop = "desktop" // a dialog on the desktop of the bridge's machine
+)
+
+// CheckConfirmWith validates a confirmWith list (the policy file's, or
+// --confirm-with's): client and desktop, in the order they are tried, each
+// at most once, at least one.
+func CheckConfirmWith(list []string) error {
+	if len(list) == 0 {
+		return errors.New(`want "client", "desktop" or both, in the order they are tried`)
+	}
+	for i, w := range list {
+		if w != AskClient && w != AskDesktop {
+			return fmt.Errorf("%q is neither client nor desktop", w)
+		}
+		if slices.Contains(list[:i], w) {
+			return fmt.Errorf("%q is given twice", w)
+		}
+	}
+	return nil
+}
+
+// ConfirmWith is who the policy file says asks, in order; nil when it does
+// not say.
+func (p *Policy) ConfirmWith() []string {
+	if p == nil {
+		return nil
+	}
+	return p.confirmWith
+}
+
+// AsksAny reports whether some call may need the user's confirmation.
+func (p *Policy) AsksAny() bool { return p != nil && len(p.confirm) > 0 }
 
 // NeedsConfirm reports whether a call to name waits for the user's
 // agreement, and the confirm pattern that says so.

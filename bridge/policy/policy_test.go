@@ -170,6 +170,12 @@ func TestParseErrorsNameLineAndReason(t *testing.T) {
 		{"not an object", "\n\n[1]", 3, "must be a JSON object"},
 		{"unterminated comment", "{ /* \"deny\": [] }", 1, "not valid JSON"},
 		{"twice", "{\"deny\":[],\n\"deny\":[]}", 2, "given twice"},
+		{"confirmWith empty", "{\n\"confirmWith\": []}", 2, `confirmWith: want "client", "desktop" or both`},
+		{"confirmWith unknown", "{\"confirmWith\":\n [\"client\", \"desktops\"]}", 2, `"desktops" is neither client nor desktop`},
+		{"confirmWith case", "{\"confirmWith\": [\"Client\"]}", 1, `"Client" is neither`},
+		{"confirmWith twice", "{\"confirmWith\": [\"desktop\", \"desktop\"]}", 1, `"desktop" is given twice`},
+		{"confirmWith string", "{\"confirmWith\": \"client\"}", 1, "want an array"},
+		{"confirmWith null element", "{\"confirmWith\": [null]}", 1, "want an array"},
 		// The project's one JSONC dialect (package jsonc): a comma only after a value.
 		{"empty array comma", "{\n  \"deny\": [,]\n}", 2, "not valid JSON"},
 		{"empty object comma", "{\"annotations\": {\n,}}", 2, "not valid JSON"},
@@ -189,6 +195,25 @@ func TestParseErrorsNameLineAndReason(t *testing.T) {
 				t.Errorf("message does not name the file: %v", err)
 			}
 		})
+	}
+}
+
+func TestConfirmWith(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{`{"confirm": ["delete_*"]}`, nil},
+		{`{"confirm": ["delete_*"], "confirmWith": ["client"]}`, []string{"client"}},
+		{`{"confirm": ["delete_*"], "confirmWith": ["desktop", "client"]}`, []string{"desktop", "client"}},
+	} {
+		p, err := Parse("p.json", []byte(c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(c.want, p.ConfirmWith()); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.file, d)
+		}
 	}
 }
 

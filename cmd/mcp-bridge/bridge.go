@@ -235,9 +235,10 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		ProbeInterval:    offIfZero(f.probeInterval),
 		ProgressInterval: offIfZero(f.progress),
 		Server:           lifecycle.NewServer("mcp-bridge", version, instructions, true),
+		Name:             f.name,
 		Log:              log,
 	}
-	closeRules, err := f.rules.apply(&cfg, log)
+	closeRules, err := f.rules.apply(&cfg, log, e.getenv)
 	if err != nil {
 		return usageError{err}
 	}

@@ -128,9 +128,16 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	case "doctor":
 		exe, _ := os.Executable()
 		dir, _ := os.Getwd()
+		desktopName, desktopWhy := "", ""
+		if d, why := findDesktop(e.getenv); d != nil {
+			desktopName = d.Name()
+		} else {
+			desktopWhy = why
+		}
 		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
 			BaseGiven: set.from("host") != "default" || set.from("port") != "default", Settings: doctorSettings(set, settingNames),
-			Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject})
+			Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject,
+			Desktop: desktopName, DesktopWhyNot: desktopWhy})
 		if *asJSON {
 			out, _ := json.MarshalIndent(rep, "", "  ")
 			fmt.Fprintln(e.stdout, string(out))
@@ -191,6 +198,7 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 		From:        where,
 		ListTimeout: f.listTimeout,
 		Policy:      pol,
+		ConfirmWith: f.rules.askers(pol),
 		Listen:      f.listen,
 	}, nil
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 )
 
 // doctorHome is an empty home for install and doctor, with the variables
@@ -128,5 +132,63 @@ func TestDoctorAmazonQLegacyFileOff(t *testing.T) {
 	want := `FAIL  Amazon Q Developer (IDE) registers "cad-autocad" in ` + filepath.Join(home, ".aws", "amazonq", "mcp.json")
 	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, `Amazon Q Developer (IDE) never reads this entry: "useLegacyMcpJson" is false in `+filepath.Join(home, ".aws", "amazonq", "default.json")) {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// namedDesktop is a desktop that exists for doctor: it only names its
+// dialog program (doctor shows no question).
+type namedDesktop string
+
+func (d namedDesktop) Name() string { return string(d) }
+func (namedDesktop) Ask(context.Context, desktop.Question) (desktop.Answer, error) {
+	return desktop.DontRun, errors.New("doctor asks nothing")
+}
+
+// TestDoctorSaysWhoAsks: for each registration whose policy has a confirm
+// rule, doctor says who will ask: the client when it can, else a dialog on
+// this desktop, else nobody (and why).
+func TestDoctorSaysWhoAsks(t *testing.T) {
+	port := startSim(t)
+	dir := tempDir(t)
+	pol := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"confirm": ["delete_*"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	was := findDesktop
+	t.Cleanup(func() { findDesktop = was })
+	for _, c := range []struct {
+		name    string
+		client  string
+		args    []string
+		desktop bool
+		want    string
+	}{
+		{"client asks", "claude-code", []string{"--policy", pol}, true, "confirmation: Claude Code asks you itself"},
+		{"desktop asks", "claude-desktop", []string{"--policy", pol}, true, "confirmation: Claude Desktop cannot ask, so a dialog on this desktop asks you (zenity)"},
+		{"nobody: no desktop", "claude-desktop", []string{"--policy", pol}, false, "confirmation: nobody can ask you, so the calls that need your confirmation are refused (no dialog can be shown here: no display (test))"},
+		{"nobody: client only", "gemini", []string{"--policy", pol, "--confirm-with", "client"}, true, "confirmation: nobody can ask you, so the calls that need your confirmation are refused (--confirm-with client leaves the desktop out)"},
+		{"desktop first", "claude-code", []string{"--policy", pol, "--confirm-with", "desktop,client"}, true, "confirmation: a dialog on this desktop asks you (zenity)"},
+		{"not known", "codebuddy", []string{"--policy", pol}, true, "confirmation: CodeBuddy asks you if it declares elicitation (not known for it); if not, a dialog on this desktop asks you (zenity)"},
+		{"no confirm rule", "claude-desktop", nil, true, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			findDesktop = func(func(string) string) (desktop.Asker, string) {
+				if c.desktop {
+					return namedDesktop("zenity"), ""
+				}
+				return nil, "no display (test)"
+			}
+			_, env, _ := doctorHome(t)
+			if _, errs, code := runCLI(t, env, "", append([]string{"install", "--client", c.client, "--port", port}, c.args...)...); code != 0 {
+				t.Fatalf("install: %d %s", code, errs)
+			}
+			out, errs, _ := runCLI(t, env, "", "doctor", "--port", port)
+			switch {
+			case c.want == "" && strings.Contains(out, "confirmation:"):
+				t.Errorf("doctor speaks of confirmation with no confirm rule:\n%s", out)
+			case c.want != "" && !strings.Contains(out, c.want):
+				t.Errorf("want %q in:\n%s%s", c.want, out, errs)
+			}
+		})
 	}
 }

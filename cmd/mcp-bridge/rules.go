@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
@@ -29,6 +32,7 @@ type ruleFlags struct {
 	allowTools     string
 	readOnly       bool
 	confirmTimeout time.Duration
+	confirmWith    string
 	journal        string
 	journalArgs    bool
 	journalMax     int64
@@ -39,6 +43,7 @@ type ruleFlags struct {
 func (r *ruleFlags) add(fs *pflag.FlagSet) {
 	r.addPolicy(fs)
 	fs.DurationVar(&r.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a confirmation question waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
+	fs.StringVar(&r.confirmWith, "confirm-with", "", "who asks before a confirm tool runs, in order: client, desktop or client,desktop (default: the policy file's confirmWith, else client,desktop: the client when it can ask, else a dialog on this machine's desktop) (env CAD_MCP_CONFIRM_WITH)")
 	fs.StringVar(&r.journal, "journal", "", "append one JSON line per tool request to this file (env CAD_MCP_JOURNAL)")
 	fs.BoolVar(&r.journalArgs, "journal-args", false, "also record call arguments in the journal (env CAD_MCP_JOURNAL_ARGS)")
 	fs.BoolVar(&r.journalReq, "journal-required", false, "refuse tool calls, sending nothing to CAD, while the journal cannot be written (env CAD_MCP_JOURNAL_REQUIRED)")
@@ -70,6 +75,11 @@ func (r *ruleFlags) check() error {
 	}
 	if r.confirmTimeout <= 0 {
 		return fmt.Errorf("--confirm-timeout %s: must be positive", r.confirmTimeout)
+	}
+	if r.confirmWith != "" {
+		if err := policy.CheckConfirmWith(splitList(r.confirmWith)); err != nil {
+			return fmt.Errorf("--confirm-with %s: %v", r.confirmWith, err)
+		}
 	}
 	if r.journalReq && r.journal == "" {
 		return fmt.Errorf("--journal-required needs --journal FILE")
@@ -104,13 +114,22 @@ func (r *ruleFlags) load() (*policy.Policy, error) {
 }
 
 // apply sets the bridge's rules; the returned function closes the journal.
-func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger) (func(), error) {
+func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger, getenv func(string) string) (func(), error) {
 	p, err := r.load()
 	if err != nil {
 		return nil, err
 	}
 	cfg.Policy = p
 	cfg.ConfirmTimeout = r.confirmTimeout
+	cfg.ConfirmWith = r.askers(p)
+	if p.AsksAny() && slices.Contains(cfg.ConfirmWith, policy.AskDesktop) {
+		cfg.Desktop, cfg.DesktopWhyNot = findDesktop(getenv)
+		if cfg.Desktop != nil {
+			log.Info().Str("dialog", cfg.Desktop.Name()).Msg("confirmation questions that a client cannot ask are shown on this desktop")
+		} else {
+			log.Info().Str("why", cfg.DesktopWhyNot).Msg("no desktop dialog: confirmation that a client cannot ask is refused")
+		}
+	}
 	if p != nil {
 		log.Info().Str("policy", p.Summary()).Msg("tool policy in force")
 	}
@@ -124,6 +143,25 @@ func (r *ruleFlags) apply(cfg *bridge.Config, log zerolog.Logger) (func(), error
 	w.Log = log
 	cfg.Journal, cfg.JournalArgs, cfg.JournalRequired = w, r.journalArgs, r.journalReq
 	return func() { w.Close() }, nil
+}
+
+// askers is who asks, in order: --confirm-with (or its variable), else the
+// policy file's confirmWith, else the client when it can and then the
+// desktop.
+func (r *ruleFlags) askers(p *policy.Policy) []string {
+	if r.confirmWith != "" {
+		return splitList(r.confirmWith)
+	}
+	if w := p.ConfirmWith(); w != nil {
+		return w
+	}
+	return []string{policy.AskClient, policy.AskDesktop}
+}
+
+// findDesktop is the dialog program of this machine's desktop (a variable
+// so that tests can give another).
+var findDesktop = func(getenv func(string) string) (desktop.Asker, string) {
+	return desktop.Find(getenv, exec.LookPath)
 }
 
 const journalUsage = `Usage: mcp-bridge journal [FILE] [flags]
@@ -238,7 +276,11 @@ func writeRow(w io.Writer, en *journal.Entry) {
 	}
 	var detail []string
 	if en.Confirm != "" {
-		detail = append(detail, "confirmation "+en.Confirm)
+		c := "confirmation " + en.Confirm
+		if en.AskedBy != "" {
+			c += " (" + asText(en.AskedBy) + ")"
+		}
+		detail = append(detail, c)
 	}
 	if en.Code != 0 {
 		detail = append(detail, fmt.Sprintf("%d", en.Code))

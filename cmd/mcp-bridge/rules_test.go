@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
@@ -277,5 +278,68 @@ func TestJournalTableShowsNamesAsText(t *testing.T) {
 	}
 	if rows := strings.Split(strings.TrimSpace(table), "\n"); len(rows) != 1+len(names) {
 		t.Errorf("%d rows for %d journal lines:\n%s", len(rows)-1, len(names), table)
+	}
+}
+
+// Who asks comes from --confirm-with, else CAD_MCP_CONFIRM_WITH, else the
+// policy file's confirmWith, else client then desktop. Seen by a client
+// that cannot ask, on a machine with no desktop: each choice refuses in
+// its own words.
+func TestConfirmWithPrecedence(t *testing.T) {
+	port := startSim(t)
+	dir := tempDir(t)
+	file := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(file, []byte(`{"confirm": ["delete_*"], "confirmWith": ["desktop"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain.json")
+	if err := os.WriteFile(plain, []byte(`{"confirm": ["delete_*"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	was := findDesktop
+	findDesktop = func(func(string) string) (desktop.Asker, string) { return nil, "no display (test)" }
+	t.Cleanup(func() { findDesktop = was })
+	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_entities","arguments":{"handles":["1"]}}}
+`
+	const (
+		clientOnly  = `this client cannot ask (it did not declare the elicitation capability). Nothing`
+		desktopOnly = `the client is not asked (--confirm-with desktop), and no dialog can be shown on this machine's desktop: no display (test)`
+		both        = `this client cannot ask (it did not declare the elicitation capability), and no dialog can be shown on this machine's desktop: no display (test)`
+	)
+	for _, c := range []struct {
+		name   string
+		policy string
+		env    string
+		flag   string
+		want   string
+	}{
+		{"default", plain, "", "", both},
+		{"policy file", file, "", "", desktopOnly},
+		{"environment over the file", file, "client", "", clientOnly},
+		{"flag over the environment", file, "client", "desktop", desktopOnly},
+		{"flag over the environment, the other way", plain, "desktop", "client", clientOnly},
+		{"flag order", plain, "", "desktop,client", `this client cannot ask (it did not declare the elicitation capability), and no dialog`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{"CAD_MCP_PORT": port}
+			if c.env != "" {
+				env["CAD_MCP_CONFIRM_WITH"] = c.env
+			}
+			args := []string{"--policy", c.policy, "--no-cache", "--log-level", "error"}
+			if c.flag != "" {
+				args = append(args, "--confirm-with", c.flag)
+			}
+			out, errs, code := runCLI(t, env, in, args...)
+			if code != 0 || !strings.Contains(out, c.want) {
+				t.Errorf("exit %d; want the refusal to say %q:\n%s\n%s", code, c.want, out, errs)
+			}
+		})
+	}
+	for _, bad := range []string{"desktops", "client,client", ",", "Client"} {
+		_, errs, code := runCLI(t, nil, "", "--confirm-with", bad)
+		if code != 2 || !strings.Contains(errs, "--confirm-with "+bad) {
+			t.Errorf("--confirm-with %q: exit %d, %s", bad, code, errs)
+		}
 	}
 }

@@ -93,6 +93,12 @@ func (c *Client) URLServer(url string, token bool) Server {
 // TokenRef is how c's URL entry names the token variable.
 func (c *Client) TokenRef() string { return fmt.Sprintf(c.URLForm.VarRef, TokenVar) }
 
+// Client.Asks values.
+const (
+	AsksYes = "yes"
+	AsksNo  = "no"
+)
+
 // Client is one MCP client's configuration convention.
 type Client struct {
 	ID   string // the --client value
@@ -139,6 +145,12 @@ type Client struct {
 	// Expands is what the client fills in in its file's strings (nil:
 	// not known, and every client's syntax is refused for it).
 	Expands *Expansion
+	// Asks says whether the client shows a server's confirmation question
+	// (MCP elicitation, a form with one boolean): AsksYes, AsksNo, or ""
+	// when nobody has found out (configs/README.md says where we read it).
+	// The client's initialize is what the bridge goes by; this is for
+	// doctor, to say who will ask before the client has started.
+	Asks string
 	// Scopes this client has besides "user".
 	Project bool
 	Local   bool // Claude Code's local scope (~/.claude.json projects[dir])
@@ -147,33 +159,33 @@ type Client struct {
 // Clients lists every client install knows, in the order `--client all`
 // goes through them.
 var Clients = []*Client{
-	{ID: "claude-desktop", Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
-	{ID: "claude-code", Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Expands: braceVars, Restart: "start a new claude session (/mcp lists the servers)"},
+	{ID: "claude-desktop", Asks: AsksNo, Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
+	{ID: "claude-code", Asks: AsksYes, Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Expands: braceVars, Restart: "start a new claude session (/mcp lists the servers)"},
 	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
-	{ID: "cursor", Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "windsurf", Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Expands: windsurfVars, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
-	{ID: "cline", Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
-	{ID: "gemini", Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Expands: shellVars, Restart: "start a new gemini session (/mcp lists the servers)"},
-	{ID: "codex", Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Expands: noVars, Restart: "start a new codex session (/mcp lists the servers)"},
-	{ID: "zed", Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+	{ID: "cursor", Asks: AsksYes, Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
+	{ID: "vscode", Asks: AsksYes, Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Asks: AsksYes, Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "windsurf", Asks: AsksNo, Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Expands: windsurfVars, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
+	{ID: "cline", Asks: AsksNo, Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
+	{ID: "gemini", Asks: AsksNo, Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Expands: shellVars, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "codex", Asks: AsksYes, Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Expands: noVars, Restart: "start a new codex session (/mcp lists the servers)"},
+	{ID: "zed", Asks: AsksNo, Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
 	{ID: "junie", Name: "JetBrains Junie", Project: true, Restart: "Junie reads mcp.json when it starts a task; if the server does not appear, restart the IDE"},
 	{ID: "jetbrains", Name: "JetBrains AI Assistant", Paste: "Settings | Tools | AI Assistant | Model Context Protocol (MCP) → Add → As JSON (Global level)", Restart: "press Apply; the server starts when AI Assistant next needs it"},
-	{ID: "copilot-cli", Name: "GitHub Copilot CLI", Type: "local", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Extra: []kv{{"tools", []string{"*"}}}, Expands: shellVars, Restart: "start a new copilot session (/mcp show lists the servers)"},
-	{ID: "roo-code", Name: "Roo Code", Project: true, Restart: "Roo Code reloads mcp_settings.json itself; if not, restart VS Code"},
-	{ID: "cline-cursor", Name: "Cline in Cursor", Restart: "Cline reloads its settings file; if the server does not appear, restart Cursor"},
-	{ID: "cline-windsurf", Name: "Cline in Windsurf", Restart: "Cline reloads its settings file; if the server does not appear, restart Windsurf"},
-	{ID: "kiro", Name: "Kiro", Project: true, Restart: "Kiro reloads mcp.json itself (MCP servers in the Kiro panel)"},
-	{ID: "amazonq", Name: "Amazon Q Developer (IDE)", Project: true, Restart: "reopen the Q chat panel, or restart the IDE"},
+	{ID: "copilot-cli", Asks: AsksYes, Name: "GitHub Copilot CLI", Type: "local", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Extra: []kv{{"tools", []string{"*"}}}, Expands: shellVars, Restart: "start a new copilot session (/mcp show lists the servers)"},
+	{ID: "roo-code", Asks: AsksNo, Name: "Roo Code", Project: true, Restart: "Roo Code reloads mcp_settings.json itself; if not, restart VS Code"},
+	{ID: "cline-cursor", Asks: AsksNo, Name: "Cline in Cursor", Restart: "Cline reloads its settings file; if the server does not appear, restart Cursor"},
+	{ID: "cline-windsurf", Asks: AsksNo, Name: "Cline in Windsurf", Restart: "Cline reloads its settings file; if the server does not appear, restart Windsurf"},
+	{ID: "kiro", Asks: AsksYes, Name: "Kiro", Project: true, Restart: "Kiro reloads mcp.json itself (MCP servers in the Kiro panel)"},
+	{ID: "amazonq", Asks: AsksNo, Name: "Amazon Q Developer (IDE)", Project: true, Restart: "reopen the Q chat panel, or restart the IDE"},
 	{ID: "trae", Name: "Trae", Project: true, Restart: "restart Trae (Settings → MCP lists the server)"},
-	{ID: "lmstudio", Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
-	{ID: "warp", Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
-	{ID: "antigravity", Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
-	{ID: "continue", Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
-	{ID: "goose", Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
-	{ID: "opencode", Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Expands: opencodeVars, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+	{ID: "lmstudio", Asks: AsksNo, Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
+	{ID: "warp", Asks: AsksNo, Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
+	{ID: "antigravity", Asks: AsksNo, Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
+	{ID: "continue", Asks: AsksNo, Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
+	{ID: "goose", Asks: AsksYes, Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
+	{ID: "opencode", Asks: AsksYes, Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Expands: opencodeVars, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
 var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,10 @@ type Options struct {
 	// Settings are doctor's own settings (--port, --policy, …) and where
 	// each came from, for the report.
 	Settings []Setting
+	// Desktop names the dialog program a bridge started here would ask
+	// with when its client cannot ("" when there is none, and
+	// DesktopWhyNot says why).
+	Desktop, DesktopWhyNot string
 }
 
 // Setting is one setting and where its value came from: its flag
@@ -72,7 +77,8 @@ type Reach struct {
 	From        string        // where the address comes from, for people: "CAD_MCP_PORT in its env"
 	ListTimeout time.Duration // its --list-timeout
 	Policy      *policy.Policy
-	Listen      string // its --listen: it would serve HTTP, not stdio
+	ConfirmWith []string // who asks, in order (--confirm-with, the policy's, or the default)
+	Listen      string   // its --listen: it would serve HTTP, not stdio
 	// Remote is the URL a `connect` registration relays to; Base is then
 	// unset, and the registration is checked end to end (remote.go).
 	Remote string
@@ -129,6 +135,9 @@ type ConfigEntry struct {
 	// TokenFrom: where the token this registration sends comes from
 	// (connect and URL entries), never the token.
 	TokenFrom string `json:"token_from,omitempty"`
+	// Asks: who asks before a call its policy's confirm rule names runs,
+	// for people ("" when no tool needs confirmation).
+	Asks string `json:"asks,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -333,6 +342,7 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		checkRemote(ctx, r.Server, reach.Remote, bases.timeout, &e)
 		return e
 	}
+	e.Asks = whoAsks(o, r.ClientID, reach)
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
 	if b.err != nil {
@@ -548,6 +558,9 @@ func Print(w io.Writer, r *Report) {
 		if c.TokenFrom != "" && !strings.Contains(detail, c.TokenFrom) {
 			detail += "; token: " + c.TokenFrom
 		}
+		if c.Asks != "" {
+			detail += "; confirmation: " + c.Asks
+		}
 		if c.Server == "" {
 			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)
 			continue
@@ -593,4 +606,43 @@ func Plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// whoAsks says who will ask the user before a call that the registration's
+// policy has confirmed runs: the client (as far as we know whether it can,
+// configs/README.md), a dialog on this desktop, or nobody (then such calls
+// are refused). The client's initialize decides in the end; this is what
+// to expect.
+func whoAsks(o Options, clientID string, reach Reach) string {
+	if !reach.Policy.AsksAny() {
+		return ""
+	}
+	c := clientconf.Lookup(clientID)
+	name, can := clientID, ""
+	if c != nil {
+		name, can = c.Name, c.Asks
+	}
+	var maybe []string
+	for _, who := range reach.ConfirmWith {
+		switch {
+		case who == policy.AskClient && can == clientconf.AsksYes:
+			return strings.Join(append(maybe, name+" asks you itself"), " ")
+		case who == policy.AskClient && can == "":
+			maybe = append(maybe, name+" asks you if it declares elicitation (not known for it); if not,")
+		case who == policy.AskDesktop && o.Desktop != "":
+			what := "a dialog on this desktop asks you (" + o.Desktop + ")"
+			if can == clientconf.AsksNo && len(maybe) == 0 && slices.Contains(reach.ConfirmWith, policy.AskClient) {
+				what = name + " cannot ask, so " + what
+			}
+			return strings.Join(append(maybe, what), " ")
+		}
+	}
+	why := "nobody can ask you, so the calls that need your confirmation are refused"
+	switch {
+	case !slices.Contains(reach.ConfirmWith, policy.AskDesktop):
+		why += " (--confirm-with " + strings.Join(reach.ConfirmWith, ",") + " leaves the desktop out)"
+	default:
+		why += " (no dialog can be shown here: " + o.DesktopWhyNot + ")"
+	}
+	return strings.Join(append(maybe, why), " ")
 }

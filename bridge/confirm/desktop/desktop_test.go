@@ -1,0 +1,284 @@
+package desktop
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// hostile is a question whose every part from the client tries something:
+// markup, an entity, quotes, a backslash, a shell substitution, a line
+// break (escaped in JSON and raw), a bidirectional override (escaped and
+// raw), an option-like value, a very long value.
+var hostile = Question{
+	Bridge:  "cad-freecad",
+	Client:  "Claude <b>Desktop</b>",
+	Tool:    "delete_<b>entities</b>",
+	Timeout: 90 * time.Second,
+	Args: []byte(`{"ids":[1,2],"note":"<b>bold</b> &amp; \"q\" 'q' back\\slash $(rm -rf ~) \\n \n next\u202eline ` + "\u202e" + `end",` +
+		`"opt":"--timeout=0","-e":"x","long":"` + strings.Repeat("0123456789", 30) + `"}`),
+}
+
+// hostileText is Text(hostile), written out: what every program must show.
+const hostileText = `"Claude <b>Desktop</b>" (through the bridge cad-freecad) wants to run delete_<b>entities</b> on your drawing.
+
+Arguments:
+  -e: "x"
+  ids: [1,2]
+  long: "012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `9012345678901234567890123456789012345678` + "\u200b" + `901234567890123456789012345678901234567…
+  note: "<b>bold</b> &amp; \"q\" 'q' back\\slash $(rm -rf ~) \\n \n next\u202eline \u202eend"
+  opt: "--timeout=0"
+
+Run it?`
+
+func TestText(t *testing.T) {
+	got, err := Text(hostile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hostileText, got); diff != "" {
+		t.Errorf("Text (-want +got):\n%s", diff)
+	}
+	if got, want := Title(hostile), `mcp-bridge — confirm delete_<b>entities</b>`; got != want {
+		t.Errorf("Title = %q; want %q", got, want)
+	}
+	if got, _ := Text(Question{Tool: "ping"}); got != "A client without a name wants to run ping on your drawing.\n\n(no arguments)\n\nRun it?" {
+		t.Errorf("no client, bridge or arguments: %q", got)
+	}
+}
+
+func TestBreakable(t *testing.T) {
+	run := strings.Repeat("a", runLen)
+	for _, c := range []struct{ in, want string }{
+		{run, run},
+		{run + "b", run + "\u200bb"},
+		{run + " b", run + " b"},
+		{run + "\n" + run, run + "\n" + run},
+		{"x " + run + run + "c", "x " + run + "\u200b" + run + "\u200bc"},
+	} {
+		if got := breakable(c.in); got != c.want {
+			t.Errorf("breakable(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestTooManyArguments: a question that cannot show every argument is no
+// question; Ask fails before any program runs (its path does not exist).
+func TestTooManyArguments(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 200 {
+		fmt.Fprintf(&b, `%s"argument_%03d":"%s"`, map[bool]string{true: ",", false: ""}[i > 0], i, strings.Repeat("v", 20))
+	}
+	b.WriteString("}")
+	for _, k := range []kind{zenity, kdialog, yad, osascript} {
+		p := &program{kind: k, path: "/nonexistent/dialog"}
+		a, err := p.Ask(context.Background(), Question{Tool: "t", Args: []byte(b.String())})
+		if err == nil || !strings.Contains(err.Error(), "cannot all be shown") {
+			t.Errorf("%s: Ask = %v, %v; want the arguments refused", k, a, err)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	title := Title(hostile)
+	body := hostileText
+	kd := "<qt>" + strings.NewReplacer(
+		"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;", `\`, `\\`, "\n", "<br>").Replace(body) + "</qt>"
+	kd = strings.ReplaceAll(kd, "<br>  ", "<br>&nbsp;&nbsp;")
+	cases := []struct {
+		k       kind
+		timeout time.Duration
+		want    []string
+	}{
+		{zenity, 90 * time.Second, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
+			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel", "--timeout=90"}},
+		{zenity, 1500 * time.Millisecond, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
+			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel", "--timeout=2"}},
+		{zenity, 0, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
+			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel"}},
+		{kdialog, 90 * time.Second, []string{"--title=" + title, "--warningyesno=" + kd,
+			"--yes-label=Don't run", "--no-label=Run"}},
+		{yad, 90 * time.Second, []string{"--title=" + title, "--text=" + strings.ReplaceAll(body, `\`, `\\`), "--no-markup",
+			"--image=dialog-question", "--button=Don't run:1", "--button=Run:0", "--width=560", "--timeout=90"}},
+		{osascript, 90 * time.Second, append(osaScript(), title, body, "90")},
+		{osascript, 0, append(osaScript(), title, body, "0")},
+	}
+	for _, c := range cases {
+		p := &program{kind: c.k}
+		if diff := cmp.Diff(c.want, p.args(title, body, c.timeout)); diff != "" {
+			t.Errorf("%s, timeout %v (-want +got):\n%s", c.k, c.timeout, diff)
+		}
+	}
+	// The rich text kdialog is given, written out for the parts that
+	// matter: no tag but <qt> and <br>, the quote and the backslash.
+	if !strings.Contains(kd, `&quot;&lt;b&gt;bold&lt;/b&gt; &amp;amp; \\&quot;q\\&quot; &#39;q&#39; back\\\\slash $(rm -rf ~) \\\\n \\n next`) {
+		t.Errorf("kdialog's text: %s", kd)
+	}
+}
+
+// osaScript is the osascript command line before its argv, written out.
+func osaScript() []string {
+	lines := []string{
+		`on run argv`,
+		`set n to (item 3 of argv) as integer`,
+		`try`,
+		`if n > 0 then`,
+		`set r to display dialog (item 2 of argv) with title (item 1 of argv) buttons {"Don't run", "Run"} default button "Don't run" cancel button "Don't run" with icon caution giving up after n`,
+		`else`,
+		`set r to display dialog (item 2 of argv) with title (item 1 of argv) buttons {"Don't run", "Run"} default button "Don't run" cancel button "Don't run" with icon caution`,
+		`end if`,
+		`on error number -128`,
+		`return "dontrun"`,
+		`end try`,
+		`if gave up of r then return "timeout"`,
+		`if button returned of r is "Run" then return "run"`,
+		`return "dontrun"`,
+		`end run`,
+	}
+	var a []string
+	for _, l := range lines {
+		a = append(a, "-e", l)
+	}
+	return a
+}
+
+func TestAnswer(t *testing.T) {
+	type c struct {
+		code   int
+		stdout string
+		want   Answer
+		ok     bool
+	}
+	cases := map[kind][]c{
+		zenity:    {{0, "", Run, true}, {1, "", DontRun, true}, {5, "", TimedOut, true}, {255, "", DontRun, false}, {2, "", DontRun, false}},
+		kdialog:   {{1, "", Run, true}, {0, "", DontRun, true}, {2, "", DontRun, true}, {3, "", DontRun, false}},
+		yad:       {{0, "", Run, true}, {1, "", DontRun, true}, {252, "", DontRun, true}, {70, "", TimedOut, true}, {2, "", DontRun, false}},
+		osascript: {{0, "run\n", Run, true}, {0, "dontrun\n", DontRun, true}, {0, "timeout\n", TimedOut, true}, {0, "Run\n", DontRun, false}, {1, "run\n", DontRun, false}},
+	}
+	for k, cs := range cases {
+		for _, c := range cs {
+			p := &program{kind: k}
+			if a, ok := p.answer(c.code, c.stdout); a != c.want || ok != c.ok {
+				t.Errorf("%s exit %d %q: %v %v; want %v %v", k, c.code, c.stdout, a, ok, c.want, c.ok)
+			}
+		}
+	}
+}
+
+func TestMessageBoxAnswer(t *testing.T) {
+	if messageBoxStyle != 0x00050121 {
+		t.Errorf("style %#x; want MB_OKCANCEL|MB_ICONQUESTION|MB_DEFBUTTON2|MB_SETFOREGROUND|MB_TOPMOST = 0x50121", messageBoxStyle)
+	}
+	for _, c := range []struct {
+		result   uintptr
+		closed   bool
+		closedBy Answer
+		want     Answer
+		ok       bool
+	}{
+		{idOK, false, DontRun, Run, true},
+		{idCancel, false, DontRun, DontRun, true},
+		{idCancel, true, TimedOut, TimedOut, true},
+		{idCancel, true, Cancelled, Cancelled, true},
+		{idOK, true, Cancelled, Cancelled, true}, // clicked as the bridge closed it: not run
+		{0, false, DontRun, DontRun, false},
+		{3, false, DontRun, DontRun, false},
+	} {
+		if a, ok := messageBoxAnswer(c.result, c.closed, c.closedBy); a != c.want || ok != c.ok {
+			t.Errorf("messageBoxAnswer(%d, %v, %v) = %v %v; want %v %v", c.result, c.closed, c.closedBy, a, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	envOf := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	has := func(names ...string) func(string) (string, error) {
+		return func(p string) (string, error) {
+			if slices.Contains(names, p) {
+				return "/usr/bin/" + p, nil
+			}
+			return "", exec.ErrNotFound
+		}
+	}
+	all := has("zenity", "kdialog", "yad", "osascript")
+	noDesktop := "no desktop: neither DISPLAY nor WAYLAND_DISPLAY is set (a service, an SSH session or CI); run the bridge in your desktop session, or use a client that can ask"
+	noProgram := "no dialog program: none of zenity, kdialog or yad is installed (a desktop is there: DISPLAY or WAYLAND_DISPLAY is set); install zenity (apt install zenity, dnf install zenity, pkg install zenity), or use a client that can ask"
+	for _, c := range []struct {
+		name, goos string
+		env        func(string) string
+		look       func(string) (string, error)
+		want, why  string
+	}{
+		{"no display", "linux", envOf(), all, "", noDesktop},
+		{"display, every program", "linux", envOf("DISPLAY", ":0"), all, "zenity", ""},
+		{"wayland only", "linux", envOf("WAYLAND_DISPLAY", "wayland-0"), all, "zenity", ""},
+		{"kdialog and yad", "freebsd", envOf("DISPLAY", ":0"), has("kdialog", "yad"), "kdialog", ""},
+		{"yad only", "openbsd", envOf("DISPLAY", ":0"), has("yad"), "yad", ""},
+		{"display, no program", "linux", envOf("DISPLAY", ":0"), has("osascript"), "", noProgram},
+		{"no display, no program", "linux", envOf(), has(), "", noDesktop},
+		{"macOS", "darwin", envOf(), all, "osascript", ""},
+		{"macOS without osascript", "darwin", envOf(), has(), "", "no dialog program: osascript is not on PATH (it comes with macOS in /usr/bin); add /usr/bin to the bridge's PATH, or use a client that can ask"},
+	} {
+		a, why := find(c.goos, c.env, c.look)
+		name := ""
+		if a != nil {
+			name = a.Name()
+			if p := a.(*program); p.path != "/usr/bin/"+name {
+				t.Errorf("%s: path %s", c.name, p.path)
+			}
+		}
+		if name != c.want || why != c.why {
+			t.Errorf("%s: Find = %q, %q; want %q, %q", c.name, name, why, c.want, c.why)
+		}
+	}
+}
+
+// TestChildEnv: the display Find saw reaches the program; the variables
+// that would change a program's exit codes or options do not.
+func TestChildEnv(t *testing.T) {
+	t.Setenv("ZENITY_CANCEL", "0")
+	t.Setenv("DIALOG_ESC", "0")
+	t.Setenv("YAD_OPTIONS", "--button=Run:1")
+	t.Setenv("DISPLAY", ":7")
+	t.Setenv("H6_KEPT", "yes")
+	env := childEnv(func(k string) string { return map[string]string{"DISPLAY": ":1", "WAYLAND_DISPLAY": "w"}[k] })
+	var got []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "ZENITY_") || strings.HasPrefix(k, "DIALOG_") || k == "YAD_OPTIONS" || k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "H6_KEPT" {
+			got = append(got, kv)
+		}
+	}
+	if diff := cmp.Diff([]string{"H6_KEPT=yes", "DISPLAY=:1", "WAYLAND_DISPLAY=w"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCancelledBefore: a call cancelled before its question is shown is
+// not shown (the program's path does not exist: running it would fail).
+func TestCancelledBefore(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, k := range []kind{zenity, kdialog, yad, osascript} {
+		p := &program{kind: k, path: "/nonexistent/dialog"}
+		if a, err := p.Ask(ctx, hostile); a != Cancelled || err != nil {
+			t.Errorf("%s: Ask = %v, %v; want cancelled", k, a, err)
+		}
+	}
+}

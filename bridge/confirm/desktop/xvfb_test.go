@@ -1,0 +1,230 @@
+package desktop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// strictEnv set to 1 (make test-desktop) turns the skips for a missing
+// Xvfb, xdotool, import or zenity into failures.
+const strictEnv = "MCP_BRIDGE_DESKTOP_TESTS"
+
+func need(t *testing.T, strict bool, programs ...string) {
+	t.Helper()
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			if strict && os.Getenv(strictEnv) == "1" {
+				t.Fatalf("%s is not installed, and %s=1 (make test-desktop installs it)", p, strictEnv)
+			}
+			t.Skipf("%s is not installed: the real-dialog test needs Xvfb, xdotool, ImageMagick's import and the dialog program (make test-desktop installs them)", p)
+		}
+	}
+}
+
+// xvfb starts a virtual X display and returns its number; it ends with the test.
+func xvfb(t *testing.T) int {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n') // written when it accepts connections
+	r.Close()
+	n, err2 := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || err2 != nil {
+		t.Fatalf("Xvfb did not say its display: %q %v", line, err)
+	}
+	return n
+}
+
+// xdotool runs xdotool on display (bounded, against a hang).
+func xdotool(t *testing.T, display int, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY=:"+strconv.Itoa(display))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xdotool %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// shots is where the screenshots are kept: $MCP_BRIDGE_DESKTOP_SHOTS
+// (make test-desktop: bin/desktop), else the test's artifact folder.
+func shots(t *testing.T) string {
+	if d := os.Getenv("MCP_BRIDGE_DESKTOP_SHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.ArtifactDir()
+}
+
+// TestDialogOnX shows the hostile question with each installed dialog
+// program on a virtual display, finds it by its title, reads back the
+// text the program was given, keeps a screenshot, and answers it each
+// way a person can.
+func TestDialogOnX(t *testing.T) {
+	need(t, true, "Xvfb", "xdotool", "import")
+	display := xvfb(t)
+	env := func(k string) string {
+		if k == "DISPLAY" {
+			return ":" + strconv.Itoa(display)
+		}
+		return ""
+	}
+	type action func(t *testing.T, window string)
+	keys := func(k ...string) action {
+		return func(t *testing.T, w string) {
+			xdotool(t, display, "windowfocus", "--sync", w)
+			xdotool(t, display, append([]string{"key"}, k...)...)
+		}
+	}
+	cases := []struct {
+		name    string
+		timeout time.Duration
+		act     action // nil: none
+		cancel  bool   // cancel ctx once the dialog is up
+		want    Answer
+	}{
+		{"Tab to Run, Return", time.Hour, keys("Tab", "Return"), false, Run},
+		{"Return is Don't run", time.Hour, keys("Return"), false, DontRun},
+		{"Escape", time.Hour, keys("Escape"), false, DontRun},
+		{"close box", time.Hour, func(t *testing.T, w string) {
+			id, _ := strconv.ParseUint(w, 10, 32)
+			if err := closeWindow(display, uint32(id)); err != nil {
+				t.Fatal(err)
+			}
+		}, false, DontRun},
+		{"timeout", time.Second, nil, false, TimedOut},
+		{"cancelled", time.Hour, nil, true, Cancelled},
+	}
+	for _, k := range []kind{zenity, kdialog, yad} {
+		t.Run(k.String(), func(t *testing.T) {
+			need(t, k == zenity, k.String())
+			path, _ := exec.LookPath(k.String())
+			p := &program{kind: k, path: path, env: childEnv(env)}
+			for i, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					q := hostile
+					q.Timeout = c.timeout
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					type result struct {
+						a   Answer
+						err error
+					}
+					done := make(chan result, 1)
+					go func() { a, err := p.Ask(ctx, q); done <- result{a, err} }()
+					w := strings.Fields(xdotool(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+TitlePrefix))[0]
+					if i == 0 {
+						// kdialog (Qt) adds the application's name.
+						if got := xdotool(t, display, "getwindowname", w); got != Title(q) && !(k == kdialog && got == Title(q)+" — KDialog") {
+							t.Errorf("window title %q; want %q", got, Title(q))
+						}
+						pid := xdotool(t, display, "getwindowpid", w)
+						raw, err := os.ReadFile("/proc/" + pid + "/cmdline")
+						if err != nil {
+							t.Fatal(err)
+						}
+						body, _ := Text(q)
+						want := append([]string{path}, p.args(Title(q), body, q.Timeout)...)
+						got := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+						if diff := cmp.Diff(want, got); diff != "" {
+							t.Errorf("the program's command line (-want +got):\n%s", diff)
+						}
+						shot := filepath.Join(shots(t), k.String()+".png")
+						var stderr bytes.Buffer
+						cmd := exec.Command("import", "-window", w, shot)
+						cmd.Env, cmd.Stderr = p.env, &stderr
+						if err := cmd.Run(); err != nil {
+							t.Fatalf("import: %v %s", err, stderr.String())
+						}
+						t.Logf("screenshot: %s", shot)
+					}
+					if c.act != nil {
+						c.act(t, w)
+					}
+					if c.cancel {
+						cancel()
+					}
+					r := <-done
+					if r.err != nil || r.a != c.want {
+						t.Errorf("Ask = %v, %v; want %v", r.a, r.err, c.want)
+					}
+					id, _ := strconv.ParseUint(w, 10, 32)
+					if err := waitGone(display, uint32(id)); err != nil {
+						t.Errorf("after Ask returned: %v", err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestRawMarkupOnX: the escaping of each program holds by itself, for text
+// that did not come through confirm's rules: raw markup, an entity, quotes,
+// backslash escapes each program would read, kept as a screenshot
+// (<program>-raw.png) to look at; the command line read back.
+func TestRawMarkupOnX(t *testing.T) {
+	need(t, true, "Xvfb", "xdotool", "import")
+	display := xvfb(t)
+	env := func(k string) string {
+		if k == "DISPLAY" {
+			return ":" + strconv.Itoa(display)
+		}
+		return ""
+	}
+	const body = "<b>bold</b> <i>it</i> &amp; &lt; <span color='red'>red</span> <a href=\"x\">link</a>\n" +
+		`back\slash \n \\ \t "q" 'q' $(id) <qt>` + "\n  indented  twice"
+	for _, k := range []kind{zenity, kdialog, yad} {
+		t.Run(k.String(), func(t *testing.T) {
+			need(t, k == zenity, k.String())
+			path, _ := exec.LookPath(k.String())
+			p := &program{kind: k, path: path, env: childEnv(env)}
+			done := make(chan Answer, 1)
+			go func() { a, _ := p.show(context.Background(), TitlePrefix+"raw", body, time.Hour); done <- a }()
+			w := strings.Fields(xdotool(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+TitlePrefix))[0]
+			raw, err := os.ReadFile("/proc/" + xdotool(t, display, "getwindowpid", w) + "/cmdline")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := append([]string{path}, p.args(TitlePrefix+"raw", body, time.Hour)...)
+			if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")); diff != "" {
+				t.Errorf("command line (-want +got):\n%s", diff)
+			}
+			shot := filepath.Join(shots(t), k.String()+"-raw.png")
+			cmd := exec.Command("import", "-window", w, shot)
+			cmd.Env = p.env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("import: %v %s", err, out)
+			}
+			t.Logf("screenshot: %s", shot)
+			xdotool(t, display, "windowfocus", "--sync", w)
+			xdotool(t, display, "key", "Escape")
+			if a := <-done; a != DontRun {
+				t.Errorf("Escape: %v", a)
+			}
+		})
+	}
+}

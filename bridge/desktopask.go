@@ -1,0 +1,111 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Who asks the user to confirm a call (Config.ConfirmWith).
+const (
+	AskClient  = policy.AskClient  // the client, through elicitation
+	AskDesktop = policy.AskDesktop // a dialog on the desktop of the machine the bridge runs on
+)
+
+// whoAsks is the first of the user's choices that can ask this call's user:
+// AskClient when the client can show an elicitation, AskDesktop when this
+// machine has a desktop; "" when none can.
+func (g *rules) whoAsks(clientCan bool) string {
+	for _, who := range g.confirmWith {
+		switch {
+		case who == AskClient && clientCan:
+			return AskClient
+		case who == AskDesktop && g.desktop != nil:
+			return AskDesktop
+		}
+	}
+	return ""
+}
+
+// cannotAsk is why a call that needs confirmation was refused: nobody the
+// user chose can ask, and what would make it work. With --confirm-with
+// client it is what it always was.
+func (g *rules) cannotAsk(clientCan bool) string {
+	why := "it needs your confirmation, and "
+	switch {
+	case !slices.Contains(g.confirmWith, AskClient):
+		why += "the client is not asked (--confirm-with desktop)"
+	case clientCan: // not reached: the client would have asked
+	default:
+		why += "this client cannot ask (it did not declare the elicitation capability)"
+	}
+	if slices.Contains(g.confirmWith, AskDesktop) {
+		why += ", and no dialog can be shown on this machine's desktop: " + g.desktopWhy
+	}
+	return why
+}
+
+// askWith sends a call that needs confirmation on to be asked by who, or
+// refuses it when nobody can ask; true when the job goes to the queue.
+func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
+	if who == "" {
+		b.refuse(j, "unsupported", b.rules.cannotAsk(clientCan))
+		return false
+	}
+	j.ask, j.askedBy = true, who
+	return true
+}
+
+// askDesktop shows the question on this machine's desktop and waits for the
+// user, the timeout, or ctx (the question withdrawn: the dialog closes at
+// once). It returns the refusal to give, or nil when the user chose Run.
+func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *outcome {
+	g := b.rules
+	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	if gone != nil {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			select {
+			case <-gone:
+				stop()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	q := desktop.Question{Bridge: g.name, Client: j.clientName(), Tool: j.params.name, Args: j.params.args, Timeout: g.confirmTTL}
+	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")
+	ans, err := g.desktop.Ask(ctx, q)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		b.log.Warn().Err(err).Str("tool", q.Tool).Msg("the desktop question could not be shown; call not sent to CAD")
+		return refused("refused", "the question could not be shown on the desktop ("+err.Error()+")")
+	case ans == desktop.Run && ctx.Err() == nil:
+		j.confirm = "accepted"
+		return nil
+	case ans == desktop.TimedOut:
+		return refused("timed out", fmt.Sprintf("nobody answered the question on the desktop within %s", g.confirmTTL))
+	case ans == desktop.DontRun:
+		return refused("declined", "you declined it on the desktop")
+	}
+	b.log.Info().Str("tool", q.Tool).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn")
+	return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+}
+
+// clientName is the name the call's client gave in its clientInfo
+// (initialize, or a 2026-07-28 request's _meta), for the desktop question.
+func (j *job) clientName() string {
+	if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")); ci.Name != "" && j.era == lifecycle.Modern {
+		return ci.Bounded().Name
+	}
+	if ci := j.reply.client.asker.info.Load(); ci != nil {
+		return ci.Name
+	}
+	return ""
+}

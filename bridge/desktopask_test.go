@@ -1,0 +1,311 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+)
+
+// scriptedDesktop is a desktop whose user is the test: each question is
+// handed to the test on asked, and Ask returns what the test answers, or
+// Cancelled once the question is withdrawn (ctx done), telling the test so
+// on withdrawn.
+type scriptedDesktop struct {
+	asked     chan desktop.Question
+	answers   chan desktop.Answer
+	withdrawn chan desktop.Question
+}
+
+func newScriptedDesktop() *scriptedDesktop {
+	return &scriptedDesktop{asked: make(chan desktop.Question, 16), answers: make(chan desktop.Answer, 16), withdrawn: make(chan desktop.Question, 16)}
+}
+
+func (d *scriptedDesktop) Name() string { return "scripted" }
+
+func (d *scriptedDesktop) Ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
+	d.asked <- q
+	select {
+	case a := <-d.answers:
+		return a, nil
+	case <-ctx.Done():
+		d.withdrawn <- q
+		return desktop.Cancelled, nil
+	}
+}
+
+func (d *scriptedDesktop) question(t *testing.T) desktop.Question {
+	t.Helper()
+	select {
+	case q := <-d.asked:
+		return q
+	case <-time.After(waitLimit):
+		t.Fatal("no question was shown on the desktop")
+		return desktop.Question{}
+	}
+}
+
+func withDesktop(d *scriptedDesktop, with ...string) func(*Config) {
+	return func(c *Config) {
+		c.Name = "cad-test"
+		if d != nil {
+			c.Desktop = d
+		} else {
+			c.DesktopWhyNot = "neither DISPLAY nor WAYLAND_DISPLAY is set"
+		}
+		if with != nil {
+			c.ConfirmWith = with
+		}
+	}
+}
+
+// initPlain is a client without the elicitation capability (Claude
+// Desktop, Gemini CLI).
+const initPlain = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"Claude Desktop","version":"1.0"}}}`
+
+// initWith is a 2025-11-25 initialize declaring this elicitation capability.
+func initWith(elicitation string) string {
+	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":` + elicitation + `},"clientInfo":{"name":"c","version":"1"}}}`
+}
+
+func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
+	jpath, jw := newJournal(t)
+	d := newScriptedDesktop()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) { c.Journal = jw }))
+	h.send(initPlain)
+	h.recv()
+	h.send(call("0", "draw_line", `{"start":{"x":0,"y":0},"end":{"x":3,"y":4}}`))
+	line := h.recv()
+	handle := strings.Fields(field(t, line, "result.content").([]any)[0].(map[string]any)["text"].(string))[1]
+	args := fmt.Sprintf(`{"handles":[%q]}`, handle)
+
+	// Run: sent once, and its answer reaches the client.
+	h.send(call("1", "delete_entities", args))
+	q := d.question(t)
+	if d := cmp.Diff(desktop.Question{Bridge: "cad-test", Client: "Claude Desktop", Tool: "delete_entities", Args: []byte(args), Timeout: q.Timeout}, q); d != "" || q.Timeout <= 0 {
+		t.Errorf("the question (-want +got):\n%s", d)
+	}
+	// The client's next call waits behind the open question: its answer
+	// comes after the first call's.
+	h.send(call("2", "get_drawing_info", `{}`))
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
+	d.answers <- desktop.Run
+	if line := h.recv(); field(t, line, "id") != float64(1) || field(t, line, "result.isError") == true {
+		t.Errorf("run on the desktop: want the call's answer first, got %s", line)
+	}
+	if line := h.recv(); field(t, line, "id") != float64(2) {
+		t.Errorf("want the second call's answer after the first, got %s", line)
+	}
+	// Don't run, and the timeout: nothing sent.
+	for i, c := range []struct {
+		answer desktop.Answer
+		says   string
+	}{{desktop.DontRun, "you declined it on the desktop"}, {desktop.TimedOut, "nobody answered the question on the desktop"}} {
+		id := fmt.Sprint(3 + i)
+		h.send(call(id, "delete_entities", args))
+		h.skipCount(id)
+		d.question(t)
+		d.answers <- c.answer
+		if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, c.says) || !strings.Contains(line, "Nothing was sent to CAD") {
+			t.Errorf("%v: %s", c.answer, line)
+		}
+	}
+	// The client cancels: the question is withdrawn, nothing sent, no answer.
+	h.send(call("5", "delete_entities", args))
+	h.skipCount("5")
+	d.question(t)
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	select {
+	case <-d.withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the desktop question stayed open after the client cancelled the call")
+	}
+	h.send(`{"jsonrpc":"2.0","id":"p2","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p2","result":{}}`)
+	h.closeAndWait()
+	h.checkExactlyOnce()
+
+	var got []string
+	_ = journal.Each(jpath, func(l journal.Line) bool {
+		e := l.Entry
+		got = append(got, fmt.Sprintf("%s %s %s confirm=%s by=%s", e.ID, e.Tool, e.Outcome, e.Confirm, e.AskedBy))
+		return true
+	})
+	want := []string{
+		"0 draw_line ok confirm= by=",
+		"1 delete_entities ok confirm=accepted by=desktop",
+		"2 get_drawing_info ok confirm= by=",
+		"3 delete_entities declined confirm=declined by=desktop",
+		"4 delete_entities declined confirm=timed out by=desktop",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("journal (-want +got):\n%s", d)
+	}
+}
+
+func TestDesktopBridgeStopClosesTheQuestion(t *testing.T) {
+	d := newScriptedDesktop()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d)))
+	h.send(initPlain)
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["h-1"]}`))
+	h.skipCount("1")
+	d.question(t)
+	h.cancel() // a signal
+	select {
+	case <-d.withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the desktop question stayed open after the bridge was stopped")
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+}
+
+func TestConfirmWho(t *testing.T) {
+	const modernNoAsk = `{}`
+	const modernAsk = `{"elicitation":{}}`
+	for _, c := range []struct {
+		name    string
+		with    []string
+		desktop bool
+		init    string // "" for a 2026-07-28 client
+		caps    string
+		want    string // "desktop", "client", or the refusal's words
+	}{
+		{"default, client can ask", nil, true, initElicit, "", "client"},
+		{"default, client cannot", nil, true, initPlain, "", "desktop"},
+		{"default, neither", nil, false, initPlain, "", "cannot ask (it did not declare the elicitation capability), and no dialog can be shown on this machine's desktop: neither DISPLAY nor WAYLAND_DISPLAY is set"},
+		{"client only", []string{AskClient}, true, initPlain, "", "it needs your confirmation, and this client cannot ask (it did not declare the elicitation capability). Nothing"},
+		{"desktop only, client can ask", []string{AskDesktop}, true, initElicit, "", "desktop"},
+		{"desktop only, no desktop", []string{AskDesktop}, false, initElicit, "", "the client is not asked (--confirm-with desktop), and no dialog can be shown"},
+		{"desktop first", []string{AskDesktop, AskClient}, true, initElicit, "", "desktop"},
+		{"desktop first, none there", []string{AskDesktop, AskClient}, false, initElicit, "", "client"},
+		{"modern, client cannot", nil, true, "", modernNoAsk, "desktop"},
+		{"modern, client can", nil, true, "", modernAsk, "client"},
+		{"modern, client only", []string{AskClient}, true, "", modernNoAsk, "this client cannot ask"},
+		// The capability's modes (2025-11-25): a form needs {} or "form".
+		{"url mode only", nil, true, initWith(`{"url":{}}`), "", "desktop"},
+		{"form mode", nil, true, initWith(`{"form":{}}`), "", "client"},
+		{"form and url", nil, true, initWith(`{"form":{},"url":{}}`), "", "client"},
+		{"form not an object", nil, true, initWith(`{"form":true}`), "", "desktop"},
+		{"modern url mode only", nil, true, "", `{"elicitation":{"url":{}}}`, "desktop"},
+		{"modern form mode", nil, true, "", `{"elicitation":{"form":{}}}`, "client"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newScriptedDesktop()
+			dd := d
+			if !c.desktop {
+				dd = nil
+			}
+			h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(dd, c.with...)))
+			req := modernCall("1", "delete_entities", `{"handles":["h-1"]}`, c.caps, "")
+			if c.init != "" {
+				h.send(c.init)
+				h.recv()
+				req = call("1", "delete_entities", `{"handles":["h-1"]}`)
+			}
+			h.send(req)
+			if c.want == "desktop" {
+				d.question(t)
+				d.answers <- desktop.Run
+				// The base's own answer (it has no such entity), not a refusal.
+				if line := h.recv(); field(t, line, "id") != float64(1) || !strings.Contains(line, `no entity with handle`) {
+					t.Errorf("want the base's answer after Run on the desktop, got %s", line)
+				}
+				return
+			}
+			h.skipCount("1")
+			line := h.recv()
+			if c.want == "client" {
+				if field(t, line, "method") != "elicitation/create" && field(t, line, "result.resultType") != "input_required" {
+					t.Errorf("want the client asked, got %s", line)
+				}
+			} else if field(t, line, "result.isError") != true || !strings.Contains(line, c.want) {
+				t.Errorf("want a refusal saying %q, got %s", c.want, line)
+			}
+			select {
+			case q := <-d.asked:
+				if c.want != "desktop" {
+					t.Errorf("the desktop was asked: %+v", q)
+				}
+			default:
+			}
+		})
+	}
+}
+
+// TestDesktopQuestionHoldsOnlyItsClient, over HTTP: while the desktop asks
+// about A's call, A's later call waits and B's calls are answered; A
+// dropping the call's POST closes the question at once (nothing sent, A's
+// later call runs); A's session ending closes the next one.
+func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
+	d := newScriptedDesktop()
+	usePolicy := withPolicy(t, testPolicy, policy.Options{})
+	jpath, jw := newJournal(t)
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
+		usePolicy(c)
+		withDesktop(d)(c)
+		c.Journal, c.ConfirmTimeout = jw, time.Hour
+	})
+	a := h.initialize("2025-11-25") // declares no elicitation
+	ctx, drop := context.WithCancel(context.Background())
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		_, _ = h.try(ctx, withSession(a), call(`"q"`, "delete_entities", `{"handles":["1"]}`))
+	}()
+	if q := d.question(t); q.Client != "t" || q.Tool != "delete_entities" {
+		t.Errorf("the question: %+v", q)
+	}
+	queued := field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
+	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
+	b := h.initialize("2025-06-18")
+	for i := range 3 {
+		if r := h.post(withSession(b), call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+			t.Fatalf("B's call %d while A's question is open: %d %s", i, r.status, r.body)
+		}
+	}
+	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
+		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
+	}
+	drop()
+	<-first
+	select {
+	case <-d.withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the dialog stayed open after the client dropped the call")
+	}
+	if r := within(t, later); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+		t.Fatalf("A's later call after the question was withdrawn: %d %s", r.status, r.body)
+	}
+	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
+
+	// The session ends (DELETE) while the desktop asks: closed, not sent.
+	later2 := h.postAsync(withSession(a), call(`"q2"`, "delete_entities", `{"handles":["1"]}`))
+	d.question(t)
+	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(a), ""); r.status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.status, r.body)
+	}
+	select {
+	case <-d.withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the dialog stayed open after the session ended")
+	}
+	<-later2
+	for _, id := range []string{`"q"`, `"q2"`} {
+		if n := h.sim.CallsFor(id); n != 0 {
+			t.Errorf("%s ran %d times", id, n)
+		}
+	}
+}
