@@ -181,7 +181,7 @@ func TestDesktopConfirm(t *testing.T) {
 			if got, want := xdo(t, display, "getwindowname", w), titlePrefix+"delete_entities"; got != want {
 				t.Errorf("window title %q; want %q", got, want)
 			}
-			shot := filepath.Join(shots, strings.ReplaceAll(c.name, " ", "-")+".png")
+			shot := filepath.Join(shots, "e2e-"+map[bool]string{true: "wine-"}[wine != ""]+strings.ReplaceAll(c.name, " ", "-")+".png")
 			screenshot(t, display, w, shot)
 			t.Logf("screenshot: %s", shot)
 			if wine == "" {
