@@ -82,10 +82,12 @@ test-dist:
 	GO=$(GO) .ci/test-dist.sh
 
 # test-windows: the windows/amd64 build under Wine: every package's unit
-# tests, then --print-config, doctor, the real clients and verify against
+# tests; the confirmation message box of mcp-bridge.exe on Xvfb, answered
+# each way by a client that cannot ask (screenshots in bin/wine/desktop/);
+# then --print-config, doctor, the real clients and verify against
 # mcp-bridge.exe in C:\Program Files (see .ci/windows/test.sh; installs
-# Wine and MinGW with apt-get when missing). Then the other release
-# targets (windows/arm64, macOS) compiled and vetted.
+# Wine, MinGW, Xvfb, xdotool and ImageMagick with apt-get when missing).
+# Then the other release targets (windows/arm64, macOS) compiled and vetted.
 test-windows:
 	GO=$(GO) .ci/windows/test.sh
 	$(MAKE) cross-vet
