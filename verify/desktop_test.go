@@ -215,7 +215,7 @@ func TestDesktopConfirm(t *testing.T) {
 			a := <-done
 			id, _ := strconv.ParseUint(w, 10, 32)
 			if err := waitGone(display, uint32(id), wine != ""); err != nil {
-				t.Errorf("the dialog after the call ended: %v", err)
+				t.Fatalf("the dialog after the call ended: %v", err) // the session's later calls would wait behind it
 			}
 			t.Logf("the dialog was gone %s after the answer (or the cancel)", time.Since(acted).Round(time.Millisecond))
 			switch {
@@ -225,12 +225,12 @@ func TestDesktopConfirm(t *testing.T) {
 				}
 			case c.cancel:
 				if !errors.Is(a.err, context.Canceled) {
-					t.Errorf("the cancelled call returned %v %+v", a.err, a.res)
+					t.Errorf("the cancelled call returned %v %q", a.err, resultText(a.res))
 				}
 			default:
 				want := "delete_entities was not run: " + c.why + ". Nothing was sent to CAD."
 				if a.err != nil || !a.res.IsError || resultText(a.res) != want {
-					t.Errorf("the client got %v %+v; want an error result %q", a.err, a.res, want)
+					t.Errorf("the client got %v %q (isError %v); want an error result %q", a.err, resultText(a.res), a.res != nil && a.res.IsError, want)
 				}
 			}
 			// The session goes on; what the drawing holds now tells what ran.
