@@ -82,10 +82,12 @@ test-dist:
 	GO=$(GO) .ci/test-dist.sh
 
 # test-windows: the windows/amd64 build under Wine: every package's unit
-# tests, then --print-config, doctor, the real clients and verify against
+# tests; the confirmation message box of mcp-bridge.exe on Xvfb, answered
+# each way by a client that cannot ask (screenshots in bin/wine/desktop/);
+# then --print-config, doctor, the real clients and verify against
 # mcp-bridge.exe in C:\Program Files (see .ci/windows/test.sh; installs
-# Wine and MinGW with apt-get when missing). Then the other release
-# targets (windows/arm64, macOS) compiled and vetted.
+# Wine, MinGW, Xvfb, xdotool and ImageMagick with apt-get when missing).
+# Then the other release targets (windows/arm64, macOS) compiled and vetted.
 test-windows:
 	GO=$(GO) .ci/windows/test.sh
 	$(MAKE) cross-vet
@@ -142,13 +144,16 @@ test-proxy:
 # shown for real on Xvfb with zenity, and with kdialog and yad where
 # installed; found by its title with xdotool, its command line read back,
 # answered each way (Run, Return, Escape, close box, timeout, cancelled);
-# and raw markup through each program's own escaping.
+# and raw markup through each program's own escaping; then end to end (verify's TestDesktopConfirm): the built bridge under the
+# Go SDK client, which cannot ask, with confirm ["delete_*"]: only Run
+# deletes the line, once; every other answer, and the client's cancel,
+# sends nothing to the base.
 # Installs xvfb, zenity, xdotool and imagemagick with apt-get when missing;
-# screenshots in bin/desktop/.
+# screenshots in bin/desktop/ (the end-to-end ones e2e-*.png).
 test-desktop:
 	@need=; for p in Xvfb:xvfb zenity:zenity xdotool:xdotool import:imagemagick; do \
 	  command -v $${p%%:*} >/dev/null 2>&1 || need="$$need $${p#*:}"; done; \
 	  if [ -n "$$need" ]; then echo "test-desktop: installing$$need with apt-get"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$need; fi
-	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run 'OnX' -v ./bridge/confirm/desktop
+	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestRawMarkupOnX|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify

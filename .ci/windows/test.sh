@@ -3,15 +3,21 @@
 # Wine on this Linux machine.
 #   1. every package's unit tests, built with GOOS=windows and run by
 #      `go test -exec .ci/windows/wine-exec`;
-#   2. mcp-bridge.exe installed as C:\Program Files\mcp-bridge\mcp-bridge.exe:
+#   2. the confirmation question of mcp-bridge.exe as a Win32 message box
+#      on Wine's X display (Xvfb), end to end: verify's TestDesktopConfirm
+#      run on Linux with the .exe as the Go SDK client's server; the box
+#      found by its title, photographed (bin/wine/desktop/), answered each
+#      way: only Run sends the call to the base;
+#   3. mcp-bridge.exe installed as C:\Program Files\mcp-bridge\mcp-bridge.exe:
 #      --print-config and doctor with that path, then the real clients and
 #      `mcp-bridge verify` (verify/clients/run.sh) against it, the simulated
 #      base running on the Linux side, over loopback.
-# Installs Wine and the MinGW cross-compiler with apt-get when missing (as
-# root; CI is), and keeps its Wine prefix and builds in bin/wine.
-# Usage: .ci/windows/test.sh [unit|e2e]  (both by default)
+# Installs Wine, the MinGW cross-compiler, Xvfb, xdotool and ImageMagick
+# with apt-get when missing (as root; CI is), and keeps its Wine prefix
+# and builds in bin/wine.
+# Usage: .ci/windows/test.sh [unit|desktop|e2e]  (all by default)
 set -euo pipefail
-parts=${1:-unit e2e}
+parts=${1:-unit desktop e2e}
 cd "$(dirname "$0")/../.."
 root=$PWD
 GO=${GO:-go}
@@ -23,6 +29,11 @@ since() { echo "$(($(date +%s) - t0)) s"; }
 need=()
 command -v wine >/dev/null || need+=(wine wine64)
 command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(gcc-mingw-w64-x86-64)
+if [[ " $parts " == *" desktop "* ]]; then
+  command -v Xvfb >/dev/null || need+=(xvfb)
+  command -v xdotool >/dev/null || need+=(xdotool)
+  command -v import >/dev/null || need+=(imagemagick)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]} (apt-get)"
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
@@ -78,7 +89,7 @@ wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.ex
 # 1. Unit tests. Under Wine there is no go command: verify's tests take
 # the .exe files just built (MCP_BRIDGE_TEST_BINDIR, a Windows path; Z: is /).
 if [[ " $parts " == *" unit "* ]]; then
-log "1/2 unit tests under Wine (full log: bin/wine/unit.log)"
+log "1/3 unit tests under Wine (full log: bin/wine/unit.log)"
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 status=0
 MCP_BRIDGE_TEST_BINDIR=$(winpath "$out/bin") GOOS=windows GOARCH=amd64 CGO_ENABLED=0 \
@@ -97,10 +108,32 @@ log "unit tests under Wine passed: $((top_run - top_skip)) tests ran, $top_skip 
 grep -A1 -E '^\s*--- SKIP' "$out/unit.log" | grep -v -e '^--$' | sed 's/^/  /' || true
 
 fi
+
+# 2. The desktop question: the Go SDK client (verify's test, run on Linux)
+# starts mcp-bridge.exe under Wine with DISPLAY set to the test's own Xvfb.
+if [[ " $parts " == *" desktop "* ]]; then
+log "2/3 the confirmation message box of mcp-bridge.exe on Xvfb (screenshots: bin/wine/desktop)"
+cat >"$out/mcp-bridge-wine-desktop" <<EOF
+#!/bin/sh
+# mcp-bridge.exe under Wine, for verify's TestDesktopConfirm (written by .ci/windows/test.sh).
+export WINEPREFIX='$WINEPREFIX' WINEDEBUG=-all
+exec wine '$out/bin/mcp-bridge.exe' "\$@"
+EOF
+chmod +x "$out/mcp-bridge-wine-desktop"
+status=0
+MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_E2E_COMMAND="$out/mcp-bridge-wine-desktop" MCP_BRIDGE_DESKTOP_SHOTS="$out/desktop" \
+  $GO test -count=1 -v -run '^TestDesktopConfirm$' ./verify >"$out/desktop.log" 2>&1 || status=$?
+grep -E '^(ok|FAIL|panic:)|^\s*--- |desktop_test\.go:[0-9]+: ' "$out/desktop.log" || true
+if [ $status != 0 ]; then
+  log "FAIL the confirmation message box under Wine ($(since)); full log in bin/wine/desktop.log"
+  exit 1
+fi
+log "ok   the confirmation message box under Wine: Run ran the call once, every other answer sent nothing ($(since))"
+fi
 [[ " $parts " == *" e2e "* ]] || exit 0
 
-# 2. The installed .exe, as a user on Windows has it.
-log "2/2 mcp-bridge.exe in C:\\Program Files\\mcp-bridge"
+# 3. The installed .exe, as a user on Windows has it.
+log "3/3 mcp-bridge.exe in C:\\Program Files\\mcp-bridge"
 pf="$WINEPREFIX/drive_c/Program Files/mcp-bridge"
 mkdir -p "$pf"
 cp "$out/bin/mcp-bridge.exe" "$pf/mcp-bridge.exe"
