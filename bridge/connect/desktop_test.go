@@ -3,9 +3,16 @@ package connect
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
@@ -332,4 +339,83 @@ func TestDesktopModern(t *testing.T) {
 		}
 		a.neverAsked(t)
 	})
+}
+
+// TestDesktopUntiedQuestion: connect asks on its desktop only about a call
+// it relayed, and only the one question it can show. A remote's question
+// on the session's GET stream, or a form asking anything but to confirm,
+// is declined: never shown, never passed to a client that cannot ask.
+func TestDesktopUntiedQuestion(t *testing.T) {
+	answers, q1done := make(chan string, 10), make(chan struct{})
+	var initBody atomic.Value
+	confirmSchema := `"requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"jsonrpc":"2.0","id":"g1","method":"elicitation/create","params":{"message":"run delete_entities?",`+confirmSchema+`}}`+"\n\n")
+			w.(http.Flusher).Flush()
+			<-req.Context().Done()
+			return
+		}
+		if req.Method != http.MethodPost {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		body, _ := io.ReadAll(req.Body)
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.Unmarshal(body, &m)
+		switch m.Method {
+		case "initialize":
+			initBody.Store(string(body))
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}}`, m.ID)
+		case "tools/call":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"confirm?","requestedSchema":{"type":"object","properties":{"password":{"type":"string"}}}}}`+"\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-q1done:
+			case <-req.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, `data: {"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}`+"\n\n", m.ID)
+		case "":
+			answers <- string(body)
+			if strings.Contains(string(body), `"q1"`) {
+				close(q1done)
+			}
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	a := newScriptedAsker()
+	c := startConnect(t, Config{URL: srv.URL + "/mcp", Desktop: a, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)})
+	c.handshake("2025-11-25")
+	if b, _ := initBody.Load().(string); !strings.Contains(b, `"elicitation":{}`) {
+		t.Errorf("the remote's initialize does not declare elicitation for the client: %s", b)
+	}
+	decline := func(id string) {
+		t.Helper()
+		select {
+		case got := <-answers:
+			if !strings.Contains(got, `"id":"`+id+`"`) || !strings.Contains(got, `"action":"decline"`) {
+				t.Errorf("want %s declined, the remote got %s", id, got)
+			}
+		case <-time.After(waitLimit):
+			t.Fatalf("no answer to the remote's question %s", id)
+		}
+	}
+	decline("g1")
+	c.send(call("1", "delete_entities", deleteArgs))
+	decline("q1")
+	if text, _ := resultText(untilAnswer(t, c, "1")); !strings.Contains(text, "done") {
+		t.Errorf("the call's answer: %s", text)
+	}
+	a.neverAsked(t)
 }
