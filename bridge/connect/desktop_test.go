@@ -419,3 +419,23 @@ func TestDesktopUntiedQuestion(t *testing.T) {
 	}
 	a.neverAsked(t)
 }
+
+// TestDesktopReplay: the handshake connect replays when the remote forgot
+// the session declares elicitation for the client too.
+func TestDesktopReplay(t *testing.T) {
+	r, a := confirmRemote(t), newScriptedAsker()
+	c := legacyEra(t, r, a, nil, `{}`)
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	c.answer(`"p"`)
+	r.deleteSession(t, r.lastSession())
+	before := r.sim.Calls()
+	c.send(call("1", "delete_entities", deleteArgs))
+	checkQuestion(t, a.question(t), "cli <i>")
+	a.answers <- desktop.Run
+	if text, _ := resultText(untilAnswer(t, c, "1")); !strings.Contains(text, "no entity with handle") {
+		t.Errorf("after Run, want CAD's answer, got %s", text)
+	}
+	if n := r.sim.Calls() - before; n != 1 {
+		t.Errorf("the call ran %d times", n)
+	}
+}
