@@ -26,9 +26,9 @@ import (
 // metaClientInfo is a 2026-07-28 request's clientInfo member of _meta.
 const metaClientInfo = "io.modelcontextprotocol/clientInfo"
 
-// asksHere reports whether connect asks its user itself rather than
-// leaving the question to a client that can (clientCan) or can: the first
-// of ConfirmWith that can ask, as the bridge chooses.
+// asksHere reports whether connect asks its user on its desktop rather
+// than leaving the question to the client (clientCan: it can show a
+// form): the first of ConfirmWith that can ask, as the bridge chooses.
 func (r *relay) asksHere(clientCan bool) bool {
 	for _, who := range r.cfg.ConfirmWith {
 		switch {
