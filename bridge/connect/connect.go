@@ -14,6 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -37,6 +39,14 @@ type Config struct {
 	MaxProbe      time.Duration // longest wait between probes; default 1 min
 	ExitGrace     time.Duration // after stdin ends, for answers still owed; default 30 s
 	PingTimeout   time.Duration // a ping, a probe or a replayed handshake the remote has not answered by then counts as unreachable; default 10 s
+
+	// ConfirmWith is who asks the user when the remote wants a call
+	// confirmed, in order (policy.AskClient, policy.AskDesktop); default
+	// client, then desktop. Desktop shows the question on this machine's
+	// desktop (the client's: its user sits here); nil: none.
+	ConfirmWith    []string
+	Desktop        desktop.Asker
+	ConfirmTimeout time.Duration // a desktop question closes itself after this long (not run); default 2 min
 
 	Log zerolog.Logger
 
@@ -67,6 +77,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.PingTimeout <= 0 {
 		c.PingTimeout = 10 * time.Second
+	}
+	if c.ConfirmWith == nil {
+		c.ConfirmWith = []string{policy.AskClient, policy.AskDesktop}
+	}
+	if c.ConfirmTimeout <= 0 {
+		c.ConfirmTimeout = 2 * time.Minute
 	}
 	if c.answerIdle <= 0 {
 		c.answerIdle = AnswerIdle
@@ -133,7 +149,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	select {
 	case result = <-readDone:
 		// Listen streams never end by themselves: the client that closed
-		// stdin wants none.
+		// stdin wants none; nobody is there to answer a question either.
 		r.endListens()
 		r.waitCalls(ctx, cfg.ExitGrace)
 	case <-ctx.Done():
@@ -173,6 +189,13 @@ type relay struct {
 	// noExpect: the remote, or a proxy in front of it, answered 417 to
 	// "Expect: 100-continue"; calls go without it from then on.
 	noExpect atomic.Bool
+
+	// Confirmation asked here (ask.go): the handshake-era client's name,
+	// the remote's serverInfo name, and whether connect asks for that
+	// client.
+	clientName atomic.Pointer[string]
+	serverName atomic.Pointer[string]
+	legacyOwn  atomic.Bool
 }
 
 // pending is a request owed an answer.
@@ -183,6 +206,10 @@ type pending struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // the client cancelled it: nothing more is sent for it
+	// asks ends the desktop questions about it: the client cancelled it,
+	// stdin ended, or it ended (a child of ctx).
+	asks     context.Context
+	stopAsks context.CancelFunc
 }
 
 func newRelay(cfg Config, stdout io.Writer) *relay {
@@ -281,7 +308,11 @@ func (r *relay) handle(line []byte) {
 			o.name, _ = rpc.String(rpc.Field(m.Params, "name"))
 		}
 		if !o.modern && m.Method == "initialize" {
-			r.sess.recordInitialize(line)
+			o.body = r.legacyInitialize(m, line)
+			r.sess.recordInitialize(o.body)
+		}
+		if o.modern && m.Method == "tools/call" {
+			o.body, o.own = r.modernCall(m, line)
 		}
 		if !o.modern && m.Method == "ping" && r.down.Load() {
 			// The remote is away: the client must not drop the server.
@@ -305,6 +336,7 @@ func (r *relay) handle(line []byte) {
 			if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
 				if p := r.lookup(id); p != nil {
 					p.cancelled.Store(true)
+					p.stopAsks() // a dialog about it closes at once
 					if p.modern {
 						// The stateless transport cancels by closing the
 						// response: the remote drops or stops the request.
@@ -376,11 +408,13 @@ func (r *relay) track(id rpc.ID, modern bool) (*pending, bool) {
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	p := &pending{id: id, modern: modern, ctx: ctx, cancel: cancel}
+	p.asks, p.stopAsks = context.WithCancel(ctx)
 	r.pending[id.Key()] = p
 	return p, true
 }
 
-// endListens cancels the open listen streams, at the end of stdin.
+// endListens cancels the open listen streams, and closes the desktop
+// questions, at the end of stdin.
 func (r *relay) endListens() {
 	r.pendingMu.Lock()
 	defer r.pendingMu.Unlock()
@@ -389,6 +423,7 @@ func (r *relay) endListens() {
 			p.cancelled.Store(true)
 			p.cancel()
 		}
+		p.stopAsks()
 	}
 }
 

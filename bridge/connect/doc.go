@@ -26,5 +26,11 @@
 //     does not answer it within PingTimeout), and a probe with backoff
 //     notices the remote's return (notifications/tools/list_changed to a
 //     handshake-era client).
+//   - a call the remote wants confirmed, from a client that cannot ask, is
+//     asked on connect's own desktop (Config.Desktop, ask.go): connect
+//     declares elicitation for the client, shows the tool and arguments of
+//     the call it relayed, and answers the remote (or re-sends a
+//     2026-07-28 call with the answer); a question it cannot tie to one
+//     call, or that is not the one confirm box, is declined.
 //   - at exit the session is ended with DELETE.
 package connect

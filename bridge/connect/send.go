@@ -23,6 +23,10 @@ type outgoing struct {
 	batch   bool
 	ids     []rpc.ID   // the requests owed an answer
 	pending []*pending // their entries, in the order of ids
+
+	own    bool           // a modern call whose confirmation connect asks on its desktop (ask.go)
+	resent bool           // sent again with connect's answer to the remote's question
+	input  *inputRequired // the remote's question, taken out of the answer
 }
 
 func (o *outgoing) isCall() bool { return o.method == "tools/call" || o.batch }
@@ -116,6 +120,14 @@ func (r *relay) request(o *outgoing, sent func()) {
 			continue
 		}
 		r.answer(o, a.resp)
+		if o.input != nil {
+			body := r.answerInput(o, o.input)
+			if body == nil {
+				return
+			}
+			o.body, o.input, o.resent, again = body, nil, true, false
+			continue
+		}
 		return
 	}
 }
@@ -247,8 +259,10 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 	case resp.StatusCode/100 == 2 && isSSE(resp):
 		defer resp.Body.Close()
 		owed := r.owed(o)
+		qs := r.newQuestions(o)
+		defer qs.end()
 		err := readSSE(resp.Body, r.cfg.MaxMessage, func(data []byte) bool {
-			r.relayAnswer(o, resp, data, owed)
+			r.relayAnswer(o, resp, data, owed, qs)
 			return len(owed) > 0
 		})
 		if len(owed) > 0 && r.ctx.Err() == nil {
@@ -290,7 +304,7 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 				r.write(out[0])
 			}
 		} else {
-			r.relayAnswer(o, resp, body, owed)
+			r.relayAnswer(o, resp, body, owed, nil)
 		}
 		if len(owed) > 0 {
 			r.answerAll(&outgoing{method: o.method, batch: o.batch, pending: values(owed)}, r.notAnswered(o, notMCP(resp)))
@@ -351,17 +365,32 @@ func values(m map[string]*pending) []*pending {
 // its requests (rebuilt from what was checked, with the id as the client
 // sent it), or a notification or question on the way (progress,
 // elicitation).
-func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed map[string]*pending) {
+func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed map[string]*pending, qs *questions) {
 	d := rpc.DecodeMessage(data)
 	res, ok := d.Msg.(*rpc.Response)
 	if !ok {
-		r.relayOther(data)
+		if !r.fromRemote(d.Msg, qs) {
+			r.relayOther(data)
+		}
 		return
 	}
 	if o.method == "initialize" && !o.modern && res.Result != nil {
 		if id := resp.Header.Get(lifecycle.HeaderSession); id != "" {
 			v, _ := rpc.String(rpc.Field(res.Result, "protocolVersion"))
 			r.adopt(id, v)
+		}
+		name, _ := rpc.String(rpc.Field(rpc.Field(res.Result, "serverInfo"), "name"))
+		r.serverName.Store(&name)
+	}
+	if o.own && !o.resent && res.Result != nil {
+		if p := owed[res.ID.Key()]; p != nil && !p.cancelled.Load() {
+			if ir := asInputRequired(res.Result); ir != nil {
+				// The bridge's question, which connect asks on its
+				// desktop: the client gets only the final answer.
+				delete(owed, res.ID.Key())
+				o.input = ir
+				return
+			}
 		}
 	}
 	if m, ok := r.checkAnswer(d, owed); ok {

@@ -193,7 +193,9 @@ func (r *relay) runStream(ctx context.Context, id, version string) {
 		case resp.StatusCode == http.StatusOK:
 			wait = r.cfg.ProbeInterval
 			_ = readSSE(resp.Body, r.cfg.MaxMessage, func(data []byte) bool {
-				r.relayOther(data)
+				if !r.fromRemote(rpc.DecodeMessage(data).Msg, nil) {
+					r.relayOther(data)
+				}
 				return true
 			})
 			resp.Body.Close()

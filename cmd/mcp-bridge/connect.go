@@ -9,12 +9,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -37,6 +40,8 @@ Flags (marked "env": also read from CAD_MCP_<NAME> when not given):
 type connectFlags struct {
 	fs                                                           *pflag.FlagSet
 	tokenFile, fingerprint, caFile, logLevel, logFormat, logFile string
+	confirmWith                                                  string
+	confirmTimeout                                               time.Duration
 	showVersion                                                  bool
 }
 
@@ -48,6 +53,8 @@ func newConnectFlags(out io.Writer) *connectFlags {
 	fs.StringVar(&c.tokenFile, "token-file", "", "send this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
 	fs.StringVar(&c.fingerprint, "fingerprint", "", "pin the server's certificate: sha256:<64 hex digits>, as the remote bridge logs it (env CAD_MCP_FINGERPRINT)")
 	fs.StringVar(&c.caFile, "ca", "", "trust the certificate authorities in this PEM file instead of the system's (env CAD_MCP_CA)")
+	fs.StringVar(&c.confirmWith, "confirm-with", "client,desktop", "who asks you when the remote wants a call confirmed, in order: client, desktop or client,desktop (the client when it can ask, else a dialog on this machine's desktop, where you sit) (env CAD_MCP_CONFIRM_WITH)")
+	fs.DurationVar(&c.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a question on this desktop waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
 	fs.StringVar(&c.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&c.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
@@ -56,7 +63,7 @@ func newConnectFlags(out io.Writer) *connectFlags {
 }
 
 // connectSettingNames are connect's settings, also read from CAD_MCP_<NAME>.
-var connectSettingNames = []string{"token-file", "fingerprint", "ca", "log-level", "log-format", "log-file"}
+var connectSettingNames = []string{"token-file", "fingerprint", "ca", "confirm-with", "confirm-timeout", "log-level", "log-format", "log-file"}
 
 // runConnect is `mcp-bridge connect URL`.
 func runConnect(ctx context.Context, e *env, args []string) error {
@@ -97,6 +104,14 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 			return usageError{fmt.Errorf("%s %s holds no PEM certificate", set.name("ca"), c.caFile)}
 		}
 	}
+	cfg.ConfirmWith = splitList(c.confirmWith)
+	if err := policy.CheckConfirmWith(cfg.ConfirmWith); err != nil {
+		return usageError{fmt.Errorf("%s %s: %v", set.name("confirm-with"), c.confirmWith, err)}
+	}
+	if c.confirmTimeout <= 0 {
+		return usageError{fmt.Errorf("%s %s: must be positive", set.name("confirm-timeout"), c.confirmTimeout)}
+	}
+	cfg.ConfirmTimeout = c.confirmTimeout
 	if err := cfg.Check(); err != nil {
 		return usageError{fmt.Errorf("connect: %w", err)}
 	}
@@ -113,6 +128,15 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg.Log = log
+	desktopWhy := ""
+	if slices.Contains(cfg.ConfirmWith, policy.AskDesktop) {
+		cfg.Desktop, desktopWhy = findDesktop(e.getenv)
+		if cfg.Desktop != nil {
+			log.Info().Str("dialog", cfg.Desktop.Name()).Msg("confirmation questions that the client cannot ask are shown on this desktop")
+		} else {
+			log.Info().Str("why", desktopWhy).Msg("no desktop dialog: the remote refuses a call that needs confirmation when the client cannot ask")
+		}
+	}
 	if token != "" && strings.HasPrefix(strings.ToLower(cfg.URL), "http://") {
 		log.Warn().Msg("sending the token over plain http://: anyone on the path can read it; serve the remote with --tls-self-signed and use https://")
 	}

@@ -1,0 +1,391 @@
+package connect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sync"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
+
+// Confirmation on the client's machine. A remote bridge whose policy wants
+// a call confirmed asks the client (elicitation); a client that cannot ask
+// gets a refusal. The user of connect sits at the client's machine, so
+// connect can ask there itself: it declares the capability on the client's
+// behalf and shows the question on its own desktop (Config.Desktop). What
+// the dialog shows comes from the call connect relayed, never from the
+// remote's words: connect knows which call each question belongs to.
+
+// metaClientInfo is a 2026-07-28 request's clientInfo member of _meta.
+const metaClientInfo = "io.modelcontextprotocol/clientInfo"
+
+// asksHere reports whether connect asks its user on its desktop rather
+// than leaving the question to the client (clientCan: it can show a
+// form): the first of ConfirmWith that can ask, as the bridge chooses.
+func (r *relay) asksHere(clientCan bool) bool {
+	for _, who := range r.cfg.ConfirmWith {
+		switch {
+		case who == policy.AskClient && clientCan:
+			return false
+		case who == policy.AskDesktop && r.cfg.Desktop != nil:
+			return true
+		}
+	}
+	return false
+}
+
+// asksForms reports whether an elicitation capability covers a form: {}
+// or one with "form"; one with only "url" cannot show one (the bridge's
+// rule, bridge/rules.go).
+func asksForms(elicitation []byte) bool {
+	if rpc.Kind(elicitation) != rpc.KindObject {
+		return false
+	}
+	if form := rpc.Field(elicitation, "form"); form != nil {
+		return rpc.Kind(form) == rpc.KindObject
+	}
+	return rpc.Field(elicitation, "url") == nil
+}
+
+// withForms returns caps (a capabilities object) declaring form
+// elicitation: "elicitation":{} added, or "form":{} added to an elicitation
+// object that has only "url".
+func withForms(caps []byte) []byte {
+	el := rpc.Field(caps, "elicitation")
+	v := []byte("{}")
+	if rpc.Kind(el) == rpc.KindObject {
+		v = setMember(el, "form", []byte("{}"))
+	}
+	return setMember(caps, "elicitation", v)
+}
+
+// setMember returns the JSON object obj with its member key (every
+// occurrence) replaced by one whose value is v.
+func setMember(obj []byte, key string, v []byte) []byte {
+	k, _ := json.Marshal(key)
+	return rpc.AppendMembers(rpc.WithoutMember(obj, key), string(k)+":"+string(v))
+}
+
+// legacyInitialize is what connect does with a handshake-era initialize
+// line: it notes the client's name and whether connect asks for it, and
+// returns the line to send, with form elicitation declared when connect
+// asks and the client declared none.
+func (r *relay) legacyInitialize(m *rpc.Request, line []byte) []byte {
+	name, _ := rpc.String(rpc.Field(rpc.Field(m.Params, "clientInfo"), "name"))
+	r.clientName.Store(&name)
+	caps := rpc.Field(m.Params, "capabilities")
+	clientCan := asksForms(rpc.Field(caps, "elicitation"))
+	own := r.asksHere(clientCan)
+	r.legacyOwn.Store(own)
+	if !own || clientCan || rpc.Kind(caps) != rpc.KindObject {
+		return line
+	}
+	params := setMember(m.Params, "capabilities", withForms(caps))
+	r.log.Debug().Msg("the client cannot ask for confirmation: connect declares elicitation for it and asks on this desktop")
+	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil)
+}
+
+// modernCall is the same for a 2026-07-28 tools/call: its _meta's
+// clientCapabilities get form elicitation when connect asks and the
+// client cannot. own is whether connect asks for this call.
+func (r *relay) modernCall(m *rpc.Request, line []byte) (out []byte, own bool) {
+	meta := rpc.Field(m.Params, "_meta")
+	caps := rpc.Field(meta, lifecycle.MetaClientCapabilities)
+	clientCan := asksForms(rpc.Field(caps, "elicitation"))
+	if !r.asksHere(clientCan) || rpc.Kind(caps) != rpc.KindObject {
+		return line, false
+	}
+	if clientCan {
+		return line, true
+	}
+	meta = setMember(meta, lifecycle.MetaClientCapabilities, withForms(caps))
+	params := setMember(m.Params, "_meta", meta)
+	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil), true
+}
+
+// callOf is the tool and arguments of o, a tools/call connect relayed; ok
+// false when o is no single tools/call with a name.
+func callOf(o *outgoing) (tool string, args []byte, ok bool) {
+	if o == nil || o.batch || o.method != "tools/call" {
+		return "", nil, false
+	}
+	m, isReq := rpc.DecodeMessage(bytes.TrimSpace(o.body)).Msg.(*rpc.Request)
+	if !isReq {
+		return "", nil, false
+	}
+	tool, _ = rpc.String(rpc.Field(m.Params, "name"))
+	return tool, rpc.Field(m.Params, "arguments"), tool != ""
+}
+
+// isConfirmForm reports whether elicitation params are a form asking the
+// one boolean "confirm" (the bridge's question): the only form connect can
+// fill in.
+func isConfirmForm(params []byte) bool {
+	if mode, ok := rpc.String(rpc.Field(params, "mode")); rpc.Field(params, "mode") != nil && (!ok || mode != "form") {
+		return false
+	}
+	props := rpc.Field(rpc.Field(params, "requestedSchema"), "properties")
+	n := 0
+	_ = rpc.ScanObject(props, func(string, int, int) bool { n++; return true })
+	typ, _ := rpc.String(rpc.Field(rpc.Field(props, confirm.InputKey), "type"))
+	return n == 1 && typ == "boolean"
+}
+
+// isURLMode: elicitation params asking the client to open a URL, which
+// connect leaves to a client that declared it.
+func isURLMode(params []byte) bool {
+	mode, _ := rpc.String(rpc.Field(params, "mode"))
+	return mode == "url"
+}
+
+// bridgeName is the remote's name for the dialog: its serverInfo name, or
+// the URL's host.
+func (r *relay) bridgeName(serverInfo []byte) string {
+	if name, ok := rpc.String(rpc.Field(serverInfo, "name")); ok && name != "" {
+		return name
+	}
+	if p := r.serverName.Load(); p != nil && *p != "" {
+		return *p
+	}
+	if u, err := url.Parse(r.url); err == nil {
+		return u.Host
+	}
+	return r.url
+}
+
+// ask shows q on the desktop until the user answers, the timeout passes or
+// ctx ends (the dialog closes at once).
+func (r *relay) ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
+	q.Timeout = r.cfg.ConfirmTimeout
+	r.log.Info().Str("tool", q.Tool).Str("asker", r.cfg.Desktop.Name()).Msg("asking the user to confirm on this desktop, for the remote")
+	ans, err := r.cfg.Desktop.Ask(ctx, q)
+	if err != nil {
+		r.log.Warn().Err(err).Str("tool", q.Tool).Msg("the question could not be shown on this desktop")
+	} else {
+		r.log.Info().Str("tool", q.Tool).Str("answer", ans.String()).Msg("desktop question answered")
+	}
+	return ans, err
+}
+
+// elicitResult is the elicitation result for a desktop answer.
+func elicitResult(a desktop.Answer) []byte {
+	switch a {
+	case desktop.Run:
+		return []byte(`{"action":"accept","content":{"confirm":true}}`)
+	case desktop.DontRun:
+		return []byte(`{"action":"decline"}`)
+	}
+	return []byte(`{"action":"cancel"}`)
+}
+
+// questions are the questions the remote asked on one call's answer
+// stream (handshake era).
+type questions struct {
+	r      *relay
+	o      *outgoing
+	ctx    context.Context // ends with the stream, the call's cancellation, stdin's end or exit
+	stop   context.CancelFunc
+	mu     sync.Mutex
+	asked  bool                          // one question per call: the bridge asks once
+	open   map[string]context.CancelFunc // by question id key: withdraws it
+	closed map[string]bool               // withdrawn by the remote: not answered
+}
+
+// newQuestions starts the questions of o's answer stream; end ends them.
+func (r *relay) newQuestions(o *outgoing) *questions {
+	ctx := r.ctx
+	if len(o.pending) == 1 {
+		ctx = o.pending[0].asks
+	}
+	ctx, stop := context.WithCancel(ctx)
+	return &questions{r: r, o: o, ctx: ctx, stop: stop, open: map[string]context.CancelFunc{}, closed: map[string]bool{}}
+}
+
+func (qs *questions) end() { qs.stop() }
+
+// fromRemote handles a request or notification from the remote on a
+// call's stream (qs) or elsewhere (qs nil); false when it is not connect's
+// to handle (it goes to the client).
+func (r *relay) fromRemote(m rpc.Message, qs *questions) bool {
+	switch m := m.(type) {
+	case *rpc.Request:
+		if m.Method != "elicitation/create" || !r.legacyOwn.Load() || isURLMode(m.Params) {
+			return false
+		}
+		if qs == nil {
+			r.log.Warn().Str("id", m.ID.String()).Msg("the remote asked a question that belongs to no call connect relayed (on the session's GET stream): declined")
+			r.answerRemote(m.ID, elicitResult(desktop.DontRun), nil)
+			return true
+		}
+		qs.ask(m)
+		return true
+	case *rpc.Notification:
+		if m.Method != "notifications/cancelled" || qs == nil {
+			return false
+		}
+		id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId"))
+		return ok && qs.withdraw(id)
+	}
+	return false
+}
+
+// ask shows the remote's question about the call of this stream on the
+// desktop, on a goroutine of its own (the stream's keep-alives go on being
+// read), and answers the remote as the client would.
+func (qs *questions) ask(m *rpc.Request) {
+	r := qs.r
+	tool, args, ok := callOf(qs.o)
+	why := ""
+	switch {
+	case !ok:
+		why = "it does not belong to one tools/call with a tool name"
+	case !isConfirmForm(m.Params):
+		why = "it is not a form asking only to confirm (the one question connect can ask on this desktop)"
+	}
+	qs.mu.Lock()
+	if why == "" && qs.asked {
+		why = "the remote already asked about this call"
+	}
+	if why != "" {
+		qs.mu.Unlock()
+		r.log.Warn().Str("id", m.ID.String()).Str("why", why).Msg("the remote asked a question connect will not show: declined")
+		r.answerRemote(m.ID, elicitResult(desktop.DontRun), nil)
+		return
+	}
+	qs.asked = true
+	ctx, withdraw := context.WithCancel(qs.ctx)
+	qs.open[m.ID.Key()] = withdraw
+	qs.mu.Unlock()
+	name := ""
+	if p := r.clientName.Load(); p != nil {
+		name = *p
+	}
+	q := desktop.Question{Bridge: r.bridgeName(nil), Client: name, Tool: tool, Args: args}
+	if !r.spawn(&r.calls, func() {
+		defer withdraw()
+		ans, err := r.ask(ctx, q)
+		qs.mu.Lock()
+		gone := qs.closed[m.ID.Key()]
+		delete(qs.open, m.ID.Key())
+		qs.mu.Unlock()
+		switch {
+		case gone:
+			return // the remote withdrew it: nobody waits for an answer
+		case err != nil && ctx.Err() == nil:
+			r.answerRemote(m.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge connect could not show the question on its desktop: %v", err))
+		case ctx.Err() != nil:
+			r.answerRemote(m.ID, elicitResult(desktop.Cancelled), nil)
+		default:
+			r.answerRemote(m.ID, elicitResult(ans), nil)
+		}
+	}) {
+		withdraw()
+	}
+}
+
+// withdraw closes the dialog of a question the remote withdrew; false
+// when it is none of connect's.
+func (qs *questions) withdraw(id rpc.ID) bool {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	stop, ok := qs.open[id.Key()]
+	if ok {
+		qs.closed[id.Key()] = true
+		stop()
+	}
+	return ok
+}
+
+// answerRemote posts the answer to a question, as the client would: a
+// result, or an error e. It is sent even while connect is stopping (within
+// PingTimeout), so that the remote refuses the call at once.
+func (r *relay) answerRemote(id rpc.ID, result []byte, e *rpc.WireError) {
+	var body []byte
+	if e != nil {
+		body = rpc.EncodeError(id, e).AppendTo(nil)
+	} else {
+		body = rpc.EncodeResult(id, result).AppendTo(nil)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), r.cfg.PingTimeout)
+	defer cancel()
+	sid, version := r.sess.current()
+	a := r.postAgain(ctx, body, legacyHeaders(sid, version), func() {})
+	if a.err != nil {
+		r.log.Warn().Err(a.err).Msg("could not send the answer to the remote's question")
+		return
+	}
+	b, _ := readAll(a.resp, 64<<10)
+	if a.resp.StatusCode/100 != 2 {
+		r.log.Warn().Str("status", statusText(a.resp, b)).Msg("the remote refused the answer to its question")
+	}
+}
+
+// inputRequired is a 2026-07-28 call's input_required answer that connect
+// answers itself: the bridge's one confirm question.
+type inputRequired struct {
+	state      []byte // requestState, raw
+	serverInfo []byte // the result's _meta serverInfo
+}
+
+// asInputRequired reads a result as the bridge's confirm question; nil for
+// anything else (which goes to the client unchanged).
+func asInputRequired(result []byte) *inputRequired {
+	if kind, _ := rpc.String(rpc.Field(result, "resultType")); kind != "input_required" {
+		return nil
+	}
+	if _, _, twins := rpc.FoldTwins(result, true); twins {
+		return nil
+	}
+	reqs := rpc.Field(result, "inputRequests")
+	n := 0
+	if rpc.ScanObject(reqs, func(string, int, int) bool { n++; return true }) != nil || n != 1 {
+		return nil
+	}
+	ask := rpc.Field(reqs, confirm.InputKey)
+	if method, _ := rpc.String(rpc.Field(ask, "method")); method != "elicitation/create" || !isConfirmForm(rpc.Field(ask, "params")) {
+		return nil
+	}
+	state := rpc.Field(result, "requestState")
+	if rpc.Kind(state) != rpc.KindString {
+		return nil
+	}
+	return &inputRequired{state: state, serverInfo: rpc.Field(rpc.Field(result, "_meta"), lifecycle.MetaServerInfo)}
+}
+
+// answerInput asks the user about o's call on the desktop and returns the
+// call to send again with the answer (nothing ran: input_required is the
+// remote's question, not an outcome); nil when o was answered here or is
+// owed nothing (cancelled, exiting).
+func (r *relay) answerInput(o *outgoing, ir *inputRequired) []byte {
+	p := o.pending[0]
+	m, ok := rpc.DecodeMessage(bytes.TrimSpace(o.body)).Msg.(*rpc.Request)
+	if !ok {
+		return nil
+	}
+	tool, _ := rpc.String(rpc.Field(m.Params, "name"))
+	args := rpc.Field(m.Params, "arguments")
+	client, _ := rpc.String(rpc.Field(rpc.Field(rpc.Field(m.Params, "_meta"), metaClientInfo), "name"))
+	ans, err := r.ask(p.asks, desktop.Question{Bridge: r.bridgeName(ir.serverInfo), Client: client, Tool: tool, Args: args})
+	if p.ctx.Err() != nil {
+		return nil // the client cancelled, or connect is exiting
+	}
+	if err != nil && p.asks.Err() == nil {
+		res := confirm.Refusal(tool, fmt.Sprintf("the question could not be shown on this machine's desktop (%v)", err))
+		r.release(p)
+		r.write(rpc.EncodeResult(p.id, res))
+		return nil
+	}
+	if p.asks.Err() != nil {
+		ans = desktop.Cancelled
+	}
+	params := rpc.WithoutMember(rpc.WithoutMember(m.Params, "inputResponses"), "requestState")
+	params = rpc.AppendMembers(params, fmt.Sprintf(`%q:{%q:%s},"requestState":%s`, "inputResponses", confirm.InputKey, elicitResult(ans), ir.state))
+	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil)
+}
