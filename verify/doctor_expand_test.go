@@ -12,9 +12,9 @@ import (
 // TestDoctorExpandsURLEntry: doctor checks a URL entry at the URL, and
 // with the Authorization header, that its client sends, filled in as that
 // client fills them in, from doctor's environment: Gemini CLI's
-// $CAD_TEST_PATH is the path (doctor contacted the literal "$CAD_TEST_PATH"
-// and failed where the client connects), with a warning that the URL
-// sent is not the one written; Claude Code leaves $NAME as written, so it
+// $CAD_TEST_PATH is filled in from the environment: doctor says the URL
+// sent is not the one written and, as the value may be a secret, neither
+// contacts it nor prints the value; Claude Code leaves $NAME as written, so it
 // fails there as it does for the client; a ${CAD_MCP_TOKEN} header in
 // OpenCode's file, which OpenCode sends as written, fails with the
 // reason (doctor sent the token and said ok); a URL VS Code fills in with
@@ -38,22 +38,22 @@ func TestDoctorExpandsURLEntry(t *testing.T) {
 		}
 	}
 	remove := func(rel string) { os.Remove(filepath.Join(home, filepath.FromSlash(rel))) }
-	env := []string{"CAD_MCP_TOKEN=s3cret-token", "CAD_TEST_PATH=mcp"}
+	env := []string{"CAD_MCP_TOKEN=s3cret-token", "CAD_TEST_PATH=s3cret-path"}
 	for _, tt := range []struct {
 		name, file, text string
 		ok               bool
 		want             string
 	}{
 		{"Gemini CLI", ".gemini/settings.json", `{"mcpServers": {"cad-autocad": {"httpUrl": "` + base + `/$CAD_TEST_PATH", "headers": {"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}}}`,
-			true, "warning: Gemini CLI sends another URL than the one written: it fills in $CAD_TEST_PATH (checked here with doctor's environment)); the bridge at " + base + "/$CAD_TEST_PATH answers: 26 tools"},
+			false, "Gemini CLI sends another URL than the one written: it fills in $CAD_TEST_PATH from its environment, so the URL carries those values to the host. Not contacted"},
 		{"Claude Code", ".claude.json", `{"mcpServers": {"cad-autocad": {"type": "http", "url": "` + base + `/${CAD_TEST_PATH}", "headers": {"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}}}`,
-			true, "it fills in ${CAD_TEST_PATH}"},
+			false, "it fills in ${CAD_TEST_PATH} from its environment"},
 		{"Claude Code", ".claude.json", `{"mcpServers": {"cad-autocad": {"type": "http", "url": "` + base + `/$CAD_TEST_PATH", "headers": {"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}}}`,
 			false, "/$CAD_TEST_PATH"},
 		{"OpenCode", ".config/opencode/opencode.json", `{"mcp": {"cad-autocad": {"type": "remote", "url": "` + url + `", "headers": {"Authorization": "Bearer ${CAD_MCP_TOKEN}"}}}}`,
 			false, `OpenCode sends the Authorization header as written, "Bearer ${CAD_MCP_TOKEN}": it does not fill in that reference (its own is "Bearer {env:CAD_MCP_TOKEN}")`},
 		{"OpenCode", ".config/opencode/opencode.json", `{"mcp": {"cad-autocad": {"type": "remote", "url": "` + base + `/{env:CAD_TEST_PATH}", "headers": {"Authorization": "Bearer {env:CAD_MCP_TOKEN}"}}}}`,
-			true, "it fills in {env:CAD_TEST_PATH}"},
+			false, "it fills in {env:CAD_TEST_PATH} from its environment"},
 		{"VS Code", ".config/Code/User/mcp.json", `{"servers": {"cad-autocad": {"type": "http", "url": "` + base + `/${workspaceFolder}", "headers": {"Authorization": "Bearer ${env:CAD_MCP_TOKEN}"}}}}`,
 			false, "VS Code fills ${workspaceFolder} in in this URL from a file or a value of its own, so doctor cannot tell the URL it sends: not contacted"},
 	} {
@@ -69,8 +69,8 @@ func TestDoctorExpandsURLEntry(t *testing.T) {
 		if tt.ok && (code != 0 || !strings.HasPrefix(line, "ok ")) || !tt.ok && (code != 1 || !strings.HasPrefix(line, "FAIL ")) || !strings.Contains(line, tt.want) {
 			t.Errorf("%s %s: exit %d, want ok %v and %q in its line\n%s", tt.name, tt.text, code, tt.ok, tt.want, out)
 		}
-		if strings.Contains(out, "s3cret-token") {
-			t.Errorf("%s: doctor printed the token:\n%s", tt.name, out)
+		if strings.Contains(out, "s3cret-token") || strings.Contains(out, "s3cret-path") {
+			t.Errorf("%s: doctor printed the token or a value it filled in:\n%s", tt.name, out)
 		}
 	}
 }

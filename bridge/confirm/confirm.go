@@ -158,24 +158,32 @@ func label(name string) string { return labelFor(name, markup) }
 // characters either way.
 func labelFor(name, special string) string {
 	plain := name != "" && utf8.RuneCountInString(name) <= maxName
+	prev := rune(0)
 	for _, r := range name {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+special, r) {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || invisible(r) || strings.ContainsRune(`"\:`+special, r) || !asIs(r, prev, special) {
 			plain = false
 			break
 		}
+		prev = r
 	}
 	if plain {
 		return name
 	}
 	var b strings.Builder
+	prev = 0
 	for _, r := range name {
-		switch r {
-		case '"', '\\':
+		switch {
+		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case asIs(r, prev, special):
+			b.WriteRune(r)
 		default:
-			b.WriteString(escape(string(r), false, special))
+			for _, u := range utf16.Encode([]rune{r}) { // bytes not UTF-8: U+FFFD
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
 		}
+		prev = r
 	}
 	return `"` + cut(b.String(), maxName) + `"`
 }
@@ -197,7 +205,10 @@ const markup = "<>&[]~"
 func escape(s string, isJSON bool, special string) string {
 	var b strings.Builder
 	inString, escaped := !isJSON, false
+	prev := rune(0)
 	for i, r := range s {
+		before := prev
+		prev = r
 		if isJSON {
 			switch {
 			case escaped: // the character after a backslash: ASCII
@@ -216,7 +227,7 @@ func escape(s string, isJSON bool, special string) string {
 		}
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			r = unicode.ReplacementChar
-		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(special, r)) {
+		} else if unicode.IsPrint(r) && !invisible(r) && !(inString && strings.ContainsRune(special, r)) && (!inString || asIs(r, before, "")) {
 			b.WriteRune(r)
 			continue
 		}
@@ -225,6 +236,24 @@ func escape(s string, isJSON bool, special string) string {
 		}
 	}
 	return b.String()
+}
+
+// asIs reports whether r, after prev, is shown as itself: a printable,
+// visible character that is not special, and not the second of a run of
+// spaces (a dialog wraps at spaces: a run of them pushes what follows onto
+// a line of its own, where it passes for another argument) nor a
+// combining mark on a combining mark (stacked marks draw over the lines
+// above and below).
+func asIs(r, prev rune, special string) bool {
+	switch {
+	case !unicode.IsPrint(r) || invisible(r) || strings.ContainsRune(special, r):
+		return false
+	case r == ' ' && prev == ' ':
+		return false
+	case unicode.In(r, unicode.Mn, unicode.Me) && unicode.In(prev, unicode.Mn, unicode.Me):
+		return false
+	}
+	return true
 }
 
 // invisible reports the printable characters that display as nothing: the

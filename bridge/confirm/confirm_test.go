@@ -126,3 +126,28 @@ func TestValueMarkupEscapedInStrings(t *testing.T) {
 		t.Errorf("not JSON any more: %v", err)
 	}
 }
+
+// TestRunsThatFakeLines: a dialog wraps at spaces, so a run of them pushes
+// what follows onto a line of its own where it passes for an argument; and
+// stacked combining marks draw over the lines around. One space, and one
+// mark on a letter, are shown as written; the second of either is escaped.
+func TestRunsThatFakeLines(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{`{"a":"x y"}`, `  a: "x y"`},
+		{`{"a":"x  y"}`, `  a: "x \u0020y"`},
+		{`{"a":"x   y"}`, `  a: "x \u0020\u0020y"`},
+		{`{"a":"e` + "\u0301" + `"}`, "  a: \"e\u0301\""},
+		{`{"a":"e` + "\u0301\u0301" + `"}`, "  a: \"e\u0301\\u0301\""},
+		{`{"x  y":1}`, `  "x \u0020y": 1`},
+		{`{"x y":1}`, `  "x y": 1`},
+		{`{"e` + "\u0301\u0301" + `":1}`, "  \"e\u0301\\u0301\": 1"},
+		{`{"e` + "\u0301" + `":1}`, "  e\u0301: 1"},
+	} {
+		for _, f := range []func(string, string, []byte) (string, error){Text, func(h, tl string, a []byte) (string, error) { return text(h, tl, a, markup) }} {
+			got, err := f("head", "", []byte(c.args))
+			if err != nil || !strings.HasSuffix(got, "\n"+c.want) {
+				t.Errorf("%s: %q %v; want it to end %q", c.args, got, err, c.want)
+			}
+		}
+	}
+}

@@ -102,7 +102,11 @@ func checkURLEntry(ctx context.Context, o Options, timeout time.Duration, r clie
 		return
 	}
 	if url != r.Server.URL {
-		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + fmt.Sprintf("warning: %s sends another URL than the one written: it fills in %s (checked here with doctor's environment)", r.Client, strings.Join(filled, ", "))
+		// The values are the environment's (a secret, as often as not):
+		// sending them on from doctor's own environment, or printing the
+		// URL in an error, would spread them further than the client does.
+		e.Problem = fmt.Sprintf("%s sends another URL than the one written: it fills in %s from its environment, so the URL carries those values to the host. Not contacted; write the URL out in full (install refuses such a URL)", r.Client, strings.Join(filled, ", "))
+		return
 	}
 	s := clientconf.Server{Command: o.Executable, Args: []string{"connect", url}, Env: map[string]string{}}
 	usesToken := r.Server.TokenFromVar()

@@ -155,17 +155,23 @@ func TestAnswer(t *testing.T) {
 		stdout string
 		want   Answer
 		ok     bool
+		stderr string
 	}
 	cases := map[kind][]c{
-		zenity:    {{0, "", Run, true}, {1, "", DontRun, true}, {5, "", TimedOut, true}, {255, "", DontRun, false}, {2, "", DontRun, false}},
-		kdialog:   {{1, "", Run, true}, {0, "", DontRun, true}, {2, "", DontRun, true}, {3, "", DontRun, false}},
-		yad:       {{0, "", Run, true}, {1, "", DontRun, true}, {252, "", DontRun, true}, {70, "", TimedOut, true}, {2, "", DontRun, false}},
-		osascript: {{0, "run\n", Run, true}, {0, "dontrun\n", DontRun, true}, {0, "timeout\n", TimedOut, true}, {0, "Run\n", DontRun, false}, {1, "run\n", DontRun, false}},
+		zenity: {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {5, "", TimedOut, true, ""}, {255, "", DontRun, false, ""}, {2, "", DontRun, false, ""}},
+		kdialog: {{1, "", Run, true, ""}, {0, "", DontRun, true, ""}, {2, "", DontRun, true, ""}, {3, "", DontRun, false, ""},
+			// Qt's own exit 1 when the display goes (xkill, the session
+			// ending) is not the user choosing "Run".
+			{1, "", DontRun, false, "The X11 connection broke (error 1). Did the X11 server die?\n"},
+			{1, "", DontRun, false, "The Wayland connection broke. Did the Wayland compositor die?\n"},
+			{1, "", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"}},
+		yad:       {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {252, "", DontRun, true, ""}, {70, "", TimedOut, true, ""}, {2, "", DontRun, false, ""}},
+		osascript: {{0, "run\n", Run, true, ""}, {0, "dontrun\n", DontRun, true, ""}, {0, "timeout\n", TimedOut, true, ""}, {0, "Run\n", DontRun, false, ""}, {1, "run\n", DontRun, false, ""}},
 	}
 	for k, cs := range cases {
 		for _, c := range cs {
 			p := &program{kind: k}
-			if a, ok := p.answer(c.code, c.stdout); a != c.want || ok != c.ok {
+			if a, ok := p.answer(c.code, c.stdout, c.stderr); a != c.want || ok != c.ok {
 				t.Errorf("%s exit %d %q: %v %v; want %v %v", k, c.code, c.stdout, a, ok, c.want, c.ok)
 			}
 		}

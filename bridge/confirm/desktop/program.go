@@ -153,8 +153,9 @@ func kdialogText(body string) string {
 	return b.String()
 }
 
-// answer reads the program's exit code and output.
-func (p *program) answer(code int, stdout string) (Answer, bool) {
+// answer reads the program's exit code and output; false when they are
+// no answer of the user's.
+func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 	switch p.kind {
 	case zenity:
 		switch code {
@@ -166,6 +167,12 @@ func (p *program) answer(code int, stdout string) (Answer, bool) {
 			return TimedOut, true
 		}
 	case kdialog:
+		// Qt exits 1 when it loses its display ("The X11 connection
+		// broke", "The Wayland connection broke": the session ended, the
+		// window was xkill'ed): that is no "Run".
+		if strings.Contains(stderr, "connection broke") {
+			return DontRun, false
+		}
 		switch code {
 		case 1: // No: "Run"
 			return Run, true
@@ -243,7 +250,7 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 			}
 			code = exit.ExitCode()
 		}
-		if a, ok := p.answer(code, stdout.String()); ok {
+		if a, ok := p.answer(code, stdout.String(), stderr.String()); ok {
 			return a, nil
 		}
 		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, strings.TrimSpace(stderr.String()))
