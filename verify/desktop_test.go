@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop/desktoptest"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
@@ -71,7 +71,7 @@ func TestDesktopConfirm(t *testing.T) {
 	if os.Getenv(desktopEnv) != "1" {
 		t.Skipf("a real dialog on a virtual display: set %s=1 (make test-desktop)", desktopEnv)
 	}
-	display := startXvfb(t)
+	display := desktoptest.Xvfb(t)
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +98,13 @@ func TestDesktopConfirm(t *testing.T) {
 	type act func(t *testing.T, window string, cancel func())
 	keys := func(k ...string) act {
 		return func(t *testing.T, w string, _ func()) {
-			xdo(t, display, "windowfocus", "--sync", w)
-			xdo(t, display, append([]string{"key"}, k...)...)
+			desktoptest.Xdotool(t, display, "windowfocus", "--sync", w)
+			desktoptest.Xdotool(t, display, append([]string{"key"}, k...)...)
 		}
 	}
 	closeBox := func(t *testing.T, w string, _ func()) {
 		id, _ := strconv.ParseUint(w, 10, 32)
-		if err := closeWindow(display, uint32(id)); err != nil {
+		if err := desktoptest.CloseWindow(display, uint32(id)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,8 +184,8 @@ func TestDesktopConfirm(t *testing.T) {
 				res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "delete_entities", Arguments: arguments})
 				done <- answer{res, err}
 			}()
-			w := strings.Fields(xdo(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+titlePrefix))[0]
-			if got, want := xdo(t, display, "getwindowname", w), titlePrefix+"delete_entities"; got != want {
+			w := strings.Fields(desktoptest.Xdotool(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+titlePrefix))[0]
+			if got, want := desktoptest.Xdotool(t, display, "getwindowname", w), titlePrefix+"delete_entities"; got != want {
 				t.Errorf("window title %q; want %q", got, want)
 			}
 			shot := filepath.Join(shots, "e2e-"+map[bool]string{true: "wine-"}[wine != ""]+strings.ReplaceAll(c.name, " ", "-")+".png")
@@ -217,7 +217,7 @@ func TestDesktopConfirm(t *testing.T) {
 			}
 			a := <-done
 			id, _ := strconv.ParseUint(w, 10, 32)
-			if err := waitGone(display, uint32(id), wine != ""); err != nil {
+			if err := desktoptest.WaitGone(display, uint32(id), wine != ""); err != nil {
 				t.Fatalf("the dialog after the call ended: %v", err) // the session's later calls would wait behind it
 			}
 			t.Logf("the dialog was gone %s after the answer (or the cancel)", time.Since(acted).Round(time.Millisecond))
@@ -251,44 +251,6 @@ func TestDesktopConfirm(t *testing.T) {
 	}
 }
 
-// startXvfb starts a virtual X display on a free number and returns the
-// number; it ends with the test.
-func startXvfb(t *testing.T) int {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
-	cmd.ExtraFiles = []*os.File{w}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(r).ReadString('\n') // written when it accepts connections
-	r.Close()
-	n, err2 := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || err2 != nil {
-		t.Fatalf("Xvfb did not say its display: %q %v", line, err)
-	}
-	return n
-}
-
-// xdo runs xdotool on display (bounded, against a hang).
-func xdo(t *testing.T, display int, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "xdotool", args...)
-	cmd.Env = append(os.Environ(), "DISPLAY=:"+strconv.Itoa(display))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("xdotool %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // screenshot writes window's picture to file (ImageMagick's import).
 func screenshot(t *testing.T, display int, window, file string) {
 	t.Helper()
@@ -305,7 +267,7 @@ func screenshot(t *testing.T, display int, window, file string) {
 // must be zenity started by the bridge (process bridgePID).
 func zenityArgs(t *testing.T, display int, window string, bridgePID int) []string {
 	t.Helper()
-	pid := xdo(t, display, "getwindowpid", window)
+	pid := desktoptest.Xdotool(t, display, "getwindowpid", window)
 	raw, err := os.ReadFile("/proc/" + pid + "/cmdline")
 	if err != nil {
 		t.Fatal(err)

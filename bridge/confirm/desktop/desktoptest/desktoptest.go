@@ -1,21 +1,32 @@
-package verify
+// Package desktoptest is what the real-dialog tests share (the desktop
+// package's own, verify's end to end): a virtual X display, xdotool, and
+// the X11 requests xdotool cannot make (closing a window as a window
+// manager's close box does, waiting for it to go). Test support only.
+package desktoptest
 
 import (
+	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
 	"time"
 )
 
-// The X11 requests the desktop test needs that xdotool cannot make (as in
-// bridge/confirm/desktop's x11_test.go): a minimal connection, no library.
+// The X11 requests the desktop tests need that xdotool cannot make: a
+// minimal connection, no library.
 
-// closeWindow asks the X client owning window to close it, as a window
+// CloseWindow asks the X client owning window to close it, as a window
 // manager's close box does (WM_DELETE_WINDOW in a WM_PROTOCOLS client
 // message): Xvfb has no window manager, and xdotool's windowclose
 // destroys the window instead.
-func closeWindow(display int, window uint32) error {
+func CloseWindow(display int, window uint32) error {
 	c, err := xconnect(display)
 	if err != nil {
 		return err
@@ -46,12 +57,12 @@ func closeWindow(display int, window uint32) error {
 	return err
 }
 
-// waitGone returns when window no longer exists, or is unmapped when
+// WaitGone returns when window no longer exists, or is unmapped when
 // unmapped is true (Wine hides a closed dialog's X window and may keep
 // it): it listens for the window's DestroyNotify (UnmapNotify), an event,
 // not a poll, or learns that it is already gone. It gives up after 10 s,
 // a guard against a hang only.
-func waitGone(display int, window uint32, unmapped bool) error {
+func WaitGone(display int, window uint32, unmapped bool) error {
 	c, err := xconnect(display)
 	if err != nil {
 		return err
@@ -152,4 +163,42 @@ func (c *xconn) atom(name string) (uint32, error) {
 		return 0, fmt.Errorf("InternAtom %s: X error %d", name, reply[1])
 	}
 	return xle.Uint32(reply[8:]), nil
+}
+
+// Xvfb starts a virtual X display on a free number and returns the
+// number; it ends with the test.
+func Xvfb(t testing.TB) int {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n') // written when it accepts connections
+	r.Close()
+	n, err2 := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || err2 != nil {
+		t.Fatalf("Xvfb did not say its display: %q %v", line, err)
+	}
+	return n
+}
+
+// Xdotool runs xdotool on display (bounded, against a hang).
+func Xdotool(t testing.TB, display int, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY=:"+strconv.Itoa(display))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xdotool %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
 }
