@@ -291,3 +291,79 @@ func TestFullQueueHoldsOnlyItsClient(t *testing.T) {
 		t.Errorf("the call refused to make room ran %d times", n)
 	}
 }
+
+// TestFullQueuePushOutEdgeHTTP: three sessions on a full queue of 8 (the
+// one worker held by a hanging call), as their clients see it. Holding 4,
+// 2 and 2, the third client's next call takes the place of the first
+// client's latest, which is answered at once "too many requests queued",
+// unsent. Then holding 3, 2 and 3, the second client's next call is the
+// one refused: nobody holds two more than it, and taking the first
+// client's latest would only start the same swap again in turn. Every
+// other call runs once the hanging one ends.
+func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
+	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Queue = 8 })
+	sessions := map[byte]string{'a': h.used("2025-06-18"), 'b': h.used("2025-06-18"), 'c': h.used("2025-06-18")}
+	hang := h.postAsync(withSession(sessions['a']), call(`"hang"`, "fault_hang", `{}`))
+	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+
+	type named struct {
+		id string
+		answer
+	}
+	answers := make(chan named, 16)
+	queued := 0
+	send := func(id string) {
+		t.Helper()
+		ch := h.postAsync(withSession(sessions[id[0]]), call(`"`+id+`"`, "get_drawing_info", `{}`))
+		go func() { answers <- named{id, <-ch} }()
+	}
+	enqueue := func(ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			send(id)
+			queued++
+			waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(queued) })
+		}
+	}
+	first := func() named {
+		t.Helper()
+		select {
+		case r := <-answers:
+			return r
+		case <-time.After(waitLimit):
+			t.Fatal("no answer")
+		}
+		return named{}
+	}
+	refused := `{"jsonrpc":"2.0","id":%q,"error":{"code":-32603,"message":"too many requests queued (8) waiting for the CAD base; tools/call was not sent, try again when earlier calls have finished"}}`
+
+	enqueue("a0", "a1", "a2", "a3", "b0", "b1", "c0", "c1")
+	send("c2")
+	if r := first(); r.id != "a3" || r.status != http.StatusOK || r.body != fmt.Sprintf(refused, "a3") {
+		t.Fatalf("4, 2, 2 queued, the third client's next call: %s answered first: %d %s; want a3 refused", r.id, r.status, r.body)
+	}
+	send("b2")
+	if r := first(); r.id != "b2" || r.status != http.StatusOK || r.body != fmt.Sprintf(refused, "b2") {
+		t.Fatalf("3, 2, 3 queued, the second client's next call: %s answered first: %d %s; want b2 refused", r.id, r.status, r.body)
+	}
+	h.post(withSession(sessions['a']), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
+	within(t, hang)
+	ran := map[string]bool{}
+	for range 8 {
+		r := first()
+		if !strings.Contains(r.body, `"result"`) {
+			t.Errorf("%s: %d %s; want its result", r.id, r.status, r.body)
+		}
+		ran[r.id] = true
+	}
+	for _, id := range []string{"a0", "a1", "a2", "b0", "b1", "c0", "c1", "c2"} {
+		if !ran[id] || h.sim.CallsFor(`"`+id+`"`) != 1 {
+			t.Errorf("%s: answered %v, ran %d times; want once", id, ran[id], h.sim.CallsFor(`"`+id+`"`))
+		}
+	}
+	for _, id := range []string{"a3", "b2"} {
+		if n := h.sim.CallsFor(`"` + id + `"`); n != 0 {
+			t.Errorf("%s, refused unsent, ran %d times", id, n)
+		}
+	}
+}
