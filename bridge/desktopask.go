@@ -6,9 +6,8 @@ import (
 	"slices"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/lifecycle"
-	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // Who asks the user to confirm a call (Config.ConfirmWith).
@@ -79,7 +78,7 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 			}
 		}()
 	}
-	q := desktop.Question{Bridge: g.name, Client: j.clientName(), Tool: j.params.name, Args: j.params.args, Timeout: g.confirmTTL}
+	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.params.name, Args: j.params.args, Timeout: g.confirmTTL}
 	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")
 	ans, err := g.desktop.Ask(ctx, q)
 	switch {
@@ -98,14 +97,10 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 	return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
 }
 
-// clientName is the name the call's client gave in its clientInfo
-// (initialize, or a 2026-07-28 request's _meta), for the desktop question.
-func (j *job) clientName() string {
-	if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")); ci.Name != "" && j.era == lifecycle.Modern {
-		return ci.Bounded().Name
+// clientName is the name a client gave, for the desktop question.
+func clientName(ci *journal.ClientInfo) string {
+	if ci == nil {
+		return ""
 	}
-	if ci := j.reply.client.asker.info.Load(); ci != nil {
-		return ci.Name
-	}
-	return ""
+	return ci.Name
 }

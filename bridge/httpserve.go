@@ -191,7 +191,7 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 // different programs, or one program on different machines, get their own.
 func httpClientKey(r *http.Request, req *rpc.Request) string {
 	host := remoteHost(r)
-	info := rpc.Field(rpc.Field(req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")
+	info := rpc.Field(rpc.Field(req.Params, "_meta"), lifecycle.MetaClientInfo)
 	name, _ := rpc.String(rpc.Field(info, "name"))
 	version, _ := rpc.String(rpc.Field(info, "version"))
 	return name + "/" + version + "@" + host

@@ -227,13 +227,7 @@ func (b *bridge) record(j *job, o outcome) {
 		AskedBy:   j.askedBy,
 	}
 	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
-	if j.era == lifecycle.Modern {
-		if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), "io.modelcontextprotocol/clientInfo")); ci.Name != "" {
-			e.Client = &ci
-		}
-	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
-		e.Client = ci
-	}
+	e.Client = j.clientInfo()
 	if g.args && j.req.Method == "tools/call" {
 		e.Args = j.params.args
 	}
@@ -274,6 +268,19 @@ func (b *bridge) record(j *job, o outcome) {
 }
 
 var pid = os.Getpid()
+
+// clientInfo is what the call's client said it is: a 2026-07-28 request's
+// _meta clientInfo, else its initialize's; nil when it gave no name.
+func (j *job) clientInfo() *journal.ClientInfo {
+	if j.era == lifecycle.Modern {
+		if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), lifecycle.MetaClientInfo)).Bounded(); ci.Name != "" {
+			return &ci
+		}
+	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
+		return ci
+	}
+	return nil
+}
 
 // clientInfo reads a clientInfo object by its members' exact names, as a
 // client wrote them (encoding/json would also take "NAME" for "name").

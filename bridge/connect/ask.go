@@ -24,7 +24,7 @@ import (
 // remote's words: connect knows which call each question belongs to.
 
 // metaClientInfo is a 2026-07-28 request's clientInfo member of _meta.
-const metaClientInfo = "io.modelcontextprotocol/clientInfo"
+const metaClientInfo = lifecycle.MetaClientInfo
 
 // asksHere reports whether connect asks its user on its desktop rather
 // than leaving the question to the client (clientCan: it can show a
