@@ -39,7 +39,6 @@ func (g *rules) cannotAsk(clientCan bool) string {
 	switch {
 	case !slices.Contains(g.confirmWith, AskClient):
 		why += "the client is not asked (--confirm-with desktop)"
-	case clientCan: // not reached: the client would have asked
 	default:
 		why += "this client cannot ask (it did not declare the elicitation capability)"
 	}

@@ -68,22 +68,8 @@ func (a *asker) initialized(params []byte, version string) {
 	ci := clientInfo(rpc.Field(params, "clientInfo")).Bounded() // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
 	elicitation := rpc.Field(rpc.Field(params, "capabilities"), "elicitation")
-	a.canElicit.Store(asksForms(elicitation) && version >= "2025-06-18")
+	a.canElicit.Store(lifecycle.ElicitsForms(elicitation) && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
-}
-
-// asksForms reports whether an elicitation capability covers the form the
-// bridge asks with: {} (what 2025-06-18 clients send, and form only for
-// 2025-11-25 and later) or one with "form"; one with only "url" cannot
-// show a form.
-func asksForms(elicitation []byte) bool {
-	if rpc.Kind(elicitation) != rpc.KindObject {
-		return false
-	}
-	if form := rpc.Field(elicitation, "form"); form != nil {
-		return rpc.Kind(form) == rpc.KindObject
-	}
-	return rpc.Field(elicitation, "url") == nil
 }
 
 // answered routes a response from the client to the question it answers;
@@ -147,7 +133,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 	state := rpc.Field(params, "requestState")
 	if state == nil {
 		caps := rpc.Field(rpc.Field(params, "_meta"), lifecycle.MetaClientCapabilities)
-		can := asksForms(rpc.Field(caps, "elicitation"))
+		can := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
 		if who := g.whoAsks(can); who != AskClient {
 			return b.askWith(j, who, can)
 		}

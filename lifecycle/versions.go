@@ -82,3 +82,16 @@ func CheckModern(v string, params []byte) *rpc.WireError {
 	}
 	return nil
 }
+
+// ElicitsForms reports whether an elicitation capability covers a form:
+// {} (what 2025-06-18 clients send, and form only for 2025-11-25 and
+// later) or one with "form"; one with only "url" cannot show a form.
+func ElicitsForms(elicitation []byte) bool {
+	if rpc.Kind(elicitation) != rpc.KindObject {
+		return false
+	}
+	if form := rpc.Field(elicitation, "form"); form != nil {
+		return rpc.Kind(form) == rpc.KindObject
+	}
+	return rpc.Field(elicitation, "url") == nil
+}

@@ -169,6 +169,11 @@ func labelFor(name, special string) string {
 	if plain {
 		return name
 	}
+	if r := []rune(name); len(r) > maxName+1 {
+		// cut marks it cut; escaping the rest (megabytes from a client)
+		// would only be thrown away.
+		name = string(r[:maxName+1])
+	}
 	var b strings.Builder
 	prev = 0
 	for _, r := range name {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -148,6 +149,17 @@ func TestRunsThatFakeLines(t *testing.T) {
 			if err != nil || !strings.HasSuffix(got, "\n"+c.want) {
 				t.Errorf("%s: %q %v; want it to end %q", c.args, got, err, c.want)
 			}
+		}
+	}
+}
+
+// TestLongLabelCut: a name of any length is cut to maxName with its mark,
+// escaped or not.
+func TestLongLabelCut(t *testing.T) {
+	for _, name := range []string{strings.Repeat("a b", 100000), strings.Repeat("x", maxName+1), strings.Repeat("\u202e", 500)} {
+		got := Label(name)
+		if n := utf8.RuneCountInString(got); n > maxName+2 || !strings.HasSuffix(got, "…\"") && !strings.HasSuffix(got, "…") {
+			t.Errorf("%d runes in, %q out (%d runes)", utf8.RuneCountInString(name), got, n)
 		}
 	}
 }

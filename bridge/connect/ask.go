@@ -23,9 +23,6 @@ import (
 // the dialog shows comes from the call connect relayed, never from the
 // remote's words: connect knows which call each question belongs to.
 
-// metaClientInfo is a 2026-07-28 request's clientInfo member of _meta.
-const metaClientInfo = lifecycle.MetaClientInfo
-
 // asksHere reports whether connect asks its user on its desktop rather
 // than leaving the question to the client (clientCan: it can show a
 // form): the first of ConfirmWith that can ask, as the bridge chooses.
@@ -39,19 +36,6 @@ func (r *relay) asksHere(clientCan bool) bool {
 		}
 	}
 	return false
-}
-
-// asksForms reports whether an elicitation capability covers a form: {}
-// or one with "form"; one with only "url" cannot show one (the bridge's
-// rule, bridge/rules.go).
-func asksForms(elicitation []byte) bool {
-	if rpc.Kind(elicitation) != rpc.KindObject {
-		return false
-	}
-	if form := rpc.Field(elicitation, "form"); form != nil {
-		return rpc.Kind(form) == rpc.KindObject
-	}
-	return rpc.Field(elicitation, "url") == nil
 }
 
 // withForms returns caps (a capabilities object) declaring form
@@ -81,7 +65,7 @@ func (r *relay) legacyInitialize(m *rpc.Request, line []byte) []byte {
 	name, _ := rpc.String(rpc.Field(rpc.Field(m.Params, "clientInfo"), "name"))
 	r.clientName.Store(&name)
 	caps := rpc.Field(m.Params, "capabilities")
-	clientCan := asksForms(rpc.Field(caps, "elicitation"))
+	clientCan := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
 	own := r.asksHere(clientCan)
 	r.legacyOwn.Store(own)
 	if !own || clientCan || rpc.Kind(caps) != rpc.KindObject {
@@ -98,7 +82,7 @@ func (r *relay) legacyInitialize(m *rpc.Request, line []byte) []byte {
 func (r *relay) modernCall(m *rpc.Request, line []byte) (out []byte, own bool) {
 	meta := rpc.Field(m.Params, "_meta")
 	caps := rpc.Field(meta, lifecycle.MetaClientCapabilities)
-	clientCan := asksForms(rpc.Field(caps, "elicitation"))
+	clientCan := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
 	if !r.asksHere(clientCan) || rpc.Kind(caps) != rpc.KindObject {
 		return line, false
 	}
@@ -128,6 +112,9 @@ func callOf(o *outgoing) (tool string, args []byte, ok bool) {
 // one boolean "confirm" (the bridge's question): the only form connect can
 // fill in.
 func isConfirmForm(params []byte) bool {
+	if _, _, twins := rpc.FoldTwins(params, true); twins {
+		return false // two spellings of one key say two things: not the bridge's question
+	}
 	if mode, ok := rpc.String(rpc.Field(params, "mode")); rpc.Field(params, "mode") != nil && (!ok || mode != "form") {
 		return false
 	}
@@ -371,7 +358,7 @@ func (r *relay) answerInput(o *outgoing, ir *inputRequired) []byte {
 	}
 	tool, _ := rpc.String(rpc.Field(m.Params, "name"))
 	args := rpc.Field(m.Params, "arguments")
-	client, _ := rpc.String(rpc.Field(rpc.Field(rpc.Field(m.Params, "_meta"), metaClientInfo), "name"))
+	client, _ := rpc.String(rpc.Field(rpc.Field(rpc.Field(m.Params, "_meta"), lifecycle.MetaClientInfo), "name"))
 	ans, err := r.ask(p.asks, desktop.Question{Bridge: r.bridgeName(ir.serverInfo), Client: client, Tool: tool, Args: args})
 	if p.ctx.Err() != nil {
 		return nil // the client cancelled, or connect is exiting

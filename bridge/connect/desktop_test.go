@@ -439,3 +439,21 @@ func TestDesktopReplay(t *testing.T) {
 		t.Errorf("the call ran %d times", n)
 	}
 }
+
+// TestConfirmFormTwins: a question whose keys come in two spellings (mode
+// and MODE) says two things to two readers: not the bridge's question, so
+// connect shows no dialog for it and accepts nothing.
+func TestConfirmFormTwins(t *testing.T) {
+	const form = `"requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`
+	if !isConfirmForm([]byte(`{"mode":"form","message":"m",` + form + `}`)) {
+		t.Fatal("the bridge's own question is not taken for one")
+	}
+	for _, bad := range []string{
+		`{"mode":"form","MODE":"url","message":"m",` + form + `}`,
+		`{"mode":"form","message":"m",` + form + `,"RequestedSchema":{}}`,
+	} {
+		if isConfirmForm([]byte(bad)) {
+			t.Errorf("taken for the bridge's question: %s", bad)
+		}
+	}
+}
