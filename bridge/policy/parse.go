@@ -29,13 +29,18 @@ func (e *Error) Error() string {
 // commas allowed. Every mistake (bad JSON, an unknown key, a value of the
 // wrong type, a malformed glob) is an *Error with its line and column.
 func Parse(file string, data []byte) (*Policy, error) {
-	clean := stripComments(data)
-	if bytes.HasPrefix(clean, utf8BOM) {
-		copy(clean, "   ") // Windows Notepad starts its UTF-8 files with one
-	}
 	at := func(off int, format string, args ...any) error {
 		line, col := position(data, off)
 		return &Error{File: file, Line: line, Col: col, Reason: fmt.Sprintf(format, args...)}
+	}
+	var lb *jsonc.LineBreakError
+	if _, _, err := jsonc.Standardize(data); errors.As(err, &lb) {
+		// A rule the user sees on its own line must not be read as comment.
+		return nil, at(lb.Offset, "%v", err)
+	}
+	clean := stripComments(data)
+	if bytes.HasPrefix(clean, utf8BOM) {
+		copy(clean, "   ") // Windows Notepad starts its UTF-8 files with one
 	}
 	if !json.Valid(clean) {
 		var v any

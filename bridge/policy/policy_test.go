@@ -180,6 +180,9 @@ func TestParseErrorsNameLineAndReason(t *testing.T) {
 		{"empty array comma", "{\n  \"deny\": [,]\n}", 2, "not valid JSON"},
 		{"empty object comma", "{\"annotations\": {\n,}}", 2, "not valid JSON"},
 		{"double comma", "{\"deny\": [\"a\",\n,]}", 2, "not valid JSON"},
+		// A rule an editor shows on a line of its own is not comment.
+		{"lone CR in a comment", "{\"allow\": [\"get_*\"],\n // mine\r\"deny\": [\"delete_*\"]}", 2, "line break other than LF or CRLF"},
+		{"U+2028 in a comment", "{\"allow\": [\"get_*\"], // mine\u2028\"deny\": [\"delete_*\"]}", 1, "line break other than LF or CRLF"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

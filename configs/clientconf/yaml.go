@@ -42,6 +42,9 @@ type yamlDoc struct {
 }
 
 func parseYAML(src []byte) (*yamlDoc, error) {
+	if oddLineBreak(src) {
+		return nil, errors.New("the file holds a line break other than LF or CRLF (a lone CR, NEL, U+2028 or U+2029), which YAML readers do not agree on: left as it is")
+	}
 	file, err := parser.ParseBytes(src, parser.ParseComments)
 	if err != nil {
 		return nil, fmt.Errorf("not valid YAML: %v", err)
@@ -62,6 +65,20 @@ func parseYAML(src []byte) (*yamlDoc, error) {
 		return nil, errors.New("the file is not a YAML mapping: left as it is")
 	}
 	return d, nil
+}
+
+// oddLineBreak reports a line break other than LF and CRLF. YAML 1.1
+// readers (the clients' own, and gopkg.in/yaml.v3) end a line at a lone
+// CR, NEL, LS and PS; the editor's library does not. Text it reads as part
+// of one value, a client would read as the next key: an edit of that value
+// would take the key out with it. Such files are left alone.
+func oddLineBreak(src []byte) bool {
+	for i, c := range src {
+		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			return true
+		}
+	}
+	return bytes.Contains(src, []byte("\u0085")) || bytes.Contains(src, []byte("\u2028")) || bytes.Contains(src, []byte("\u2029"))
 }
 
 // empty: the file has no content yet (no document, or only comments).

@@ -366,3 +366,35 @@ func TestYAMLEmptyKeyKeepsComments(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLOddLineBreaks: a lone CR, NEL, LS or PS ends a line for the
+// clients' YAML readers (and the oracle) but not for the editor's library,
+// which reads the next line as part of the value before it. Updating that
+// value would take the user's next key out with it; install and uninstall
+// leave such a file as it is, whichever break it holds and wherever. The
+// same file with LF or CRLF line ends is edited, key kept.
+func TestYAMLOddLineBreaks(t *testing.T) {
+	goose := Lookup("goose")
+	for _, brk := range []string{"\r", "\u0085", "\u2028", "\u2029", "\n", "\r\n"} {
+		src := "extensions:\n  cad:\n    cmd: x # note" + brk + "keep: {0: 0}\n"
+		before, err := yamlOracle([]byte(src))
+		if err != nil || before["keep"] == nil {
+			t.Fatalf("%q: the oracle reads %v (%v)", brk, before, err)
+		}
+		out, _, err := yamlSet([]byte(src), goose, "cad", bridge)
+		_, _, rmErr := yamlRemove([]byte(src), goose, "cad")
+		if brk == "\n" || brk == "\r\n" {
+			after, _ := yamlOracle(out)
+			if err != nil || rmErr != nil || !cmp.Equal(before["keep"], after["keep"]) {
+				t.Errorf("%q: install %v, uninstall %v:\n%s", brk, err, rmErr, out)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "line break") || out != nil {
+			t.Errorf("install with %q: %v\n%s", brk, err, out)
+		}
+		if rmErr == nil || !strings.Contains(rmErr.Error(), "line break") {
+			t.Errorf("uninstall with %q: %v", brk, rmErr)
+		}
+	}
+}

@@ -14,6 +14,20 @@ import (
 // ErrUnclosedComment is a /* comment with no */.
 var ErrUnclosedComment = errors.New("a /* comment is never closed")
 
+// ErrOddLineBreak is a // comment holding a line break other than LF or
+// CRLF (a lone CR, a vertical tab or form feed, NEL, U+2028 or U+2029).
+// Editors and JavaScript readers end the comment there and show what
+// follows as the next line; this reader would take it as comment. A rule
+// the user sees in a policy file, or a server in a client's file, would
+// be read by one and not the other: such a file is refused.
+var ErrOddLineBreak = errors.New("a // comment holds a line break other than LF or CRLF (a lone CR, vertical tab, form feed, NEL, U+2028 or U+2029), which editors show as a new line: make it a plain line end")
+
+// LineBreakError is ErrOddLineBreak at a byte offset of the file.
+type LineBreakError struct{ Offset int }
+
+func (e *LineBreakError) Error() string        { return ErrOddLineBreak.Error() }
+func (e *LineBreakError) Is(target error) bool { return target == ErrOddLineBreak }
+
 // Standardize returns src as plain JSON of the same length: the byte order
 // mark, comments and trailing commas become spaces (line ends are kept),
 // so that every offset in the result, of a value or of a syntax error, is
@@ -39,6 +53,9 @@ func Standardize(src []byte) (std []byte, trailing []int, err error) {
 			end := bytes.IndexByte(b[i:], '\n')
 			if end < 0 {
 				end = len(b) - i
+			}
+			if at := oddLineBreak(b[i : i+end]); at >= 0 {
+				return nil, nil, &LineBreakError{Offset: i + at}
 			}
 			blank(i, i+end)
 			i += end - 1
@@ -88,3 +105,17 @@ func stringEnd(b []byte, i int) int {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// oddLineBreak is the offset, in the text of a // comment up to its LF,
+// of a line break other than the CR of a CRLF; -1 when there is none.
+func oddLineBreak(c []byte) int {
+	for i, x := range c {
+		switch {
+		case x == '\v' || x == '\f' || x == '\r' && i != len(c)-1:
+			return i
+		case bytes.HasPrefix(c[i:], []byte("\u0085")) || bytes.HasPrefix(c[i:], []byte("\u2028")) || bytes.HasPrefix(c[i:], []byte("\u2029")):
+			return i
+		}
+	}
+	return -1
+}

@@ -3,6 +3,7 @@ package jsonc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 	"unicode/utf8"
 
@@ -60,6 +61,9 @@ func FuzzStandardize(f *testing.F) {
 			return // hujson refuses what JSON strings may hold raw; not a dialect question
 		}
 		std, _, err := Standardize([]byte(src))
+		if errors.Is(err, ErrOddLineBreak) {
+			return // refused on purpose: hujson ends a // comment at LF only, editors do not
+		}
 		if err == nil && len(std) != len(src) {
 			t.Fatalf("length %d → %d", len(src), len(std))
 		}
@@ -83,4 +87,26 @@ func FuzzStandardize(f *testing.F) {
 			t.Fatalf("%q read differently (-hujson +ours):\n%s", src, d)
 		}
 	})
+}
+
+// TestOddLineBreakInComment: a // comment ends at LF (its CR kept when
+// CRLF); any other line break inside it, which an editor shows as the
+// start of a new line, makes the file refused, with no value read. One
+// character either side: the same text with LF or CRLF reads, and the
+// character outside a comment is left to JSON (whitespace or an error).
+func TestOddLineBreakInComment(t *testing.T) {
+	for _, brk := range []string{"\r", "\v", "\f", "\u0085", "\u2028", "\u2029"} {
+		src := "{\"a\": 1, // note" + brk + "\"deny\": [\"x\"]\n}"
+		if _, _, err := Standardize([]byte(src)); !errors.Is(err, ErrOddLineBreak) {
+			t.Errorf("%q: %v", brk, err)
+		}
+		if v, ok := read([]byte("{\"a\": 1, // note x" + brk[:0] + "\n\"deny\": [\"x\"]\n}")); !ok || v.(map[string]any)["deny"] == nil {
+			t.Errorf("%q: the LF form reads %v", brk, v)
+		}
+	}
+	for _, src := range []string{"{\"a\": 1 // note\r\n}", "{\"a\": 1} // note\r", "{\"a\": 1 /* x\r y */}", "{\"a\":\r1}"} {
+		if _, ok := read([]byte(src)); !ok {
+			t.Errorf("%q refused", src)
+		}
+	}
 }
