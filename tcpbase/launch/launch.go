@@ -2,7 +2,7 @@ package launch
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
