@@ -242,6 +242,9 @@ type reply struct {
 	out stream
 
 	ended atomic.Bool
+	// progress numbers the notifications/progress sent for the request
+	// (heartbeats, a launch's news): each is one more than the last.
+	progress atomic.Int64
 
 	// Guarded by client.mu.
 	tracked   bool

@@ -43,6 +43,10 @@ type Config struct {
 	// that carry a progressToken; default 5 s, negative for none.
 	ProgressInterval time.Duration
 
+	// Launch, when set, starts the CAD program when a call finds its base
+	// down (launch.go); nil: such calls fail at once.
+	Launch Launcher
+
 	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.
 	NoSchemaRepair bool
 

@@ -13,6 +13,9 @@ import (
 // what the client reads: -32603 with a message a person can act on, and
 // data naming the address and the kind of failure.
 func baseFailure(err error, addr, method string, cfg *Config) *rpc.WireError {
+	if werr := launchFailure(err, addr, method); werr != nil {
+		return werr
+	}
 	limit := cfg.CallTimeout
 	if method == "tools/list" {
 		limit = cfg.ListTimeout

@@ -207,14 +207,14 @@ func (b *bridge) runHeartbeat(r *reply, token []byte, start time.Time, done <-ch
 	defer wg.Done()
 	t := time.NewTicker(b.cfg.ProgressInterval)
 	defer t.Stop()
-	for n := 1; ; n++ {
+	for {
 		select {
 		case <-done:
 			return
 		case <-t.C:
 		}
 		secs := int(time.Since(start).Round(time.Second) / time.Second)
-		params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, n,
+		params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"message":%s}`, token, r.progress.Add(1),
 			strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
 		r.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
 	}

@@ -46,6 +46,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
 		return
 	}
+	if b.launchIfDown(hardCtx, j) {
+		return // answered, or cancelled, while CAD was starting
+	}
 	timeout := b.cfg.CallTimeout
 	if r.method == "tools/list" {
 		timeout = b.cfg.ListTimeout
@@ -75,6 +78,10 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
 	ans, err := b.callBase(ctx, j)
+	if b.mayLaunch(j, err) {
+		stopBeat()
+		ans, err = b.launchThenCall(hardCtx, j, err)
+	}
 	stopBeat()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)

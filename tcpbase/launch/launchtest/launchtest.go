@@ -45,6 +45,7 @@ type Fake struct {
 	Delay  time.Duration // before its base listens
 	Hold   string        // when set, its base listens only once this file exists
 	Exit   int           // > 0: it exits with this status instead of serving
+	Cure   string        // when this file exists, Exit does not apply
 	Stderr string        // written to stderr first (a line per \n)
 	Stop   string        // once this file exists it exits (tests end it so)
 	// Handover: it starts a copy of itself that does the rest, and exits
@@ -55,7 +56,7 @@ type Fake struct {
 // Args are the program's arguments for f (after Arg, for a test binary).
 func (f Fake) Args() []string {
 	a := []string{"-addr", f.Addr, "-record", f.Record, "-delay", f.Delay.String(), "-exit", fmt.Sprint(f.Exit)}
-	for k, v := range map[string]string{"-hold": f.Hold, "-stderr": f.Stderr, "-stop": f.Stop} {
+	for k, v := range map[string]string{"-hold": f.Hold, "-stderr": f.Stderr, "-stop": f.Stop, "-cure": f.Cure} {
 		if v != "" {
 			a = append(a, k, v)
 		}
@@ -128,6 +129,7 @@ func Run(args []string) int {
 	stderr := fs.String("stderr", "", "")
 	stop := fs.String("stop", "", "")
 	handover := fs.Bool("handover", false, "")
+	cure := fs.String("cure", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -144,7 +146,7 @@ func Run(args []string) int {
 	if *stderr != "" {
 		fmt.Fprintln(os.Stderr, *stderr)
 	}
-	if *exit > 0 {
+	if *exit > 0 && !exists(*cure) {
 		return *exit
 	}
 	time.Sleep(*delay) // the program's own start-up time: what a launch waits through
