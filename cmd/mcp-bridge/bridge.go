@@ -46,8 +46,9 @@ type bridgeFlags struct {
 	printConfig    bool
 	name           string
 	client         string
-	rules          ruleFlags // policy, confirmation, journal (rules.go)
-	set            *settings // where each setting came from (settings.go)
+	rules          ruleFlags   // policy, confirmation, journal (rules.go)
+	launch         launchFlags // starting CAD when its base is down (launch.go)
+	set            *settings   // where each setting came from (settings.go)
 
 	// Streamable HTTP (see httpflags.go)
 	listen       string
@@ -80,6 +81,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
 	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
 	f.rules.add(fs)
+	f.launch.add(fs)
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
 	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
@@ -111,6 +113,9 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 	}
 	f.set, f.rules.set = set, set
 	if err := f.rules.check(); err != nil {
+		return err
+	}
+	if err := f.launch.check(f.set); err != nil {
 		return err
 	}
 	if f.port < 1 || f.port > 65535 {
@@ -155,6 +160,7 @@ Commands:
   verify   check, as a client would, that the bridge works with your base
   bench    measure the bridge against a direct call to the base
   journal  print the journal that --journal FILE writes
+  launch-command  the --launch flags that start FreeCAD or AutoCAD when CAD is not running
   connect  relay stdio to a remote bridge over HTTPS:  mcp-bridge connect https://cad-pc:8931/mcp --fingerprint sha256:…
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
@@ -238,6 +244,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		Name:             f.name,
 		Log:              log,
 	}
+	f.launch.apply(&cfg, f, log)
 	closeRules, err := f.rules.apply(&cfg, log, e.getenv)
 	if err != nil {
 		return usageError{err}

@@ -29,7 +29,7 @@ var directUsage = map[string]string{
 	"tools":   "Usage: mcp-bridge tools [flags]\n\nLists the CAD base's tools straight from the base (no bridge).\n",
 	"call":    "Usage: mcp-bridge call NAME [--args JSON] [flags]\n\nCalls one tool on the CAD base and prints what it returned. Exits 1 when\nthe tool reports an error or the base refuses the call.\n\nExample:\n  mcp-bridge call draw_circle --args '{\"center\":{\"x\":0,\"y\":0},\"radius\":5}'\n",
 	"request": "Usage: mcp-bridge request JSON [flags]\n\nSends one raw JSON-RPC frame to the CAD base and prints the raw answer.\n\nExample:\n  mcp-bridge request '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'\n",
-	"doctor":  "Usage: mcp-bridge doctor [flags]\n\nChecks this installation: this binary, the CAD base (reachable, latency,\nits tools, schema portability under the Inspector's --strict rules, tool\nname lengths) and the client configurations on this machine that register\nmcp-bridge. Exits 1 when it finds a problem.\n",
+	"doctor":  "Usage: mcp-bridge doctor [flags]\n\nChecks this installation: this binary, the CAD base (reachable, latency,\nits tools, schema portability under the Inspector's --strict rules, tool\nname lengths) and the client configurations on this machine that register\nmcp-bridge. With --launch it shows the program a bridge starts when the base\nis down, and whether it exists; --launch-test starts it. Exits 1 when it\nfinds a problem.\n",
 }
 
 // runDirect runs the commands that talk to the base without a bridge.
@@ -63,14 +63,31 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	if cmd == "tools" || cmd == "doctor" {
 		rules.addPolicy(fs) // see the list as clients do
 	}
+	var lf launchFlags
+	launchTest := new(bool)
+	if cmd == "doctor" {
+		lf.add(fs)
+		fs.BoolVar(launchTest, "launch-test", false, "start the --launch program as a bridge would (only when the base is down), and wait for its base")
+	}
 	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s\nFlags:\n%s", directUsage[cmd], fs.FlagUsages()) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
 	settingNames := []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"}
+	if cmd == "doctor" {
+		settingNames = append(settingNames, launchSettings...)
+	}
 	set, err := readSettings(fs, e.getenv, settingNames)
 	if err != nil {
 		return usageError{err}
+	}
+	if cmd == "doctor" {
+		if err := lf.check(set); err != nil {
+			return usageError{err}
+		}
+	}
+	if *launchTest && lf.command == "" {
+		return usageError{fmt.Errorf("--launch-test needs --launch (or CAD_MCP_LAUNCH), the program to start")}
 	}
 	rules.set = set
 	wantArgs := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[cmd]
@@ -135,6 +152,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 			desktopWhy = why
 		}
 		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
+			Launch:    doctorLaunch(e, &lf, client.Addr, *launchTest),
 			BaseGiven: set.from("host") != "default" || set.from("port") != "default", Settings: doctorSettings(set, settingNames),
 			Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject,
 			Desktop: desktopName, DesktopWhyNot: desktopWhy})
@@ -193,7 +211,12 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 	if f.host != "127.0.0.1" {
 		where = from("host") + ", " + where
 	}
+	var launchCmd string
+	if f.launch.command != "" {
+		launchCmd = f.launch.cmd().String()
+	}
 	return doctor.Reach{
+		LaunchProgram: f.launch.command, Launch: launchCmd,
 		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
 		From:        where,
 		ListTimeout: f.listTimeout,

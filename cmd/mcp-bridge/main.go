@@ -105,6 +105,8 @@ func run(ctx context.Context, e *env) error {
 			return runInstall(e, e.args[0], e.args[1:])
 		case "journal":
 			return runJournal(e, e.args[1:])
+		case "launch-command":
+			return runLaunchCommand(e, e.args[1:])
 		case "tools", "call", "request", "doctor":
 			return runDirect(ctx, e, e.args[0], e.args[1:])
 		}

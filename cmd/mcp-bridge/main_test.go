@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch/launchtest"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
@@ -103,8 +104,10 @@ var tempDir = testdir.New
 // TestMain lets a test start this test binary as the program itself: with
 // MCP_BRIDGE_TEST_AS_MAIN=1 in its env it is mcp-bridge (doctor's tests
 // register it as a client would; TestInstalledUnderProgramFiles installs a
-// copy of it).
+// copy of it). As a fake CAD program (launchtest) it is what the launch
+// tests start.
 func TestMain(m *testing.M) {
+	launchtest.Main() // first: a fake CAD program a bridge started inherits MCP_BRIDGE_TEST_AS_MAIN
 	if os.Getenv("MCP_BRIDGE_TEST_AS_MAIN") == "1" {
 		main()
 		return

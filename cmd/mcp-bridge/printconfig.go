@@ -47,7 +47,15 @@ func bridgeServer(e *env, f *bridgeFlags) (clientconf.Server, error) {
 	for _, n := range names {
 		fl := f.fs.Lookup(n)
 		v := fl.Value.String()
+		if sv, ok := fl.Value.(pflag.SliceValue); ok { // --launch-arg: one flag per value
+			for _, e := range sv.GetSlice() {
+				args = append(args, "--"+n, e)
+			}
+			continue
+		}
 		switch {
+		case n == "launch":
+			v = entryProgram(v)
 		case fl.Value.Type() == "bool":
 			args = append(args, "--"+n)
 			continue

@@ -25,7 +25,7 @@ type settings struct {
 // variables are not read. Otherwise --tls-self-signed on the command line
 // with CAD_MCP_TLS_CERT in the environment was "both", and --tls-cert
 // with CAD_MCP_TLS_KEY paired one certificate with another's key.
-var settingGroups = [][]string{{"tls-cert", "tls-key", "tls-self-signed"}, {"fingerprint", "ca"}}
+var settingGroups = [][]string{{"tls-cert", "tls-key", "tls-self-signed"}, {"fingerprint", "ca"}, {"launch", "launch-arg"}}
 
 // readSettings sets each flag of fs named in names (nil: every flag but
 // the action flags) that the command line did not give from its variable.
@@ -50,8 +50,13 @@ func readSettings(fs *pflag.FlagSet, getenv func(string) string, names []string)
 		if v == "" || clientconf.Unsubstituted(v) {
 			continue
 		}
-		// Value.Set, not fs.Set: Changed stays "on the command line".
-		if err := fl.Value.Set(v); err != nil {
+		// Value.Set, not fs.Set: Changed stays "on the command line". A
+		// setting whose variable is read its own way (a list) says so.
+		set := fl.Value.Set
+		if ev, ok := fl.Value.(interface{ SetFromEnv(string) error }); ok {
+			set = ev.SetFromEnv
+		}
+		if err := set(v); err != nil {
 			return nil, fmt.Errorf("environment %s=%q: %v", key, v, err)
 		}
 		s.env[name] = true

@@ -321,8 +321,12 @@ func (l *Launcher) spawn() (*child, error) {
 	if cmd.Env == nil {
 		cmd.Env = withoutToken(os.Environ())
 	}
+	// In the home folder, as a desktop launcher starts it (the bridge's own
+	// folder is its client's choice); where there is none, the bridge's.
 	if home, err := os.UserHomeDir(); err == nil {
-		cmd.Dir = home // as a desktop launcher would; the bridge's own folder is the client's choice
+		if st, err := os.Stat(home); err == nil && st.IsDir() {
+			cmd.Dir = home
+		}
 	}
 	cmd, err = startDetached(cmd, l.o.Log)
 	if err != nil {

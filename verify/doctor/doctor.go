@@ -61,6 +61,8 @@ type Options struct {
 	// with when its client cannot ("" when there is none, and
 	// DesktopWhyNot says why).
 	Desktop, DesktopWhyNot string
+	// Launch is the --launch setting (nil: none), checked (launch.go).
+	Launch *Launch
 }
 
 // Setting is one setting and where its value came from: its flag
@@ -85,6 +87,9 @@ type Reach struct {
 	// TokenFrom says where a connect registration's token comes from, for
 	// people: "--token-file /path in its args", "no token". Never the token.
 	TokenFrom string
+	// LaunchProgram and Launch: its --launch and the whole command ("":
+	// none): a base that is down is then no problem, if the program exists.
+	LaunchProgram, Launch string
 }
 
 // Report is what Check found.
@@ -103,9 +108,12 @@ type Report struct {
 	// (usually a typo).
 	Unmatched []string `json:"policy_unmatched"`
 	// TLSFingerprint: the self-signed certificate's (--tls-self-signed).
-	TLSFingerprint string    `json:"tls_fingerprint,omitempty"`
-	Settings       []Setting `json:"settings"`
-	Problems       int       `json:"problems"`
+	TLSFingerprint string        `json:"tls_fingerprint,omitempty"`
+	Settings       []Setting     `json:"settings"`
+	Launch         *LaunchReport `json:"launch,omitempty"`
+	// LaunchStarts: the base is down and Launch would start it.
+	LaunchStarts bool `json:"launch_starts,omitempty"`
+	Problems     int  `json:"problems"`
 }
 
 // ConfigEntry is one registration of mcp-bridge in a client's file, or a
@@ -138,6 +146,8 @@ type ConfigEntry struct {
 	// Asks: who asks before a call its policy's confirm rule names runs,
 	// for people ("" when no tool needs confirmation).
 	Asks string `json:"asks,omitempty"`
+	// Launch: the command its bridge starts when the base is down.
+	Launch string `json:"launch,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -149,6 +159,11 @@ func Check(ctx context.Context, o Options) *Report {
 	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
 		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint, Settings: append([]Setting{}, o.Settings...)}
+	if o.Launch != nil {
+		if rep.Launch = checkLaunch(ctx, o); rep.Launch.Problem != "" {
+			rep.Problems++
+		}
+	}
 	bases := &baseCache{timeout: o.Timeout, seen: map[string]*baseResult{}}
 	rep.Configs = findConfigs(ctx, o, bases)
 	// The base named on the command line, or the default one when no
@@ -177,7 +192,11 @@ func checkBase(ctx context.Context, o Options, rep *Report, bases *baseCache) {
 		if tcpbase.KindOf(r.err) != nil { // the words the bridge's clients read
 			rep.BaseError = bridge.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
 		}
-		rep.Problems++
+		// Down, with a program that starts it: no problem until a launch
+		// test says otherwise.
+		if rep.LaunchStarts = !rep.Reachable && rep.Launch != nil && rep.Launch.Found != "" && !rep.Launch.Tested; !rep.LaunchStarts {
+			rep.Problems++
+		}
 		return
 	}
 	rep.Reachable = true
@@ -344,7 +363,16 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 	}
 	e.Asks = whoAsks(o, r.ClientID, reach)
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
+	if e.Launch = reach.Launch; reach.LaunchProgram != "" && programPath(reach.LaunchProgram) == "" {
+		e.Problem = fmt.Sprintf("its --launch program %s is not found: when the base is down, its bridge cannot start CAD", reach.LaunchProgram)
+		return e
+	}
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
+	if b.err != nil && errors.Is(b.err, tcpbase.ErrUnreachable) && reach.LaunchProgram != "" {
+		e.BaseError = b.err.Error()
+		e.Note = strings.TrimPrefix(e.Note+"; ", "; ") + "its CAD base at " + e.Base + " is not running: its bridge starts it when a call needs it"
+		return e
+	}
 	if b.err != nil {
 		e.BaseError = b.err.Error()
 		limit := reach.ListTimeout
@@ -500,6 +528,8 @@ func Print(w io.Writer, r *Report) {
 	switch {
 	case r.Base == "":
 		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
+	case r.LaunchStarts:
+		fmt.Fprintf(w, "info  CAD base at %s is not running: a bridge with --launch starts it when a call needs it (--launch-test tries that now)\n", r.Base)
 	case !r.Reachable:
 		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
 		fmt.Fprintf(w, "      (mcp-bridge sim starts a simulated one)\n")
@@ -512,6 +542,7 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "ok    %d tools: %s\n", len(r.Tools), strings.Join(r.Tools, ", "))
 	}
 	printSettings(w, r.Settings)
+	printLaunch(w, r.Launch)
 	fmt.Fprintf(w, "info  policy: %s\n", r.Policy)
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
@@ -560,6 +591,9 @@ func Print(w io.Writer, r *Report) {
 		}
 		if c.Asks != "" {
 			detail += "; confirmation: " + c.Asks
+		}
+		if c.Launch != "" && c.Problem == "" {
+			detail += "; starts CAD when its base is down: " + c.Launch
 		}
 		if c.Server == "" {
 			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)

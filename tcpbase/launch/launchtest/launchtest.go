@@ -157,7 +157,7 @@ func Run(args []string) int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s, err := simbase.Start(*addr, simbase.Options{Faults: true})
+	s, err := simbase.Start(*addr, simbase.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakecad: its base:", err)
 		return 3

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch/launchtest"
+	"github.com/mcp-bridge/mcp-bridge/verify"
+)
+
+// The launch settings: flag, then variable, then default, the program and
+// its arguments as one choice; each argument as it is, spaces and all.
+func TestLaunchSettings(t *testing.T) {
+	dir := tempDir(t)
+	t.Chdir(dir)
+	prog := `C:\Program Files\FreeCAD 1.0\bin\freecad.exe`
+	if runtime.GOOS != "windows" {
+		prog = "/opt/Free CAD/bin/freecad"
+	}
+	macro := "/home/me/My Macros/MCPBridgeBase.FCMacro"
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		command string
+		launch  []string
+		err     string
+	}{
+		{"flags", nil, []string{"--launch", prog, "--launch-arg", macro, "--launch-arg", "-u"}, prog, []string{macro, "-u"}, ""},
+		{"variables", map[string]string{"CAD_MCP_LAUNCH": prog, "CAD_MCP_LAUNCH_ARG": `["` + macro + `", "two words"]`}, nil, prog, []string{macro, "two words"}, ""},
+		{"flag over variable", map[string]string{"CAD_MCP_LAUNCH": "/other/cad", "CAD_MCP_LAUNCH_ARG": `["x"]`}, []string{"--launch", prog}, prog, nil, ""},
+		// --launch-arg on the command line takes the choice there: the
+		// variable's program is not paired with another's arguments.
+		{"one choice", map[string]string{"CAD_MCP_LAUNCH": prog}, []string{"--launch-arg", macro}, "", nil, "--launch-arg needs --launch"},
+		{"relative path made absolute", nil, []string{"--launch", "bin/cad"}, filepath.Join(dir, "bin", "cad"), nil, ""},
+		{"bare name kept", nil, []string{"--launch", "freecad"}, "freecad", nil, ""},
+		{"variable not an array", map[string]string{"CAD_MCP_LAUNCH": prog, "CAD_MCP_LAUNCH_ARG": macro}, nil, "", nil, `environment CAD_MCP_LAUNCH_ARG="` + macro + `": want a JSON array of strings`},
+		{"wait", nil, []string{"--launch", prog, "--launch-wait", "0s"}, "", nil, "--launch-wait and --launch-backoff must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newBridgeFlags(&syncBuffer{})
+			err := f.parse(tt.args, func(k string) string { return tt.env[k] })
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.launch.command != tt.command || fmt.Sprint([]string(f.launch.args)) != fmt.Sprint(tt.launch) {
+				t.Errorf("--launch %q %q, want %q %q", f.launch.command, f.launch.args, tt.command, tt.launch)
+			}
+		})
+	}
+}
+
+// install and --print-config pass the launch settings into the client's
+// entry: each argument a --launch-arg of its own, a bare program name as
+// the path this shell finds (GUI clients have a PATH of their own).
+func TestLaunchPassedToTheEntry(t *testing.T) {
+	bin := tempDir(t)
+	exe := filepath.Join(bin, "freecad")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	macro := filepath.Join(bin, "My Macros", "MCPBridgeBase.FCMacro")
+	out, errs, code := runCLI(t, nil, "", "--print-config", "--launch", "freecad", "--launch-arg", macro, "--launch-arg", "--single-instance", "--launch-wait", "5m")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	for _, a := range server(t, out)["args"].([]any) {
+		got = append(got, a.(string))
+	}
+	want := []string{"--launch", exe, "--launch-arg", macro, "--launch-arg", "--single-instance", "--launch-wait", "5m0s"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("args %q\nwant %q", got, want)
+	}
+	// The entry, read back as the bridge reads it, is the same command.
+	f := newBridgeFlags(&syncBuffer{})
+	if err := f.parse(got, func(string) string { return "" }); err != nil || f.launch.cmd().String() != (launch.Command{Path: exe, Args: []string{macro, "--single-instance"}}).String() {
+		t.Fatalf("read back: %v, %s", err, f.launch.cmd())
+	}
+
+	// install writes the same into the client's file.
+	_, env, _ := doctorHome(t)
+	if _, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--launch", exe, "--launch-arg", macro); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	data, err := os.ReadFile(filepath.Join(env["HOME"], ".cursor", "mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		MCPServers map[string]struct{ Args []string }
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || fmt.Sprint(doc.MCPServers["cad-autocad"].Args) != fmt.Sprint([]string{"--launch", exe, "--launch-arg", macro}) {
+		t.Fatalf("install wrote %s (%v)", data, err)
+	}
+}
+
+// bridgeProcess starts this test binary as mcp-bridge, a process of its
+// own (as a client starts it), with args.
+func bridgeProcess(t *testing.T, args ...string) *verify.Bridge {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := verify.Start(exe, args, verify.Options{Env: []string{"MCP_BRIDGE_TEST_AS_MAIN=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// fakeCAD is launchtest's fake CAD program on a free address, with its
+// files in a folder of the test's; every copy started is stopped at the
+// end.
+func fakeCAD(t *testing.T) (launchtest.Fake, string) {
+	t.Helper()
+	dir := tempDir(t)
+	addr, err := launchtest.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := launchtest.Fake{Addr: addr, Record: filepath.Join(dir, "starts"), Stop: filepath.Join(dir, "stop")}
+	t.Cleanup(func() {
+		_ = launchtest.Touch(f.Stop)
+		starts, _ := launchtest.Starts(f.Record)
+		for _, s := range starts {
+			deadline := time.Now().Add(30 * time.Second)
+			for launchtest.Alive(s.Pid) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	})
+	return f, dir
+}
+
+// launchArgs are the bridge flags that launch f, with the lock beside
+// dir's cache.
+func launchArgsFor(f launchtest.Fake, dir string) []string {
+	c := f.Command()
+	_, port, _ := net.SplitHostPort(f.Addr)
+	args := []string{"--port", port, "--cache-dir", filepath.Join(dir, "cache"), "--log-level", "debug", "--launch", c.Path}
+	for _, a := range c.Args {
+		args = append(args, "--launch-arg="+a)
+	}
+	return args
+}
+
+func recvLine(t *testing.T, b *verify.Bridge) string {
+	t.Helper()
+	line, err := b.Recv(60 * time.Second)
+	if err != nil {
+		t.Fatalf("%v; the bridge's log:\n%s", err, b.Stderr())
+	}
+	return line
+}
+
+// Three bridge processes (three clients), ten calls at once: CAD starts
+// once; every call is answered, each client's in order; when the bridges
+// exit, CAD runs on, in a session and process group of its own.
+func TestLaunchAcrossBridgeProcesses(t *testing.T) {
+	f, dir := fakeCAD(t)
+	f.Hold = filepath.Join(dir, "hold")
+	var bridges []*verify.Bridge
+	for range 3 {
+		bridges = append(bridges, bridgeProcess(t, launchArgsFor(f, dir)...))
+	}
+	ids := [][]int{{1, 2, 3, 4}, {5, 6, 7}, {8, 9, 10}}
+	for i, b := range bridges {
+		for _, id := range ids[i] {
+			if err := b.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"draw_line","arguments":{"start":{"x":0,"y":0},"end":{"x":%d,"y":0}},"_meta":{"progressToken":%d}}}`, id, id, id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Each bridge's first call reports either the start or the wait for
+	// another bridge's start.
+	started, waiting := 0, 0
+	for i, b := range bridges {
+		line := recvLine(t, b)
+		switch msg, _ := verify.Get(line, "params.message").(string); {
+		case msg == "starting "+cadName(f.Command())+"…":
+			started++
+		case strings.HasPrefix(msg, "another mcp-bridge is starting"):
+			waiting++
+		default:
+			t.Fatalf("bridge %d: %s", i, line)
+		}
+	}
+	if started != 1 || waiting != 2 {
+		t.Fatalf("%d bridges started CAD, %d waited", started, waiting)
+	}
+	if err := launchtest.Touch(f.Hold); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range bridges {
+		var got []int
+		for len(got) < len(ids[i]) {
+			line := recvLine(t, b)
+			if verify.Get(line, "method") == "notifications/progress" {
+				continue
+			}
+			if verify.Get(line, "result.isError") != false {
+				t.Fatalf("bridge %d: %s", i, line)
+			}
+			got = append(got, int(verify.Get(line, "id").(float64)))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(ids[i]) {
+			t.Errorf("bridge %d answered %v, want %v", i, got, ids[i])
+		}
+	}
+	starts, err := launchtest.Starts(f.Record)
+	if err != nil || len(starts) != 1 {
+		t.Fatalf("%d starts (%v), want 1", len(starts), err)
+	}
+	cad := starts[0]
+	for i, b := range bridges {
+		b.CloseStdin()
+		if code, err := b.Wait(30 * time.Second); code != 0 || err != nil {
+			t.Fatalf("bridge %d exited %d, %v", i, code, err)
+		}
+	}
+	if !launchtest.Alive(cad.Pid) {
+		t.Fatal("CAD ended with the bridges")
+	}
+	c := &tcpbase.Client{Addr: f.Addr}
+	if _, err := c.Call(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); err != nil {
+		t.Fatalf("CAD's base after the bridges exited: %v", err)
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if cad.ConsoleWindow != 0 || cad.HasConsole {
+			t.Errorf("CAD has a console (window %#x)", cad.ConsoleWindow)
+		}
+	default:
+		if cad.Sid != cad.Pid || cad.Pgid != cad.Pid || cad.Pgid == launchtest.ProcessGroup(bridges[0].PID()) {
+			t.Errorf("CAD: session %d, process group %d (pid %d; the bridge's group %d)", cad.Sid, cad.Pgid, cad.Pid, launchtest.ProcessGroup(os.Getpid()))
+		}
+	}
+}
+
+// doctor shows the launch command and whether its program exists, and
+// starts it only with --launch-test.
+func TestDoctorLaunch(t *testing.T) {
+	f, dir := fakeCAD(t)
+	_, env, _ := doctorHome(t)
+	// doctor's lock goes beside the user's cache (os.UserCacheDir).
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("LocalAppData", filepath.Join(dir, "cache"))
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	_, port, _ := net.SplitHostPort(f.Addr)
+	c := f.Command()
+	args := []string{"doctor", "--port", port, "--launch", c.Path}
+	for _, a := range c.Args {
+		args = append(args, "--launch-arg="+a)
+	}
+
+	out, errs, code := runCLI(t, env, "", "doctor", "--port", port, "--launch", filepath.Join(dir, "no-cad"))
+	if code != 1 || !strings.Contains(out, "FAIL  launch: the program "+filepath.Join(dir, "no-cad")+" is not found") {
+		t.Errorf("a program that is not there: exit %d\n%s%s", code, out, errs)
+	}
+
+	out, errs, code = runCLI(t, env, "", args...)
+	if code != 0 || !strings.Contains(out, "ok    launch: a call that finds the base down starts "+c.String()) ||
+		!strings.Contains(out, "info  CAD base at "+f.Addr+" is not running: a bridge with --launch starts it") || !strings.Contains(out, "not tried (--launch-test") {
+		t.Errorf("doctor --launch: exit %d\n%s%s", code, out, errs)
+	}
+	if s, _ := launchtest.Starts(f.Record); len(s) != 0 {
+		t.Fatal("doctor without --launch-test started the program")
+	}
+
+	out, errs, code = runCLI(t, env, "", append(args, "--launch-test")...)
+	if code != 0 || !strings.Contains(out, "ok    launch test: the base at "+f.Addr+" accepts connections") || !strings.Contains(out, "ok    CAD base at "+f.Addr+" answers tools/list") ||
+		!strings.Contains(errs, "launch: starting ") {
+		t.Errorf("doctor --launch-test: exit %d\n%s%s", code, out, errs)
+	}
+	if s, _ := launchtest.Starts(f.Record); len(s) != 1 {
+		t.Fatalf("%d starts, want 1", len(s))
+	}
+
+	if _, errs, code := runCLI(t, env, "", "doctor", "--launch-test"); code != 2 || !strings.Contains(errs, "--launch-test needs --launch") {
+		t.Errorf("--launch-test alone: exit %d %s", code, errs)
+	}
+}
+
+// launch-command finds FreeCAD and AutoCAD where their installers put
+// them, the newest release first, and says when it does not know.
+func TestLaunchCommand(t *testing.T) {
+	root := tempDir(t)
+	mk := func(rel string) string {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	linuxFC := mk("linux/bin/freecad")
+	linuxMacro := mk("linux/home/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")
+	mk("win/pf/FreeCAD 0.21/bin/FreeCAD.exe")
+	winFC := mk("win/pf/FreeCAD 1.0/bin/freecad.exe")
+	mk("win/pf/FreeCAD 0.9/bin/FreeCAD.exe")
+	mk("win/pf/Autodesk/AutoCAD 2024/acad.exe")
+	acad := mk("win/pf/Autodesk/AutoCAD 2025/acad.exe")
+	macFC := mk("mac/home/Applications/FreeCAD.app/Contents/MacOS/FreeCAD")
+	macMacro := mk("mac/home/Library/Application Support/FreeCAD/v1-1/Macro/MCPBridgeBase.FCMacro")
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want []string
+	}{
+		{"FreeCAD on Linux", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/home")}, []string{"--os", "linux", "--cad", "freecad"}, 0,
+			[]string{"FreeCAD: " + linuxFC, "--launch " + quoteFor("linux", linuxFC) + " --launch-arg " + quoteFor("linux", linuxMacro)}},
+		{"FreeCAD on Linux, no macro yet", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/nohome")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
+			[]string{"--launch-arg " + quoteFor("linux", p("linux/nohome/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")), "the base macro is not in FreeCAD's macro folder yet: copy MCPBridgeBase.FCMacro and the cadbase folder"}},
+		{"FreeCAD on Windows, the newest", map[string]string{"ProgramFiles": p("win/pf"), "APPDATA": p("win/appdata")}, []string{"--os", "windows", "--cad", "freecad", "--macro", `C:\macros\MCPBridgeBase.FCMacro`}, 0,
+			[]string{"FreeCAD: " + winFC, "--launch " + quoteFor("windows", winFC) + ` --launch-arg C:\macros\MCPBridgeBase.FCMacro`}},
+		{"FreeCAD on macOS", map[string]string{"HOME": p("mac/home")}, []string{"--os", "darwin", "--cad", "freecad"}, 0,
+			[]string{"FreeCAD: " + macFC, "--launch-arg " + quoteFor("darwin", macMacro)}},
+		{"AutoCAD, the newest, with /b", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad", "--script", `C:\cad\start base.scr`}, 0,
+			[]string{"AutoCAD: " + acad, `--launch-arg /b --launch-arg "C:\cad\start base.scr"`}},
+		{"AutoCAD without a script", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad"}, 1,
+			[]string{"--script: give the startup script"}},
+		{"no FreeCAD", map[string]string{"PATH": p("none"), "HOME": p("none")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
+			[]string{"mcp-bridge does not know where FreeCAD is installed on this machine (it looked at"}},
+		{"AutoCAD on Linux", nil, []string{"--os", "linux", "--cad", "autocad"}, 1,
+			[]string{"knows where AutoCAD is installed on Windows only"}},
+		{"another CAD", nil, []string{"--cad", "solidworks"}, 2, []string{`--cad "solidworks": mcp-bridge knows freecad and autocad`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, tt.env, "", append([]string{"launch-command"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out+errs, w) {
+					t.Errorf("lacks %q:\n%s%s", w, out, errs)
+				}
+			}
+		})
+	}
+}
