@@ -112,8 +112,10 @@ bench: build
 # test-freecad: the bridge against real FreeCAD, headless (FreeCAD is
 # installed with apt-get when missing): verify with the drawing-changing
 # checks, the Inspector CLI, the TypeScript SDK client, and geometry read
-# back from FreeCAD; then desktop FreeCAD under Xvfb, checked on a
-# screenshot (bin/freecad-desktop/). See tcpbase/freecad/README.md.
+# back from FreeCAD; --launch: FreeCAD not running, a client's call starts
+# it (headless and desktop; the time from the call to its answer is
+# printed); then desktop FreeCAD under Xvfb, checked on a screenshot
+# (bin/freecad-desktop/). See tcpbase/freecad/README.md.
 test-freecad: build
 	tcpbase/freecad/run-tests.sh $(BIN)
 

@@ -21,6 +21,8 @@
 //   - batch.go: the one-line answer to a batch, within --max-message.
 //   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
 //     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - launch.go: a call that finds the base down starts the CAD program
+//     (Config.Launch, tcpbase/launch) and waits for it.
 //   - forward.go: the forwarding rule: tool params read once, by exact
 //     keys; the base's frame is built from what was read, nothing else.
 //   - listed.go: under a policy, only names the base lists run; the base's

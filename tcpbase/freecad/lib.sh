@@ -44,15 +44,9 @@ desktop_path() {
   command -v freecad || { echo "the freecad package installed no freecad command" >&2; return 1; }
 }
 
-# start_desktop FREECAD WORKDIR starts desktop FreeCAD on a new Xvfb
-# screen, as a user would with a fresh profile (HOME=WORKDIR/home): the
-# macro and cadbase copied into the user macro folder, the port set in the
-# MCPBridge preferences, the macro run at start, guiprobe.py beside it.
-# Sets xvfb_pid, desktop_pid, desktop_addr and DISPLAY; waits up to two
-# minutes for the base's "listening on" line.
-start_desktop() {
-  local dir work=$2 macros port _
-  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# start_xvfb WORKDIR starts an Xvfb screen; sets xvfb_pid and DISPLAY.
+start_xvfb() {
+  local work=$1 _
   Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
   xvfb_pid=$!
   for _ in $(seq 100); do
@@ -62,11 +56,24 @@ start_desktop() {
   done
   [ -s "$work/display" ] || { cat "$work/xvfb.log" >&2; echo "Xvfb did not start" >&2; return 1; }
   export DISPLAY=:$(cat "$work/display")
+}
+
+# free_port prints a TCP port nothing listens on now.
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# desktop_profile WORKDIR PORT makes a fresh FreeCAD profile, as a user
+# has it: HOME=WORKDIR/home with the macro and cadbase copied into the
+# user macro folder (sets macros), and WORKDIR/user.cfg setting the
+# MCPBridge port to PORT (FreeCAD's -u).
+desktop_profile() {
+  local dir work=$1
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   macros=$work/home/.local/share/FreeCAD/Macro
-  mkdir -p "$macros" "$work/probe"
+  mkdir -p "$macros"
   cp -r "$dir/MCPBridgeBase.FCMacro" "$dir/cadbase" "$macros/"
-  port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  sed "s/PORT/$port/" >"$work/user.cfg" <<'EOF'
+  sed "s/PORT/$2/" >"$work/user.cfg" <<'EOF'
 <?xml version="1.0" encoding="UTF-8" standalone="no" ?>
 <FCParameters>
   <FCParamGroup Name="Root">
@@ -82,6 +89,19 @@ start_desktop() {
   </FCParamGroup>
 </FCParameters>
 EOF
+}
+
+# start_desktop FREECAD WORKDIR starts desktop FreeCAD on a new Xvfb
+# screen, as a user would with a fresh profile (desktop_profile), the
+# macro run at start, guiprobe.py beside it. Sets xvfb_pid, desktop_pid,
+# desktop_addr and DISPLAY; waits up to two minutes for the base's
+# "listening on" line.
+start_desktop() {
+  local dir work=$2
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  start_xvfb "$work" || return 1
+  mkdir -p "$work/probe"
+  desktop_profile "$work" "$(free_port)"
   # As root, the start page (Qt WebEngine, that is Chromium) needs --no-sandbox.
   HOME=$work/home CAD_MCP_PROBE=$work/probe QTWEBENGINE_CHROMIUM_FLAGS=--no-sandbox \
     "$1" -u "$work/user.cfg" "$macros/MCPBridgeBase.FCMacro" "$dir/guiprobe.py" >"$work/freecad.out" 2>"$work/freecad.err" &

@@ -7,7 +7,10 @@
 # 1.x client script, the Go tests that compare FreeCAD's tools with the
 # simulated base's, run the protocol edge-case table against both bases
 # and read the geometry back from FreeCAD, the desktop macro's machinery
-# (guicheck.py), and `mcp-bridge doctor`. Then desktop FreeCAD under Xvfb
+# (guicheck.py), and `mcp-bridge doctor`. Then --launch (launch.sh): with
+# FreeCAD not running, a real client's draw_line through a bridge that
+# starts it, headless and desktop, timed; FreeCAD outlives the bridge.
+# Then desktop FreeCAD under Xvfb
 # (desktop.sh; installs freecad, Xvfb, ImageMagick and xdotool when
 # missing): the demo's bracket drawn through the bridge and seen in a
 # screenshot, kept as bin/freecad-desktop/freecad-desktop.png.
@@ -76,6 +79,9 @@ node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 [ -s "$work/demo/bracket.FCStd" ] && [ "$(head -c 4 "$work/demo/bracket.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
   { cat "$work/demo.out"; fail "the demo did not write bracket.FCStd and bracket.png"; }
 pass "mcp-bridge demo --port: bracket.FCStd and bracket.png written"
+
+"$here/launch.sh" "$bin" >"$work/launch.out" 2>&1 || { cat "$work/launch.out"; fail "--launch (launch.sh)"; }
+sed -n -e 's/^launch: ok  */test-freecad: ok   launch: /p' -e 's/^launch: time/test-freecad: launch: time/p' "$work/launch.out"
 
 stop_base
 "$here/desktop.sh" "$bin" "$root/bin/freecad-desktop" >"$work/desktop.out" 2>&1 || { cat "$work/desktop.out"; fail "desktop FreeCAD (desktop.sh)"; }
