@@ -169,6 +169,29 @@ func TestLaunchFirstCall(t *testing.T) {
 	h.closeAndWait()
 }
 
+// The wait for CAD is not the call's time: a launch that takes longer than
+// --call-timeout still ends with the call answered, which then has its
+// whole timeout.
+func TestLaunchWaitIsNotTheCallsTime(t *testing.T) {
+	c := newFakeCAD(t)
+	c.fake.Hold = c.file("hold")
+	h := newHarness(t, nil, c.config(c.launcher(), func(cfg *Config) { cfg.CallTimeout = 300 * time.Millisecond }))
+	h.send(callWithToken("1", "draw_line", lineArgs, `"p"`))
+	// The launcher says how long it has waited: past the call's 300 ms.
+	progressUntil(t, h, "p", 0, "waiting for its MCP base at "+c.fake.Addr+" (1 s)")
+	c.touch(c.fake.Hold)
+	for {
+		line := h.recv()
+		if field(t, line, "id") == float64(1) {
+			if field(t, line, "result.isError") != false {
+				t.Fatalf("answer: %s", line)
+			}
+			break
+		}
+	}
+	h.closeAndWait()
+}
+
 // Ten calls at once from three clients, each with its own bridge (three
 // launchers on one lock file, as three bridge processes have): CAD starts
 // once, every call is answered, each client's in the order sent.

@@ -9,7 +9,9 @@
 #      found by its title, photographed (bin/wine/desktop/), answered each
 #      way: only Run sends the call to the base;
 #   3. mcp-bridge.exe installed as C:\Program Files\mcp-bridge\mcp-bridge.exe:
-#      --print-config and doctor with that path, then the real clients and
+#      --print-config and doctor with that path; --launch starting a small
+#      Windows program that serves a base (fakecad.exe) detached, with no
+#      console, still serving after the bridge exits; then the real clients and
 #      `mcp-bridge verify` (verify/clients/run.sh) against it, the simulated
 #      base running on the Linux side, over loopback.
 # Installs Wine, the MinGW cross-compiler, Xvfb, xdotool and ImageMagick
@@ -79,10 +81,11 @@ elif [ -f "$marker" ]; then
   log "the ProcessPrng shim is installed (built from this source)"
 fi
 
-log "building mcp-bridge.exe, naivebridge.exe and tamperbridge.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
+log "building mcp-bridge.exe, naivebridge.exe, tamperbridge.exe and fakecad.exe (windows/amd64), mcp-bridge (linux, for the simulated base)"
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/mcp-bridge.exe" ./cmd/mcp-bridge
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/naivebridge.exe" ./verify/checks/testdata/naivebridge
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/tamperbridge.exe" ./verify/checks/testdata/tamperbridge
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$out/bin/fakecad.exe" ./tcpbase/launch/launchtest/fakecad
 CGO_ENABLED=0 $GO build -o "$out/mcp-bridge-linux" ./cmd/mcp-bridge
 wine "$out/bin/mcp-bridge.exe" --version </dev/null || { log "FAIL mcp-bridge.exe does not start under Wine"; exit 1; }
 
@@ -142,6 +145,7 @@ work=$(mktemp -d)
 sim_pid=
 cleanup() {
   [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
+  [ ! -d "$work/launch" ] || touch "$work/launch/stop" # ends fakecad.exe (--launch)
   rm -rf "$work"
   wineserver -k >/dev/null 2>&1 || true
 }
@@ -173,6 +177,37 @@ if [ $doctor_rc != 0 ] || ! grep -qF "$want" "$work/doctor.out" || ! grep -qF "b
   exit 1
 fi
 log "ok   doctor: $want"
+
+# --launch: with no base on its port, mcp-bridge.exe starts a Windows
+# program that serves one (fakecad.exe, under a path with spaces), one
+# argument per --launch-arg; the call is answered; stdin ends and the
+# bridge exits, and the program still serves. It records its own console:
+# none (DETACHED_PROCESS). A program that held the bridge's stdout would
+# keep the pipeline below from ending (timeout).
+zpath() { printf 'Z:%s' "${1//\//\\}"; }
+lw=$work/launch
+mkdir -p "$lw"
+lport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cp "$out/bin/fakecad.exe" "$pf/fake cad.exe"
+fake='C:\Program Files\mcp-bridge\fake cad.exe'
+call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"draw_line","arguments":{"start":{"x":0,"y":0},"end":{"x":3,"y":4}},"_meta":{"progressToken":1}}}'
+launch_rc=0
+t_call=$(date +%s.%N)
+printf '%s\n' "$call" | timeout 300 wine "$exe" --port "$lport" --cache-dir "$(zpath "$lw/cache")" --launch "$fake" \
+  --launch-arg=-addr --launch-arg="127.0.0.1:$lport" --launch-arg=-delay --launch-arg=1s --launch-arg=-record --launch-arg="$(zpath "$lw/starts")" \
+  --launch-arg=-stop --launch-arg="$(zpath "$lw/stop")" >"$lw/out" 2>"$lw/err" || launch_rc=$?
+t_done=$(date +%s.%N)
+if [ $launch_rc != 0 ] || ! grep -q '"id":1,"result".*length 5' "$lw/out" || ! grep -q '"message":"starting fake cad…"' "$lw/out"; then
+  cat "$lw/out" "$lw/err"; cat "$lw/cache"/launch-*.log 2>/dev/null || true
+  log "FAIL --launch: mcp-bridge.exe exited $launch_rc (124: the pipeline did not end) without the answer"
+  exit 1
+fi
+[ "$(grep -c '"pid"' "$lw/starts")" = 1 ] && grep -q '"console_window":0,"has_console":false' "$lw/starts" ||
+  { cat "$lw/starts"; log "FAIL --launch: not one start of fake cad.exe, without a console"; exit 1; }
+"$out/mcp-bridge-linux" tools --port "$lport" >"$lw/tools.out" 2>&1 ||
+  { cat "$lw/tools.out"; log "FAIL --launch: fake cad.exe stopped with the bridge"; exit 1; }
+touch "$lw/stop"
+log "ok   --launch: mcp-bridge.exe started \"$fake\" (no console: $(cat "$lw/starts")), the call answered in $(awk "BEGIN { printf \"%.1f\", $t_done - $t_call }") s with the bridge's start; after the bridge exited its base still serves"
 
 # The real clients. They start $bin, a script that runs the .exe under
 # Wine, as their server command; the simulated bases run on Linux.

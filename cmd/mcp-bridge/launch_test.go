@@ -186,6 +186,9 @@ func TestLaunchAcrossBridgeProcesses(t *testing.T) {
 	for range 3 {
 		bridges = append(bridges, bridgeProcess(t, launchArgsFor(f, dir)...))
 	}
+	// Stop CAD before the bridges are closed: a CAD that held a bridge's
+	// stdout would keep it from ending.
+	t.Cleanup(func() { _ = launchtest.Touch(f.Stop) })
 	ids := [][]int{{1, 2, 3, 4}, {5, 6, 7}, {8, 9, 10}}
 	for i, b := range bridges {
 		for _, id := range ids[i] {
@@ -230,6 +233,11 @@ func TestLaunchAcrossBridgeProcesses(t *testing.T) {
 			t.Errorf("bridge %d answered %v, want %v", i, got, ids[i])
 		}
 	}
+	for i, b := range bridges {
+		if bad := b.Impure(); bad != "" {
+			t.Errorf("bridge %d's stdout carried something else than protocol messages: %s", i, bad)
+		}
+	}
 	starts, err := launchtest.Starts(f.Record)
 	if err != nil || len(starts) != 1 {
 		t.Fatalf("%d starts (%v), want 1", len(starts), err)
@@ -256,6 +264,9 @@ func TestLaunchAcrossBridgeProcesses(t *testing.T) {
 	default:
 		if cad.Sid != cad.Pid || cad.Pgid != cad.Pid || cad.Pgid == launchtest.ProcessGroup(bridges[0].PID()) {
 			t.Errorf("CAD: session %d, process group %d (pid %d; the bridge's group %d)", cad.Sid, cad.Pgid, cad.Pid, launchtest.ProcessGroup(os.Getpid()))
+		}
+		if !cad.StdinNull { // the bridge's stdin is its client's pipe
+			t.Errorf("CAD's stdin is not %s", os.DevNull)
 		}
 	}
 }

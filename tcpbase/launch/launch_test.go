@@ -218,11 +218,15 @@ func TestStartsOnceAndWaitsForTheBase(t *testing.T) {
 // console (Windows), stdin not the bridge's.
 func TestStartedDetached(t *testing.T) {
 	s := newSetup(t)
+	t.Setenv("CAD_MCP_TOKEN", "secret") // the bridge's, not CAD's business
 	l := launch.New(s.options(nil))
 	if err := l.Ensure(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	st := s.starts()[0]
+	if st.Token {
+		t.Error("CAD_MCP_TOKEN reached the program")
+	}
 	switch runtime.GOOS {
 	case "windows":
 		if st.ConsoleWindow != 0 || st.HasConsole {

@@ -86,6 +86,8 @@ type Started struct {
 	Sid       int  `json:"sid,omitempty"`
 	Pgid      int  `json:"pgid,omitempty"`
 	StdinNull bool `json:"stdin_null,omitempty"`
+	// Token: CAD_MCP_TOKEN was in its environment.
+	Token bool `json:"token,omitempty"`
 	// Windows: its console window (0: none).
 	ConsoleWindow uint64 `json:"console_window"`
 	HasConsole    bool   `json:"has_console"`
@@ -137,7 +139,9 @@ func Run(args []string) int {
 		return handOver(*record, args)
 	}
 	if *record != "" {
-		if err := appendRecord(*record, self()); err != nil {
+		me := self()
+		me.Token = os.Getenv("CAD_MCP_TOKEN") != ""
+		if err := appendRecord(*record, me); err != nil {
 			fmt.Fprintln(os.Stderr, "fakecad:", err)
 			return 2
 		}
