@@ -302,12 +302,15 @@ func (l *Launcher) start(ctx context.Context, lk *lockedFile, progress func(stri
 // spawn starts the program detached (detach, per system), its output
 // appended to the log file, and reaps it in the background.
 func (l *Launcher) spawn() (*child, error) {
-	if err := os.MkdirAll(l.o.Dir, 0o700); err != nil {
-		return nil, err
-	}
+	// Its output goes to the log file; where that cannot be made, nowhere
+	// (the program starts all the same, its last lines are not known).
+	_ = os.MkdirAll(l.o.Dir, 0o700)
 	out, err := os.OpenFile(l.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("its output file: %w", err)
+		l.o.Log.Warn().Err(err).Msg("the CAD program's output goes nowhere: its file cannot be written")
+		if out, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {
+			return nil, err
+		}
 	}
 	defer out.Close() // the program has its own copy
 	in, err := os.Open(os.DevNull)

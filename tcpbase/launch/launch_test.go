@@ -518,3 +518,20 @@ func TestLastLines(t *testing.T) {
 		t.Errorf("message has a line break: %q", le.Msg)
 	}
 }
+
+// A folder for the lock and the output that cannot be made does not stop
+// the launch: no lock between bridges then, and the output goes nowhere.
+func TestNoFolderStillStarts(t *testing.T) {
+	s := newSetup(t)
+	o := s.options(nil)
+	o.Dir = filepath.Join(s.dir, "a file")
+	if err := os.WriteFile(o.Dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := launch.New(o).Ensure(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.starts()); n != 1 {
+		t.Fatalf("%d starts, want 1", n)
+	}
+}
