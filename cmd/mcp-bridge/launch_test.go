@@ -366,7 +366,8 @@ func TestLaunchCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errs, code := runCLI(t, tt.env, "", append([]string{"launch-command"}, tt.args...)...)
+			// The system's own folders are the test's: none of them holds CAD.
+			out, errs, code := runCLI(t, tt.env, "", append([]string{"launch-command", "--root", p("system")}, tt.args...)...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d", code, tt.code)
 			}

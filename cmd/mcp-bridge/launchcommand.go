@@ -37,7 +37,9 @@ func runLaunchCommand(e *env, args []string) error {
 	macro := fs.String("macro", "", "FreeCAD: the base macro to run (default: MCPBridgeBase.FCMacro in FreeCAD's macro folder; the cadbase folder must be beside it)")
 	script := fs.String("script", "", "AutoCAD: the startup script (.scr) that starts your MCP base")
 	goos := fs.String("os", runtime.GOOS, "whose install locations: linux, windows or darwin")
+	root := fs.String("root", "", "the folder the system's own folders (/usr/bin, /Applications) are in")
 	_ = fs.MarkHidden("os") // for tests
+	_ = fs.MarkHidden("root")
 	fs.Usage = func() { fmt.Fprint(e.stderr, launchCommandUsage+fs.FlagUsages()) }
 	if done, err := parseFlags(fs, args); done {
 		return err
@@ -45,7 +47,7 @@ func runLaunchCommand(e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("launch-command takes no arguments, got %q", fs.Arg(0))}
 	}
-	k := knownPlaces{os: *goos, getenv: e.getenv}
+	k := knownPlaces{os: *goos, getenv: e.getenv, root: *root}
 	var s suggestion
 	switch strings.ToLower(*cad) {
 	case "freecad":
@@ -91,6 +93,15 @@ type suggestion struct {
 type knownPlaces struct {
 	os     string
 	getenv func(string) string
+	root   string // "" for the system's own root
+}
+
+// sys is a system folder's path (under root, for tests).
+func (k knownPlaces) sys(path string) string {
+	if k.root == "" {
+		return path
+	}
+	return filepath.Join(k.root, filepath.FromSlash(path))
 }
 
 func (k knownPlaces) home() string {
@@ -195,7 +206,7 @@ func (k knownPlaces) freecad(macro string) suggestion {
 			try(p)
 		}
 		looked = append(looked, "freecad in PATH")
-		try("/usr/bin/freecad", "/usr/local/bin/freecad", "/snap/bin/freecad")
+		try(k.sys("/usr/bin/freecad"), k.sys("/usr/local/bin/freecad"), k.sys("/snap/bin/freecad"))
 		try(newest(under(home, "Applications", "FreeCAD*.AppImage"))...)
 		data := k.getenv("XDG_DATA_HOME")
 		if data == "" {
@@ -203,11 +214,11 @@ func (k knownPlaces) freecad(macro string) suggestion {
 		}
 		macroDirs = append(newest(under(data, "FreeCAD", "v*", "Macro")), under(data, "FreeCAD", "Macro"), under(home, ".FreeCAD", "Macro"))
 		if s.program == "" {
-			for _, root := range []string{"/var/lib/flatpak", under(home, ".local", "share", "flatpak")} {
+			for _, root := range []string{k.sys("/var/lib/flatpak"), under(home, ".local", "share", "flatpak")} {
 				if st, err := os.Stat(under(root, "app", "org.freecad.FreeCAD")); err == nil && st.IsDir() {
 					s.program, s.args = k.inPath("flatpak"), []string{"run", "org.freecad.FreeCAD"}
 					if s.program == "" {
-						s.program = "/usr/bin/flatpak"
+						s.program = k.sys("/usr/bin/flatpak")
 					}
 					macroDirs = append([]string{under(home, ".var", "app", "org.freecad.FreeCAD", "data", "FreeCAD", "Macro")}, macroDirs...)
 					break
@@ -227,7 +238,7 @@ func (k knownPlaces) freecad(macro string) suggestion {
 		appdata := k.getenv("APPDATA")
 		macroDirs = append(newest(under(appdata, "FreeCAD", "v*", "Macro")), under(appdata, "FreeCAD", "Macro"))
 	case "darwin":
-		try("/Applications/FreeCAD.app/Contents/MacOS/FreeCAD", under(home, "Applications", "FreeCAD.app", "Contents", "MacOS", "FreeCAD"))
+		try(k.sys("/Applications/FreeCAD.app/Contents/MacOS/FreeCAD"), under(home, "Applications", "FreeCAD.app", "Contents", "MacOS", "FreeCAD"))
 		support := under(home, "Library", "Application Support", "FreeCAD")
 		macroDirs = append(newest(under(support, "v*", "Macro")), under(support, "Macro"), under(home, "Library", "Preferences", "FreeCAD", "Macro"))
 	default:

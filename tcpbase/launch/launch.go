@@ -290,8 +290,8 @@ func (l *Launcher) start(ctx context.Context, lk *lockedFile, progress func(stri
 	if err != nil {
 		why := fmt.Sprintf("it could not be started: %v", err)
 		return l.fail(lk, &Error{Kind: ErrFailed, Command: l.o.Command.String(), Msg: fmt.Sprintf(
-			"CAD base at %s is down, and mcp-bridge could not start %s (%s): %v. Check --launch (mcp-bridge doctor shows whether the program is found).",
-			l.o.Addr, l.o.Name, l.o.Command, err)}, why, nil, time.Time{})
+			"CAD base at %s is down, and mcp-bridge could not start %s (%s): %s. Check --launch (mcp-bridge doctor shows whether the program is found).",
+			l.o.Addr, l.o.Name, l.o.Command, strings.TrimSuffix(err.Error(), "."))}, why, nil, time.Time{})
 	}
 	l.child = c
 	lk.write(state{Pid: c.pid, Started: started})

@@ -21,6 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	launchtest.Main()
+	jobHelper()
 	os.Exit(m.Run())
 }
 
@@ -327,7 +328,11 @@ func TestTimeoutLeavesItRunning(t *testing.T) {
 	if !errors.Is(err, launch.ErrTimeout) || !strings.Contains(err.Error(), "is still running (pid") {
 		t.Fatalf("got %v", err)
 	}
-	pid := s.starts()[0].Pid
+	started, err := launchtest.WaitStarts(s.fake.Record, 1, limit) // it may record itself after the timeout
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := started[0].Pid
 	if !launchtest.Alive(pid) {
 		t.Fatal("the program was stopped at the timeout")
 	}

@@ -14,10 +14,13 @@ func self() Started {
 	s := Started{Pid: os.Getpid()}
 	w, _, _ := getConsoleWindow.Call()
 	s.ConsoleWindow = uint64(w)
-	// A process without a console has no console output handle.
-	if h, err := windows.GetStdHandle(windows.STD_OUTPUT_HANDLE); err == nil {
-		var mode uint32
-		s.HasConsole = windows.GetConsoleMode(h, &mode) == nil
+	// CONOUT$ opens only in a process that has a console (its standard
+	// handles are files here, whatever it has).
+	name, _ := windows.UTF16PtrFromString("CONOUT$")
+	h, err := windows.CreateFile(name, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.FILE_SHARE_WRITE, nil, windows.OPEN_EXISTING, 0, 0)
+	if err == nil {
+		s.HasConsole = true
+		windows.CloseHandle(h)
 	}
 	return s
 }
