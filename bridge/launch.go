@@ -123,11 +123,9 @@ func (b *bridge) launch(hardCtx context.Context, j *job) error {
 		}
 	}
 	b.log.Info().Str("method", r.method).Str("id", r.id.String()).Msg("CAD base is down: starting the CAD program (--launch) before sending the request")
-	err := b.cfg.Launch.Ensure(ctx, progress)
-	if err == nil {
-		b.baseResult(nil) // up: the prober may rest, clients hear of the list
-	}
-	return err
+	// Once it is up, the call's own answer says so (baseResult): the
+	// prober rests, and clients hear that the tool list may have changed.
+	return b.cfg.Launch.Ensure(ctx, progress)
 }
 
 // progressNote is notifications/progress for token: the n-th, saying msg.

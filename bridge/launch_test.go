@@ -353,7 +353,9 @@ func TestLaunchNotForACachedList(t *testing.T) {
 	if err := tc.store([]byte(`{"tools":[{"name":"draw_line","inputSchema":{"type":"object"}}]}`)); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, nil, c.config(c.launcher(), func(cfg *Config) { cfg.CacheDir = cache }))
+	h := newHarness(t, nil, c.config(c.launcher(), func(cfg *Config) { cfg.CacheDir, cfg.ProbeInterval = cache, -1 }))
+	h.send(initialize("0", "2025-06-18"))
+	h.recv()
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if got := h.recv(); len(field(t, got, "result.tools").([]any)) != 1 || !strings.Contains(got, `"name":"draw_line"`) {
 		t.Fatalf("tools/list: %s", got)
@@ -365,6 +367,8 @@ func TestLaunchNotForACachedList(t *testing.T) {
 	if got := h.recv(); field(t, got, "result.isError") != false {
 		t.Fatalf("answer: %s", got)
 	}
+	// CAD is up: the list it serves may differ from the cached one.
+	h.expect(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	if s := c.starts(); len(s) != 1 {
 		t.Fatalf("%d starts, want 1", len(s))
 	}
