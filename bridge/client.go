@@ -233,6 +233,7 @@ func (c *client) listening() []*reply {
 type reply struct {
 	id     rpc.ID
 	method string
+	req    *lifecycle.Request // the request as decoded; nil for an invalid message
 	client *client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen

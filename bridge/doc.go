@@ -9,8 +9,10 @@
 // Files by role:
 //   - run.go: the core (bridge, job), stdio start-up, the named goroutines,
 //     the one shutdown.
-//   - reader.go: the stdio reader, and dispatch (callable by any front end;
-//     it must not block).
+//   - reader.go: the stdio reader, decode (each message read once into a
+//     lifecycle.Request, with the policy's say) and dispatch, routed by the
+//     method table (lifecycle.Method); callable by any front end, it must
+//     not block.
 //   - client.go: a client as the core sees it (its stream, its requests in
 //     progress by id) and reply, the exactly-once completion of a request.
 //   - queue.go: the jobs waiting for the worker, in turns per client.
@@ -21,8 +23,9 @@
 //   - batch.go: the one-line answer to a batch, within --max-message.
 //   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
 //     up/down and heartbeats, the tool-list cache, client-facing errors.
-//   - forward.go: the forwarding rule: tool params read once, by exact
-//     keys; the base's frame is built from what was read, nothing else.
+//   - forward.go: the forwarding rule: the base's frame is built from the
+//     request as decoded (lifecycle.ReadRequest: tool params read once, by
+//     exact keys), nothing else.
 //   - listed.go: under a policy, only names the base lists run; the base's
 //     tool list is read at start.
 //   - rules.go: the user's rules on tool requests: the policy (sub-package

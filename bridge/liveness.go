@@ -219,17 +219,3 @@ func (b *bridge) runHeartbeat(r *reply, token []byte, start time.Time, done <-ch
 		r.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
 	}
 }
-
-// progressToken returns params._meta.progressToken when it is a string or
-// a number.
-func progressToken(params []byte) []byte {
-	meta := rpc.Field(params, "_meta")
-	if rpc.Kind(meta) != rpc.KindObject {
-		return nil
-	}
-	tok := rpc.Field(meta, "progressToken")
-	if k := rpc.Kind(tok); k == rpc.KindString || k == rpc.KindNumber {
-		return tok
-	}
-	return nil
-}

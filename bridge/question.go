@@ -80,7 +80,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 		return b.askDesktop(ctx, j, gone)
 	}
 	a := &c.asker
-	name, args := j.params.name, j.params.args // what was checked, and what runs
+	name, args := j.req.Tool.Name, j.req.Tool.Args // what was checked, and what runs
 	ask := confirm.LegacyParams
 	if a.formMode.Load() {
 		ask = confirm.Params

@@ -71,7 +71,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		return
 	}
 	start := time.Now()
-	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
+	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
 	ans, err := b.callBase(ctx, j)
@@ -82,7 +82,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if o.err != nil {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
 	}
-	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took_ms", time.Since(start)).Msg("forwarded")
+	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.req.Era).Dur("took_ms", time.Since(start)).Msg("forwarded")
 	b.settle(j, o)
 	if testHookAnswered != nil {
 		testHookAnswered(r.method)
@@ -161,13 +161,13 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 	}
 	if method != "tools/list" {
 		result := resp.Result
-		if j.era == lifecycle.Modern {
+		if j.req.Era == lifecycle.Modern {
 			result = b.cfg.Server.Decorate(method, result)
 		}
 		return outcome{answer: rpc.EncodeResult(id, result), result: result}
 	}
 	changed := false
-	if j.params.cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
+	if j.req.Tool.Cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
 		if changed = b.recordList(resp.Result); changed {
 			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
 		}
@@ -180,7 +180,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 // repaired, and decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
 	result = b.shownList(result)
-	if j.era == lifecycle.Modern {
+	if j.req.Era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate("tools/list", result)
 	}
 	return result
