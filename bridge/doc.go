@@ -15,6 +15,11 @@
 //     not block.
 //   - client.go: a client as the core sees it (its stream, its requests in
 //     progress by id) and reply, the exactly-once completion of a request.
+//     A request's state (waiting, asking, running, ended) changes in one
+//     place, client.update, under the client's lock; each request has its
+//     context from its arrival, and whatever ends it (answer, cancel,
+//     session end) cancels that context: reply.ended is where a request
+//     ends, and lifecycle.Request.Times has when it got where.
 //   - queue.go: the jobs waiting for the worker, in turns per client.
 //   - worker.go: the worker (invoked sequentially): call the base, turn its
 //     answer into the client's. It never waits for a client.

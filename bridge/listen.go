@@ -23,7 +23,8 @@ func (b *bridge) listen(c *client, req *lifecycle.Request, r *reply) {
 	hold := false
 	if wantTools && !b.queue.isClosed() {
 		r.listen = true
-		if werr := c.track(r); werr != nil {
+		r.withContext(b.hardCtx)
+		if werr := c.track(r, false); werr != nil {
 			r.fail(werr)
 			return
 		}

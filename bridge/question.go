@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -39,8 +40,13 @@ var (
 // stream carrying the question ended, or the bridge is stopping (askCtx).
 func (b *bridge) runQuestion(j *job) {
 	r := j.reply
-	ctx, withdraw := context.WithCancelCause(b.askCtx)
+	// The question lives within the request's context (the client's
+	// cancel, its session's end), and ends too when the bridge stops
+	// asking (shutdown).
+	ctx, withdraw := context.WithCancelCause(r.ctx)
 	defer withdraw(nil)
+	stop := context.AfterFunc(b.askCtx, func() { withdraw(context.Cause(b.askCtx)) })
+	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while asking for a confirmation; the bridge goes on")
@@ -48,17 +54,20 @@ func (b *bridge) runQuestion(j *job) {
 			b.queue.remove(j)
 		}
 	}()
-	if !r.client.startQuestion(r, withdraw) {
+	if reqState(r.state.Load()) == reqEnded {
 		b.queue.remove(j) // cancelled already; its reply has ended
 		return
 	}
+	j.req.Times.Asked = time.Now()
 	refused := b.askUser(ctx, j)
-	r.client.endQuestion(r)
-	if refused == nil {
-		b.queue.release(j)
+	j.req.Times.Agreed = time.Now()
+	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
+		b.queue.wake()
 		return
 	}
-	b.settle(j, *refused)
+	if refused != nil {
+		b.settle(j, *refused)
+	}
 	b.queue.remove(j)
 }
 

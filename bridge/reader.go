@@ -221,11 +221,12 @@ func (b *bridge) request(c *client, m *message, r *reply) {
 // The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
-	if werr := r.client.track(r); werr != nil {
+	r.withContext(b.hardCtx)
+	// Asking: the worker takes it once the user has agreed.
+	if werr := r.client.track(r, j.ask); werr != nil {
 		r.fail(werr)
 		return
 	}
-	j.held = j.ask // the worker takes it once the user has agreed
 	out, err := b.queue.push(j)
 	switch err {
 	case nil:

@@ -26,7 +26,6 @@ type job struct {
 	denied       bool   // refused by the policy
 	ask          bool   // ask the user before sending it (question.go)
 	askedBy      string // who asks or asked: AskClient or AskDesktop
-	held         bool   // guarded by jobQueue.mu: its question is out; its turn waits
 	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
 	sent         bool   // the worker handed its frame to the base: it may have run
 }
@@ -46,6 +45,8 @@ type bridge struct {
 	// answers the jobs still queued without sending them.
 	dropping atomic.Bool
 	abort    context.CancelCauseFunc // ends every call to the base at once
+	// hardCtx is what abort cancels: the parent of every request's context.
+	hardCtx context.Context
 	// The core's goroutines (start, stop).
 	workerDone, proberDone chan struct{}
 	stopProbe              context.CancelFunc
@@ -166,6 +167,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		queue:      newJobQueue(cfg.Queue),
 		clients:    map[*client]bool{},
 		abort:      abort,
+		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
 		tools:      toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),

@@ -50,11 +50,14 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if r.method == "tools/list" {
 		timeout = b.cfg.ListTimeout
 	}
-	ctx, cancel := context.WithTimeout(hardCtx, timeout)
+	// Within the request's own context: the client's cancel, its session's
+	// end and the bridge's abort all end the call.
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	if !r.client.start(r, cancel) {
-		return // cancelled while queued; its reply has ended
+	if !r.client.update(r, reqRunning, reqWaiting) {
+		return // cancelled while queued, or its client is gone; its reply has ended
 	}
+	j.req.Times.Dequeued = time.Now()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
@@ -74,7 +77,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
+	j.req.Times.Sent = start
 	ans, err := b.callBase(ctx, j)
+	j.req.Times.Answered = time.Now()
 	stopBeat()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)
@@ -92,7 +97,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 
 // callBase sends the job's frame, re-dialling (only) while no connection
 // could be made: a request that may have reached the base is never sent
-// twice, since tool calls draw, delete and save.
+// twice, since tool calls draw, delete and save. This is the one place the
+// worker finds the base unreachable (tcpbase.ErrUnreachable): whatever is
+// to happen then (retrying, starting the CAD program) happens here.
 func (b *bridge) callBase(ctx context.Context, j *job) ([]byte, error) {
 	wait := b.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
