@@ -26,8 +26,9 @@
 //   - question.go: handshake-era confirmation questions, asked outside the
 //     worker; only the asking client's later calls wait for the answer.
 //   - batch.go: the one-line answer to a batch, within --max-message.
-//   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
-//     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - listen.go, liveness.go, failure.go: subscriptions, base up/down and
+//     heartbeats (the tool list kept on disk by sub-package toolcache),
+//     client-facing errors.
 //   - forward.go: the forwarding rule: the base's frame is built from the
 //     request as decoded (lifecycle.ReadRequest: tool params read once, by
 //     exact keys), nothing else.

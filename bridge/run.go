@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -169,7 +170,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		abort:      abort,
 		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
-		tools:      toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),
 	}
 }
