@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -144,7 +145,7 @@ func (c *client) track(r *reply, asking bool) *rpc.WireError {
 	k := r.id.Key()
 	switch {
 	case c.ended:
-		return rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: the session ended; %s was not sent to CAD", r.method)
+		return clienterr.SessionGone.New(r.method)
 	case c.ids[k] != nil:
 		return errIDInUse(r.id)
 	}
@@ -206,8 +207,7 @@ func (c *client) gone() {
 	// would get: 404 says the session ran nothing, and a client (connect)
 	// sends the request again on a new session, so a call would run twice.
 	for _, r := range running {
-		r.end(rpc.EncodeError(r.id, rpc.Errorf(rpc.CodeInternalError, "the session ended while CAD was working on %s; it may have run in CAD (check before sending it again)", r.method).
-			WithData(map[string]string{"kind": "session_ended", "method": r.method})))
+		r.end(rpc.EncodeError(r.id, clienterr.SessionEnded.With(map[string]string{"method": r.method}, r.method)))
 	}
 	for _, r := range asking {
 		r.cancel(errQuestionGone) // the question's own end answers the call

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -43,7 +44,7 @@ func FuzzModernHeaders(f *testing.F) {
 			return
 		}
 		switch {
-		case status == http.StatusBadRequest && (werr.Code == codeHeaders || werr.Code == rpc.CodeUnsupportedVersion || werr.Code == rpc.CodeInvalidParams):
+		case status == http.StatusBadRequest && (werr.Code == clienterr.CodeHeaderMismatch || werr.Code == rpc.CodeUnsupportedVersion || werr.Code == rpc.CodeInvalidParams):
 		case status == http.StatusNotFound && werr.Code == rpc.CodeMethodNotFound:
 		default:
 			t.Fatalf("refused with %d and %d: %s", status, werr.Code, werr.Message)

@@ -11,11 +11,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
-
-const codeHeaders = -32020 // HeaderMismatch (2026-07-28)
 
 // serveMCP is the MCP endpoint. Every request passes the guard first
 // (Origin, Host, token), on every method; then it is routed by era.
@@ -85,7 +84,7 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 // the client closes the response, the request is cancelled.
 func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []message, isBatch bool) {
 	if isBatch {
-		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: batches are not part of the 2026-07-28 transport"))
+		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, clienterr.ModernBatch.New())
 		return
 	}
 	m := &msgs[0]
@@ -110,7 +109,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []me
 	if long {
 		slot := f.streams.take(remoteHost(r), nil)
 		if slot == nil {
-			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d, half of them from one address; --max-streams); close one and try again", f.hc.MaxStreams))
+			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, clienterr.TooManyStreams.New(f.hc.MaxStreams))
 			return
 		}
 		defer f.streams.release(slot)
@@ -136,10 +135,10 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []me
 func checkModernRequest(h http.Header, req *lifecycle.Request) (int, *rpc.WireError) {
 	version := req.Version
 	if version == "" {
-		return http.StatusBadRequest, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must name the protocol version", lifecycle.MetaProtocolVersion)
+		return http.StatusBadRequest, clienterr.NoVersion.New(lifecycle.MetaProtocolVersion)
 	}
 	mismatch := func(format string, args ...any) (int, *rpc.WireError) {
-		return http.StatusBadRequest, rpc.Errorf(codeHeaders, "Header mismatch: "+format, args...)
+		return http.StatusBadRequest, clienterr.HeaderMismatch.New(fmt.Sprintf(format, args...))
 	}
 	switch hv := h.Get(lifecycle.HeaderVersion); {
 	case hv == "":
@@ -170,7 +169,7 @@ func checkModernRequest(h http.Header, req *lifecycle.Request) (int, *rpc.WireEr
 		}
 	}
 	if m := req.Info; !m.In(lifecycle.Modern) || m.Notification {
-		return http.StatusNotFound, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+		return http.StatusNotFound, clienterr.MethodNotFound.New(req.Method)
 	}
 	return 0, nil
 }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -19,6 +20,5 @@ func (b *bridge) journalGate(j *job) *rpc.WireError {
 		return nil
 	}
 	b.log.Warn().Err(err).Str("tool", j.req.Tool.Name).Msg("journal cannot be written: call refused (--journal-required); not sent to CAD")
-	return rpc.Errorf(rpc.CodeInternalError, "the journal %s cannot be written (%v); with --journal-required nothing is sent to CAD until it can", w.Path(), err).
-		WithData(map[string]string{"kind": "journal", "journal": w.Path(), "tool": j.req.Tool.Name})
+	return clienterr.Journal.With(map[string]string{"journal": w.Path(), "tool": j.req.Tool.Name}, w.Path(), err)
 }

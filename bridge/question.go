@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -50,7 +51,7 @@ func (b *bridge) runQuestion(j *job) {
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while asking for a confirmation; the bridge goes on")
-			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while asking to confirm %s (see its log)", r.method))
+			r.fail(clienterr.Internal.New("asking to confirm", r.method))
 			b.queue.remove(j)
 		}
 	}()

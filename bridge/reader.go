@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -21,8 +22,7 @@ func (b *bridge) read(c *client, stdin io.Reader) {
 		switch {
 		case errors.As(err, &oe):
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
-			c.newReply(rpc.ID{}, "", nil).fail(rpc.Errorf(rpc.CodeInvalidRequest,
-				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
+			c.newReply(rpc.ID{}, "", nil).fail(clienterr.TooLong.New(oe.Size, oe.Limit))
 		case err == io.EOF:
 			return
 		case err != nil:
@@ -119,7 +119,7 @@ func (b *bridge) dispatch(c *client, out stream, m *message, bt *batch) {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
 			if r != nil {
-				r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", r.method))
+				r.fail(clienterr.Internal.New("handling", r.method))
 			}
 		}
 	}()
@@ -180,7 +180,7 @@ func (b *bridge) request(c *client, m *message, r *reply) {
 		return
 	}
 	if !method.In(req.Era) || method.Notification {
-		r.fail(rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method))
+		r.fail(clienterr.MethodNotFound.New(req.Method))
 		return
 	}
 	if req.ParamsErr != nil {
@@ -237,7 +237,7 @@ func (b *bridge) enqueue(j *job) {
 			b.queueFull(out.reply, "request taken out of the full queue to make room for another client's")
 		}
 	case errQueueClosed:
-		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+		r.fail(clienterr.ShuttingDown.New(r.method))
 	default:
 		b.queueFull(r, "request refused: too many requests queued")
 	}
@@ -246,6 +246,5 @@ func (b *bridge) enqueue(j *job) {
 // queueFull refuses a request, unsent, because the queue is full.
 func (b *bridge) queueFull(r *reply, why string) {
 	b.log.Warn().Int("queue", b.cfg.Queue).Str("id", r.id.String()).Msg(why)
-	r.fail(rpc.Errorf(rpc.CodeInternalError,
-		"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
+	r.fail(clienterr.QueueFull.New(b.cfg.Queue, r.method))
 }

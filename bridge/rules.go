@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
@@ -101,8 +102,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 	name, args := req.Tool.Name, req.Tool.Args
 	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
 		b.log.Warn().Str("tool", name).Str("id", req.ID.String()).Msg("call refused by the policy; not sent to CAD")
-		werr := rpc.Errorf(rpc.CodeInvalidParams, "%s; nothing was sent to CAD", d.Reason).
-			WithData(map[string]string{"kind": "denied", "tool": name, "policy": g.policy.Source})
+		werr := clienterr.Denied.With(map[string]string{"tool": name, "policy": g.policy.Source}, d.Reason)
 		j.denied = true
 		b.settle(j, outcome{answer: rpc.EncodeError(req.ID, werr), err: werr})
 		return false

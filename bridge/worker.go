@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -43,7 +44,7 @@ var testHookAnswered func(method string)
 func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	r := j.reply
 	if b.dropping.Load() {
-		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+		r.fail(clienterr.ShuttingDown.New(r.method))
 		return
 	}
 	timeout := b.cfg.CallTimeout
@@ -61,7 +62,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
-			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while forwarding %s (see its log)", r.method))
+			r.fail(clienterr.Internal.New("forwarding", r.method))
 		}
 	}()
 
@@ -141,9 +142,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 	failed := func(werr *rpc.WireError) outcome { return outcome{answer: rpc.EncodeError(id, werr), err: werr} }
 	if err != nil {
 		if context.Cause(hardCtx) == errShutdown {
-			return failed(rpc.Errorf(rpc.CodeInternalError,
-				"mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD", method).
-				WithData(map[string]string{"address": b.cfg.BaseAddr, "kind": "shutdown", "method": method}))
+			return failed(clienterr.StoppedWhileRun.With(map[string]string{"address": b.cfg.BaseAddr, "method": method}, method))
 		}
 		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
 			if cached := b.tools.fallback(b.log); cached != nil {

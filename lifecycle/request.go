@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -240,7 +241,7 @@ func readClientInfo(raw []byte) ClientInfo {
 
 func readInitialize(r *Request, params []byte, p *paramMembers) {
 	if params != nil && rpc.Kind(params) != rpc.KindObject {
-		r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: initialize needs an object")
+		r.ParamsErr = clienterr.InitializeParams.New()
 		return
 	}
 	r.AskedVersion, _ = rpc.String(p.version)
@@ -263,11 +264,11 @@ func toolParams(r *Request, params []byte, p *paramMembers) bool {
 	switch {
 	case params == nil:
 		if r.Method == MethodToolsCall {
-			r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
+			r.ParamsErr = clienterr.NoToolName.New()
 		}
 		return false
 	case rpc.Kind(params) != rpc.KindObject:
-		r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params must be an object", r.Method)
+		r.ParamsErr = clienterr.ParamsNotObject.New(r.Method)
 		return false
 	case p.problem != nil:
 		r.ParamsErr = p.problem
@@ -283,7 +284,7 @@ func readToolsList(r *Request, params []byte, p *paramMembers) {
 	}
 	r.Tool.Cursor = p.cursor
 	if p.cursor != nil && rpc.Kind(p.cursor) != rpc.KindString {
-		r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/list "cursor" must be a string`)
+		r.ParamsErr = clienterr.CursorNotString.New()
 	}
 }
 
@@ -296,7 +297,7 @@ func readToolsCall(r *Request, params []byte, p *paramMembers) {
 	}
 	var ok bool
 	if r.Tool.Name, ok = rpc.String(p.name); !ok {
-		r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call needs "name", a string`)
+		r.ParamsErr = clienterr.NoToolName.New()
 		return
 	}
 	// Bytes that are not UTF-8 can only be inside strings here; a UTF-8
@@ -314,7 +315,7 @@ func readToolsCall(r *Request, params []byte, p *paramMembers) {
 			return
 		}
 	default:
-		r.ParamsErr = rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" must be an object`)
+		r.ParamsErr = clienterr.ArgumentsNotObject.New()
 		return
 	}
 	r.RequestState = p.requestState
@@ -334,17 +335,17 @@ func checkArguments(v []byte) *rpc.WireError {
 	case !twins:
 		return nil
 	case first == second:
-		return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has %q twice; nothing was sent to CAD`, first)
+		return clienterr.ArgumentTwice.New(first)
 	}
-	return rpc.Errorf(rpc.CodeInvalidParams, `Invalid params: tools/call "arguments" has both %q and %q, which a CAD base may take for one name (they differ only in case); nothing was sent to CAD`, first, second)
+	return clienterr.ArgumentCaseTwins.New(first, second)
 }
 
 func errTwice(method, key string) *rpc.WireError {
-	return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params has %q twice; nothing was sent to CAD", method, key)
+	return clienterr.MemberTwice.New(method, key)
 }
 
 func errCaseTwin(method, key, want string) *rpc.WireError {
-	return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: %s params has %q, which is not %q (member names are case-sensitive); nothing was sent to CAD", method, key, want)
+	return clienterr.MemberCase.New(method, key, want)
 }
 
 // checkModern is CheckModern on the _meta members already read: an
@@ -352,11 +353,11 @@ func errCaseTwin(method, key, want string) *rpc.WireError {
 // non-object client capabilities get -32602.
 func checkModern(v string, caps []byte) *rpc.WireError {
 	if !slices.Contains(ModernVersions, v) {
-		return rpc.Errorf(rpc.CodeUnsupportedVersion, "Unsupported protocol version %q: this server supports %v", v, ModernVersions).
+		return clienterr.UnsupportedVersion.New(v, ModernVersions).
 			WithData(map[string]any{"supported": ModernVersions, "requested": v})
 	}
 	if rpc.Kind(caps) != rpc.KindObject {
-		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must be an object", MetaClientCapabilities)
+		return clienterr.NoCapabilities.New(MetaClientCapabilities)
 	}
 	return nil
 }
