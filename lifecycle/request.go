@@ -110,8 +110,8 @@ func ReadRequest(id rpc.ID, method string, params []byte) *Request {
 		}
 		p = scanParams(params, method, known)
 	}
-	if rpc.Kind(p.meta) == rpc.KindObject {
-		r.readMeta(p.meta)
+	if rpc.Kind(p.v[pMeta]) == rpc.KindObject {
+		r.readMeta(p.v[pMeta])
 	}
 	if r.Info != nil && r.Info.read != nil {
 		r.Info.read(r, params, &p)
@@ -119,14 +119,68 @@ func ReadRequest(id rpc.ID, method string, params []byte) *Request {
 	return r
 }
 
-// paramMembers are the params members the bridge reads, raw, the last of each
-// name as encoding/json takes it; problem is a member given twice or
-// spelled like a known one in another case, when the method has known
-// members (Method.members).
+// The params members the decoder keeps, and the _meta members; each is
+// kept raw, the last of a name given twice, as encoding/json takes it.
+const (
+	pMeta = iota
+	pName
+	pArguments
+	pCursor
+	pRequestState
+	pInputResponses
+	pNotifications
+	pRequestID
+	pClientInfo
+	pCapabilities
+	pVersion
+	pCount
+)
+
+var paramKeys = map[string]int{"_meta": pMeta, "name": pName, "arguments": pArguments, "cursor": pCursor,
+	"requestState": pRequestState, "inputResponses": pInputResponses, "notifications": pNotifications,
+	"requestId": pRequestID, "clientInfo": pClientInfo, "capabilities": pCapabilities, "protocolVersion": pVersion}
+
+const (
+	mVersion = iota
+	mCapabilities
+	mClientInfo
+	mProgressToken
+	mCount
+)
+
+var metaKeys = map[string]int{MetaProtocolVersion: mVersion, MetaClientCapabilities: mCapabilities,
+	MetaClientInfo: mClientInfo, "progressToken": mProgressToken}
+
+// paramMembers are the params members the bridge reads (paramKeys), raw;
+// problem is a member given twice or spelled like a known one in another
+// case, when the method has known members (Method.members).
 type paramMembers struct {
-	meta, name, arguments, cursor, requestState, inputResponses []byte
-	notifications, requestID, clientInfo, capabilities, version []byte
-	problem                                                     *rpc.WireError
+	v       [pCount][]byte
+	problem *rpc.WireError
+}
+
+// eachKey calls fn with each member of obj (an object) whose key is in
+// keys, by its index there, the last of a name given twice winning as fn
+// overwrites; every key, known or not, goes to all when it is not nil.
+// Keys are compared unescaped, without allocating for plain ones.
+func eachKey(obj []byte, keys map[string]int, fn func(i int, v []byte), all func(key []byte)) {
+	_ = rpc.EachMember(obj, func(raw []byte, s, e int) bool {
+		key := raw[1 : len(raw)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k, ok := rpc.Unquote(raw)
+			if !ok {
+				return false
+			}
+			key = []byte(k)
+		}
+		if i, ok := keys[string(key)]; ok {
+			fn(i, obj[s:e])
+		}
+		if all != nil {
+			all(key)
+		}
+		return true
+	})
 }
 
 // scanParams reads the members of params (an object) in one pass. known,
@@ -138,94 +192,44 @@ func scanParams(params []byte, method string, known [][]byte) paramMembers {
 	var p paramMembers
 	var seenBuf [8][]byte
 	seen := seenBuf[:0]
-	_ = rpc.EachMember(params, func(raw []byte, s, e int) bool {
-		key := raw[1 : len(raw)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			k, ok := rpc.Unquote(raw)
-			if !ok {
-				return false
+	var check func(key []byte)
+	if known != nil {
+		check = func(key []byte) {
+			if p.problem != nil {
+				return
 			}
-			key = []byte(k)
-		}
-		v := params[s:e]
-		switch string(key) {
-		case "_meta":
-			p.meta = v
-		case "name":
-			p.name = v
-		case "arguments":
-			p.arguments = v
-		case "cursor":
-			p.cursor = v
-		case "requestState":
-			p.requestState = v
-		case "inputResponses":
-			p.inputResponses = v
-		case "notifications":
-			p.notifications = v
-		case "requestId":
-			p.requestID = v
-		case "clientInfo":
-			p.clientInfo = v
-		case "capabilities":
-			p.capabilities = v
-		case "protocolVersion":
-			p.version = v
-		}
-		if known == nil || p.problem != nil {
-			return true
-		}
-		for _, k := range seen {
-			if bytes.Equal(k, key) {
-				p.problem = errTwice(method, string(key))
-				return true
+			for _, k := range seen {
+				if bytes.Equal(k, key) {
+					p.problem = clienterr.MemberTwice.New(method, string(key))
+					return
+				}
+			}
+			seen = append(seen, key)
+			for _, want := range known {
+				if !bytes.Equal(key, want) && bytes.EqualFold(key, want) {
+					p.problem = clienterr.MemberCase.New(method, string(key), string(want))
+					return
+				}
 			}
 		}
-		seen = append(seen, key)
-		for _, want := range known {
-			if !bytes.Equal(key, want) && bytes.EqualFold(key, want) {
-				p.problem = errCaseTwin(method, string(key), string(want))
-				return true
-			}
-		}
-		return true
-	})
+	}
+	eachKey(params, paramKeys, func(i int, v []byte) { p.v[i] = v }, check)
 	return p
 }
 
 // readMeta reads params._meta (an object): the era and version, what the
 // client says of itself, its progress token.
 func (r *Request) readMeta(meta []byte) {
-	var version, caps, info, token []byte
-	_ = rpc.EachMember(meta, func(raw []byte, s, e int) bool {
-		key := raw[1 : len(raw)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			k, ok := rpc.Unquote(raw)
-			if !ok {
-				return false
-			}
-			key = []byte(k)
-		}
-		switch string(key) {
-		case MetaProtocolVersion:
-			version = meta[s:e]
-		case MetaClientCapabilities:
-			caps = meta[s:e]
-		case MetaClientInfo:
-			info = meta[s:e]
-		case "progressToken":
-			token = meta[s:e]
-		}
-		return true
-	})
-	if k := rpc.Kind(token); k == rpc.KindString || k == rpc.KindNumber {
-		r.ProgressToken = token
+	var m [mCount][]byte
+	eachKey(meta, metaKeys, func(i int, v []byte) { m[i] = v }, nil)
+	if k := rpc.Kind(m[mProgressToken]); k == rpc.KindString || k == rpc.KindNumber {
+		r.ProgressToken = m[mProgressToken]
 	}
-	if v, ok := rpc.String(version); ok {
+	if v, ok := rpc.String(m[mVersion]); ok {
 		r.Era, r.Version = Modern, v
-		r.EraErr = checkModern(v, caps)
-		r.Elicits = ElicitsForms(rpc.Field(caps, "elicitation"))
-		r.ClientInfo = readClientInfo(info)
+		r.EraErr = checkModern(v, m[mCapabilities])
+		r.Elicits = ElicitsForms(rpc.Field(m[mCapabilities], "elicitation"))
+		r.ClientInfo = readClientInfo(m[mClientInfo])
 	}
 }
 
@@ -244,17 +248,17 @@ func readInitialize(r *Request, params []byte, p *paramMembers) {
 		r.ParamsErr = clienterr.InitializeParams.New()
 		return
 	}
-	r.AskedVersion, _ = rpc.String(p.version)
-	r.ClientInfo = readClientInfo(p.clientInfo)
-	r.Elicits = ElicitsForms(rpc.Field(p.capabilities, "elicitation"))
+	r.AskedVersion, _ = rpc.String(p.v[pVersion])
+	r.ClientInfo = readClientInfo(p.v[pClientInfo])
+	r.Elicits = ElicitsForms(rpc.Field(p.v[pCapabilities], "elicitation"))
 }
 
 func readListen(r *Request, _ []byte, p *paramMembers) {
-	r.ListensTools = string(rpc.Field(p.notifications, "toolsListChanged")) == "true"
+	r.ListensTools = string(rpc.Field(p.v[pNotifications], "toolsListChanged")) == "true"
 }
 
 func readCancelled(r *Request, _ []byte, p *paramMembers) {
-	r.Cancels, _ = rpc.ParseID(p.requestID)
+	r.Cancels, _ = rpc.ParseID(p.v[pRequestID])
 }
 
 // toolParams is the start of both tool readers: params absent, not an
@@ -282,8 +286,8 @@ func readToolsList(r *Request, params []byte, p *paramMembers) {
 	if !toolParams(r, params, p) {
 		return
 	}
-	r.Tool.Cursor = p.cursor
-	if p.cursor != nil && rpc.Kind(p.cursor) != rpc.KindString {
+	r.Tool.Cursor = p.v[pCursor]
+	if p.v[pCursor] != nil && rpc.Kind(p.v[pCursor]) != rpc.KindString {
 		r.ParamsErr = clienterr.CursorNotString.New()
 	}
 }
@@ -291,12 +295,12 @@ func readToolsList(r *Request, params []byte, p *paramMembers) {
 func readToolsCall(r *Request, params []byte, p *paramMembers) {
 	// The name as sent, even when the params are refused below: the HTTP
 	// front end compares it with the Mcp-Name header first.
-	r.Tool.Name, _ = rpc.String(p.name)
+	r.Tool.Name, _ = rpc.String(p.v[pName])
 	if !toolParams(r, params, p) {
 		return
 	}
 	var ok bool
-	if r.Tool.Name, ok = rpc.String(p.name); !ok {
+	if r.Tool.Name, ok = rpc.String(p.v[pName]); !ok {
 		r.ParamsErr = clienterr.NoToolName.New()
 		return
 	}
@@ -304,7 +308,7 @@ func readToolsCall(r *Request, params []byte, p *paramMembers) {
 	// decoder (the base's, the journal's) reads each run as U+FFFD, so the
 	// checks, the question, the frame and the journal all see that text:
 	// "\xcf" and "\xce" are one name to the base, and must be to the checks.
-	if r.Tool.Args = p.arguments; r.Tool.Args != nil {
+	if r.Tool.Args = p.v[pArguments]; r.Tool.Args != nil {
 		r.Tool.Args = bytes.ToValidUTF8(r.Tool.Args, []byte("\uFFFD"))
 	}
 	switch rpc.Kind(r.Tool.Args) {
@@ -318,8 +322,8 @@ func readToolsCall(r *Request, params []byte, p *paramMembers) {
 		r.ParamsErr = clienterr.ArgumentsNotObject.New()
 		return
 	}
-	r.RequestState = p.requestState
-	r.InputResponses = p.inputResponses
+	r.RequestState = p.v[pRequestState]
+	r.InputResponses = p.v[pInputResponses]
 	if _, _, twins := rpc.FoldTwins(r.InputResponses, false); twins {
 		r.InputResponses = nil // two answers to one question: none
 	}
@@ -338,14 +342,6 @@ func checkArguments(v []byte) *rpc.WireError {
 		return clienterr.ArgumentTwice.New(first)
 	}
 	return clienterr.ArgumentCaseTwins.New(first, second)
-}
-
-func errTwice(method, key string) *rpc.WireError {
-	return clienterr.MemberTwice.New(method, key)
-}
-
-func errCaseTwin(method, key, want string) *rpc.WireError {
-	return clienterr.MemberCase.New(method, key, want)
 }
 
 // checkModern is CheckModern on the _meta members already read: an

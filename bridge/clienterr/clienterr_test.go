@@ -1,11 +1,14 @@
 package clienterr
 
 import (
+	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 )
+
+// The table's rows, by error name: its cells.
+type table map[string][]string
 
 // TestErrorsTable: docs/errors.md has a row for every entry of the
 // catalogue, with its code and data.kind, and no row for anything that is
@@ -15,7 +18,7 @@ func TestErrorsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string][]string{}
+	rows := table{}
 	for _, line := range strings.Split(string(doc), "\n") {
 		if !strings.HasPrefix(line, "| `") {
 			continue
@@ -41,7 +44,7 @@ func TestErrorsTable(t *testing.T) {
 			continue
 		}
 		delete(rows, e.Name)
-		if row[1] != strconv.FormatInt(e.Code, 10) {
+		if row[1] != fmt.Sprint(e.Code) {
 			t.Errorf("%s: code %s in the table, %d in the catalogue", e.Name, row[1], e.Code)
 		}
 		if kind := strings.Trim(row[2], "`"); kind != e.Kind && (e.Kind != "" || kind != "the base failure's") {
