@@ -235,6 +235,7 @@ type reply struct {
 	id     rpc.ID
 	method string
 	req    *lifecycle.Request // the request as decoded; nil for an invalid message
+	times  lifecycle.Times    // when it got where; Ended is set where it ends (ended)
 	client *client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
@@ -274,9 +275,7 @@ func (r *reply) withContext(parent context.Context) {
 // ended is the request's end as its context sees it: whoever ended the
 // request calls it once, after update to reqEnded succeeded.
 func (r *reply) ended(cause error) {
-	if r.req != nil {
-		r.req.Times.Ended = time.Now()
-	}
+	r.times.Ended = time.Now()
 	if r.cancel != nil {
 		r.cancel(cause)
 	}

@@ -59,9 +59,9 @@ func (b *bridge) runQuestion(j *job) {
 		b.queue.remove(j) // cancelled already; its reply has ended
 		return
 	}
-	j.req.Times.Asked = time.Now()
+	j.reply.times.Asked = time.Now()
 	refused := b.askUser(ctx, j)
-	j.req.Times.Agreed = time.Now()
+	j.reply.times.Agreed = time.Now()
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()
 		return

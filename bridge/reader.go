@@ -188,7 +188,7 @@ func (b *bridge) request(c *client, m *message, r *reply) {
 		return
 	}
 	if method.By == lifecycle.ByWorker {
-		req.Times.Arrived = time.Now()
+		r.times.Arrived = time.Now()
 		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
 		if req.Method == lifecycle.MethodToolsCall && !b.admitCall(c, j) {
 			return

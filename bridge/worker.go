@@ -58,7 +58,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if !r.client.update(r, reqRunning, reqWaiting) {
 		return // cancelled while queued, or its client is gone; its reply has ended
 	}
-	j.req.Times.Dequeued = time.Now()
+	j.reply.times.Dequeued = time.Now()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
@@ -78,9 +78,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
-	j.req.Times.Sent = start
+	j.reply.times.Sent = start
 	ans, err := b.callBase(ctx, j)
-	j.req.Times.Answered = time.Now()
+	j.reply.times.Answered = time.Now()
 	stopBeat()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)

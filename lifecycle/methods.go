@@ -32,7 +32,7 @@ type Method struct {
 	// checked). nil: no such rule.
 	members []string
 	exact   [][]byte // members, as bytes for the scan
-	read    func(r *Request, params []byte, p *paramMembers)
+	read    func(r *Request, params []byte, p paramMembers)
 }
 
 // In reports whether the method exists in era.

@@ -54,14 +54,11 @@ type Request struct {
 	// Cancels: the request notifications/cancelled names; zero when it
 	// names none that can be one.
 	Cancels rpc.ID
-
-	// Times is when the request reached each step, for whoever measures
-	// (the journal's duration, telemetry). Set by the bridge.
-	Times Times
 }
 
-// Times are the moments of one request's life that a measurement needs.
-// Zero: it did not get there.
+// Times are the moments of one request's life that a measurement needs
+// (the journal's duration, telemetry), kept by the bridge beside the
+// request. Zero: it did not get there.
 type Times struct {
 	Arrived  time.Time // decoded
 	Dequeued time.Time // the worker took it
@@ -114,7 +111,7 @@ func ReadRequest(id rpc.ID, method string, params []byte) *Request {
 		r.readMeta(p.v[pMeta])
 	}
 	if r.Info != nil && r.Info.read != nil {
-		r.Info.read(r, params, &p)
+		r.Info.read(r, params, p)
 	}
 	return r
 }
@@ -243,7 +240,7 @@ func readClientInfo(raw []byte) ClientInfo {
 
 // The methods' own readers (Method.read).
 
-func readInitialize(r *Request, params []byte, p *paramMembers) {
+func readInitialize(r *Request, params []byte, p paramMembers) {
 	if params != nil && rpc.Kind(params) != rpc.KindObject {
 		r.ParamsErr = clienterr.InitializeParams.New()
 		return
@@ -253,18 +250,18 @@ func readInitialize(r *Request, params []byte, p *paramMembers) {
 	r.Elicits = ElicitsForms(rpc.Field(p.v[pCapabilities], "elicitation"))
 }
 
-func readListen(r *Request, _ []byte, p *paramMembers) {
+func readListen(r *Request, _ []byte, p paramMembers) {
 	r.ListensTools = string(rpc.Field(p.v[pNotifications], "toolsListChanged")) == "true"
 }
 
-func readCancelled(r *Request, _ []byte, p *paramMembers) {
+func readCancelled(r *Request, _ []byte, p paramMembers) {
 	r.Cancels, _ = rpc.ParseID(p.v[pRequestID])
 }
 
 // toolParams is the start of both tool readers: params absent, not an
 // object, or with a member twice or in another case are refused. ok false
 // when r.ParamsErr is set or there is nothing more to read.
-func toolParams(r *Request, params []byte, p *paramMembers) bool {
+func toolParams(r *Request, params []byte, p paramMembers) bool {
 	switch {
 	case params == nil:
 		if r.Method == MethodToolsCall {
@@ -282,7 +279,7 @@ func toolParams(r *Request, params []byte, p *paramMembers) bool {
 	return true
 }
 
-func readToolsList(r *Request, params []byte, p *paramMembers) {
+func readToolsList(r *Request, params []byte, p paramMembers) {
 	if !toolParams(r, params, p) {
 		return
 	}
@@ -292,7 +289,7 @@ func readToolsList(r *Request, params []byte, p *paramMembers) {
 	}
 }
 
-func readToolsCall(r *Request, params []byte, p *paramMembers) {
+func readToolsCall(r *Request, params []byte, p paramMembers) {
 	// The name as sent, even when the params are refused below: the HTTP
 	// front end compares it with the Mcp-Name header first.
 	r.Tool.Name, _ = rpc.String(p.v[pName])
