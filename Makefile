@@ -139,6 +139,19 @@ test-proxy:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nginx-light; }
 	go test -count=1 -run 'TestReverseProxy' -v ./verify
 
+.PHONY: test-telemetry
+# test-telemetry: telemetry with the real engines (bridge/telemetry): a
+# Prometheus server (Debian's) scrapes --metrics-listen under load from ten
+# clients of both eras, with failing, refused and declined calls and CAD
+# going down and back, and its query API gives the counts the clients
+# made; the status page in headless Chromium (Debian's; screenshots in
+# bin/telemetry/), its text as the browser reads it checked; the OTLP
+# receiver decodes with the official protobuf definitions. Installs
+# prometheus and chromium with apt-get when missing. See
+# .ci/test-telemetry.sh.
+test-telemetry:
+	GO=$(GO) .ci/test-telemetry.sh
+
 .PHONY: test-desktop
 # test-desktop: the bridge's own confirmation dialog (bridge/confirm/desktop)
 # shown for real on Xvfb with zenity, and with kdialog and yad where
