@@ -1,5 +1,11 @@
 package status
 
+import (
+	"html"
+	"strconv"
+	"strings"
+)
+
 // style is the page's one style element; CSP allows it by its hash, so it
 // must be written into the page exactly as it is here.
 const style = `
@@ -28,46 +34,177 @@ tr.failed td{background:#fef3f2}
 code{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:13px}
 `
 
-const page = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="refresh" content="{{.Refresh}}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>{{.Title}}</title>
-<style>` + style + `</style>
-</head>
-<body>
-<header><h1>mcp-bridge {{.Version}}</h1><span>{{if .Serving}}serving {{.Serving}} · {{end}}{{if .Uptime}}up {{.Uptime}} · {{end}}updated {{.Updated}}, every {{.Refresh}} s</span></header>
-<main>
-<div class="base {{.BaseClass}}" id="base"><b>{{.BaseLine}}</b>base {{.BaseAddr}}{{if .BaseWhy}}: {{.BaseWhy}}{{end}}</div>
-<div class="tiles">{{range .Tiles}}<div class="tile{{if .Busy}} busy{{end}}"><b>{{.N}}</b>{{.Label}}</div>{{end}}</div>
+// writePage writes the page. Every value from the view is written
+// through esc (text content only: no value goes into an attribute, a URL,
+// a style or a script), so nothing a client sent is markup. The page is
+// written by hand rather than by html/template: that package's use of
+// reflection keeps every exported method of the program in the binary,
+// which cost the bridge 2.5 MB.
+func writePage(b *strings.Builder, v view) {
+	w := b.WriteString
+	esc := func(s string) { w(html.EscapeString(s)) }
+	refresh := strconv.Itoa(v.Refresh)
+	w("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	w("<meta http-equiv=\"refresh\" content=\"" + refresh + "\">\n")
+	w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" content=\"no-referrer\">\n")
+	w("<title>")
+	esc(v.Title)
+	w("</title>\n<style>" + style + "</style>\n</head>\n<body>\n")
+	w("<header><h1>mcp-bridge ")
+	esc(v.Version)
+	w("</h1><span>")
+	if v.Serving != "" {
+		w("serving ")
+		esc(v.Serving)
+		w(" · ")
+	}
+	if v.Uptime != "" {
+		w("up ")
+		esc(v.Uptime)
+		w(" · ")
+	}
+	w("updated ")
+	esc(v.Updated)
+	w(", every " + refresh + " s</span></header>\n<main>\n")
 
-<h2>Calls in flight and queued</h2>
-{{if .InFlight}}<table id="calls"><tr><th>state</th><th>tool</th><th>client</th><th>for</th></tr>
-{{range .InFlight}}<tr><td>{{.State}}</td><td>{{if .Tool}}{{.Tool}}{{else}}{{.Method}}{{end}}</td><td>{{.Client}}</td><td class="n">{{.Wait}}</td></tr>
-{{end}}</table>{{else}}<p class="none">No call in flight or queued.</p>{{end}}
+	w("<div class=\"base " + v.BaseClass + "\" id=\"base\"><b>")
+	esc(v.BaseLine)
+	w("</b>base ")
+	esc(v.BaseAddr)
+	if v.BaseWhy != "" {
+		w(": ")
+		esc(v.BaseWhy)
+	}
+	w("</div>\n<div class=\"tiles\">")
+	for _, t := range v.Tiles {
+		w("<div class=\"tile")
+		if t.Busy {
+			w(" busy")
+		}
+		w("\"><b>" + strconv.Itoa(t.N) + "</b>")
+		esc(t.Label)
+		w("</div>")
+	}
+	w("</div>\n")
 
-<h2>Open questions</h2>
-{{if .Questions}}<table id="questions"><tr><th>confirm tool</th><th>for client</th><th>asked by</th><th>waiting</th></tr>
-{{range .Questions}}<tr><td>{{.Tool}}</td><td>{{.Client}}</td><td>{{.AskedBy}}</td><td class="n">{{.Wait}}</td></tr>
-{{end}}</table>{{else}}<p class="none">No question waits for an answer.</p>{{end}}
+	// cells writes one row; the last n cells are right-aligned figures.
+	cells := func(right int, values ...string) {
+		w("<tr>")
+		for i, c := range values {
+			if i >= len(values)-right {
+				w("<td class=\"n\">")
+			} else {
+				w("<td>")
+			}
+			esc(c)
+			w("</td>")
+		}
+		w("</tr>\n")
+	}
+	header := func(id string, names ...string) {
+		w("<table id=\"" + id + "\"><tr>")
+		for _, n := range names {
+			w("<th>" + n + "</th>")
+		}
+		w("</tr>\n")
+	}
+	none := func(s string) { w("<p class=\"none\">" + s + "</p>\n") }
 
-<h2>Clients</h2>
-{{if .Clients}}<table id="clients"><tr><th>client</th><th>transport</th><th>era</th><th>session</th><th>address</th><th>for</th><th>in progress</th></tr>
-{{range .Clients}}<tr><td>{{.Name}}</td><td>{{.Transport}}</td><td>{{.Era}}</td><td><code>{{.Session}}</code></td><td>{{.Address}}</td><td class="n">{{.Since}}</td><td class="n">{{.InProgress}}</td></tr>
-{{end}}</table>{{else}}<p class="none">No client connected.</p>{{end}}
+	w("\n<h2>Calls in flight and queued</h2>\n")
+	if len(v.InFlight) == 0 {
+		none("No call in flight or queued.")
+	} else {
+		header("calls", "state", "tool", "client", "for")
+		for _, c := range v.InFlight {
+			what := c.Tool
+			if what == "" {
+				what = c.Method
+			}
+			cells(1, c.State, what, c.Client, c.Wait)
+		}
+		w("</table>\n")
+	}
 
-<h2>Tools, as clients see them</h2>
-{{if .Tools}}<div class="tools" id="tools">{{range .Tools}}<span>{{.Name}}{{if .ReadOnly}}<span class="tag">read-only</span>{{end}}{{if .Confirm}}<span class="tag">asks first</span>{{end}}</span>{{end}}</div>{{else}}<p class="none">No tools listed yet.</p>{{end}}
+	w("\n<h2>Open questions</h2>\n")
+	if len(v.Questions) == 0 {
+		none("No question waits for an answer.")
+	} else {
+		header("questions", "confirm tool", "for client", "asked by", "waiting")
+		for _, q := range v.Questions {
+			cells(1, q.Tool, q.Client, q.AskedBy, q.Wait)
+		}
+		w("</table>\n")
+	}
 
-<h2>Journal, last 50 lines, newest first</h2>
-{{if not .JournalOn}}<p class="none">No journal kept (--journal).</p>{{else}}{{if .JournalEr}}<p class="none">{{.JournalEr}}</p>{{end}}
-{{if .Journal}}<table id="journal"><tr><th>time</th><th>client</th><th>tool</th><th>outcome</th><th>took</th><th>message</th></tr>
-{{range .Journal}}{{if .Raw}}<tr><td colspan="6"><code>{{.Message}}</code></td></tr>{{else}}<tr{{if .Failed}} class="failed"{{end}}><td>{{.Time}}</td><td>{{.Client}}</td><td>{{.Tool}}</td><td>{{.Outcome}}</td><td class="n">{{.Took}}</td><td>{{.Message}}</td></tr>{{end}}
-{{end}}</table>{{else}}<p class="none">The journal is empty.</p>{{end}}{{end}}
-</main>
-</body>
-</html>
-`
+	w("\n<h2>Clients</h2>\n")
+	if len(v.Clients) == 0 {
+		none("No client connected.")
+	} else {
+		header("clients", "client", "transport", "era", "session", "address", "for", "in progress")
+		for _, c := range v.Clients {
+			cells(2, c.Name, c.Transport, c.Era, c.Session, c.Address, c.Since, c.InProgress)
+		}
+		w("</table>\n")
+	}
+
+	w("\n<h2>Tools, as clients see them</h2>\n")
+	if len(v.Tools) == 0 {
+		none("No tools listed yet.")
+	} else {
+		w("<div class=\"tools\" id=\"tools\">")
+		for _, t := range v.Tools {
+			w("<span>")
+			esc(t.Name)
+			if t.ReadOnly {
+				w("<span class=\"tag\">read-only</span>")
+			}
+			if t.Confirm {
+				w("<span class=\"tag\">asks first</span>")
+			}
+			w("</span>")
+		}
+		w("</div>\n")
+	}
+
+	w("\n<h2>Journal, last " + strconv.Itoa(JournalLines) + " lines, newest first</h2>\n")
+	switch {
+	case !v.JournalOn:
+		none("No journal kept (--journal).")
+	default:
+		if v.JournalEr != "" {
+			w("<p class=\"none\">")
+			esc(v.JournalEr)
+			w("</p>\n")
+		}
+		if len(v.Journal) == 0 {
+			none("The journal is empty.")
+			break
+		}
+		header("journal", "time", "client", "tool", "outcome", "took", "message")
+		for _, r := range v.Journal {
+			if r.Raw {
+				w("<tr><td colspan=\"6\"><code>")
+				esc(r.Message)
+				w("</code></td></tr>\n")
+				continue
+			}
+			if r.Failed {
+				w("<tr class=\"failed\">")
+			} else {
+				w("<tr>")
+			}
+			for i, c := range []string{r.Time, r.Client, r.Tool, r.Outcome, r.Took, r.Message} {
+				if i == 4 {
+					w("<td class=\"n\">")
+				} else {
+					w("<td>")
+				}
+				esc(c)
+				w("</td>")
+			}
+			w("</tr>\n")
+		}
+		w("</table>\n")
+	}
+	w("</main>\n</body>\n</html>\n")
+}

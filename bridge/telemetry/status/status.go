@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"html/template"
 	"net/http"
 	"strings"
 	"sync"
@@ -111,12 +110,8 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	page := p.build()
 	var buf strings.Builder
-	if err := tmpl().Execute(&buf, page); err != nil {
-		http.Error(w, "status page: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
+	writePage(&buf, p.build())
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", CSP())
 	h.Set("Referrer-Policy", "no-referrer")
@@ -135,7 +130,8 @@ var styleHash = sync.OnceValue(func() string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 })
 
-// view is what the template reads: text already made safe to show.
+// view is what the page shows: text made fit to show (show), escaped as
+// it is written (writePage).
 type view struct {
 	Refresh   int
 	Title     string
@@ -321,7 +317,7 @@ func ago(d time.Duration) string {
 // at most n characters (then "…"), and every control, format or
 // direction character written as its code (\u202E) instead of acting on
 // the text around it, as is a third combining mark on one letter.
-// html/template escapes the rest.
+// writePage escapes the rest.
 func show(s string, n int) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -357,7 +353,3 @@ func hidden(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) ||
 		unicode.Is(unicode.Co, r) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs)
 }
-
-var tmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("status").Parse(page))
-})

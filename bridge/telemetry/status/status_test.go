@@ -198,3 +198,32 @@ func TestShow(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPage: whatever text a client, the base or a file sends, the page's
+// markup is the same: as many tags as with a plain word in every place.
+func FuzzPage(f *testing.F) {
+	f.Add(`<script>alert(1)</script>`)
+	f.Add("\u202E\"'&amp;<!--")
+	f.Add("</td></tr></table><b>")
+	snap := func(s string) Snapshot {
+		st := health.Status{Base: health.Down, Reason: s, Since: now}
+		return Snapshot{
+			Version: s, Serving: s, Base: Base{Addr: s, Status: st},
+			Tools:     []Tool{{Name: s, ReadOnly: true, Confirm: true}},
+			Clients:   []Client{{Name: s, Version: s, Transport: s, Era: s, Session: s, Address: s, Since: now}},
+			InFlight:  []Call{{Method: s, Tool: s, Client: s, Since: now}},
+			Queued:    []Call{{Method: s, Client: s, Since: now}},
+			Questions: []Question{{Tool: s, Client: s, AskedBy: s, Since: now}},
+		}
+	}
+	want := -1
+	f.Fuzz(func(t *testing.T, s string) {
+		body := render(t, snap(s), "/").Body.String()
+		if want < 0 {
+			want = strings.Count(render(t, snap("word"), "/").Body.String(), "<")
+		}
+		if got := strings.Count(body, "<"); got != want {
+			t.Fatalf("text %q changed the markup: %d tags, want %d", s, got, want)
+		}
+	})
+}
