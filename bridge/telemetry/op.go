@@ -113,6 +113,7 @@ func (t *Telemetry) start(r Request) *Op {
 	if r.Method == "tools/call" {
 		o.tool = t.tools.name(r.Tool)
 	}
+	o.common = make([]attribute.KeyValue, 0, 8)
 	o.common = append(o.common, keyMethod.String(o.method))
 	if o.tool != "" {
 		o.common = append(o.common, keyTool.String(o.tool), keyOperation.String("execute_tool"))
@@ -437,6 +438,7 @@ func (o *Op) CallRemote(addr string) *Call {
 
 func (o *Op) call(host string, port int, base bool) *Call {
 	c := &Call{o: o, start: time.Now(), base: base}
+	c.attrs = make([]attribute.KeyValue, 0, 8)
 	c.attrs = append(c.attrs, o.toolAttrs()...)
 	c.attrs = append(c.attrs, keyTransport.String(TransportTCP))
 	if !base {
