@@ -28,12 +28,14 @@ func texts(ls []Line) []string {
 // than all).
 func TestTailIsTheEndOfEach(t *testing.T) {
 	path := filepath.Join(testdir.New(t), "j")
-	w, err := Open(path, 4<<10, 5)
+	// Files of about 150 KB: more than one chunk Tail reads at a time,
+	// so that it starts reading within a line.
+	w, err := Open(path, 150<<10, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for i := range 200 {
+	for i := range 2000 {
 		e := &Entry{Time: time.Unix(int64(i), 0), Method: "tools/call", Tool: fmt.Sprintf("t%d", i), Outcome: OK,
 			Message: strings.Repeat("m", i*7%300)}
 		if err := w.Write(e); err != nil {
@@ -51,7 +53,7 @@ func TestTailIsTheEndOfEach(t *testing.T) {
 	if len(Files(path)) < 4 {
 		t.Fatalf("the journal did not rotate enough to test: %v", Files(path))
 	}
-	for _, n := range []int{1, 2, 10, 49, 50, 51, len(all) - 1, len(all), len(all) + 1} {
+	for _, n := range []int{1, 2, 10, 49, 50, 51, 500, len(all) - 1, len(all), len(all) + 1} {
 		got, err := Tail(path, n)
 		if err != nil {
 			t.Fatalf("Tail(%d): %v", n, err)
