@@ -102,10 +102,11 @@ clean:
 
 # bench: the bridge against a direct call to the simulated base and against
 # the floor relay (built with $(GO)), medians of three rounds (a table), then
-# the hot paths with -benchmem. Not part of `make test`.
+# the hot paths with -benchmem (telemetry's: a call's cost off, with
+# metrics, with traces). Not part of `make test`.
 bench: build
 	$(BIN) bench --go $(GO)
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui
 
