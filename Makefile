@@ -102,10 +102,11 @@ clean:
 
 # bench: the bridge against a direct call to the simulated base and against
 # the floor relay (built with $(GO)), medians of three rounds (a table), then
-# the hot paths with -benchmem. Not part of `make test`.
+# the hot paths with -benchmem (telemetry's: a call's cost off, with
+# metrics, with traces). Not part of `make test`.
 bench: build
 	$(BIN) bench --go $(GO)
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui
 
@@ -140,6 +141,19 @@ test-proxy:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nginx-light; }
 	go test -count=1 -run 'TestReverseProxy' -v ./verify
+
+.PHONY: test-telemetry
+# test-telemetry: telemetry with the real engines (bridge/telemetry): a
+# Prometheus server (Debian's) scrapes --metrics-listen under load from ten
+# clients of both eras, with failing, refused and declined calls and CAD
+# going down and back, and its query API gives the counts the clients
+# made; the status page in headless Chromium (Debian's; screenshots in
+# bin/telemetry/), its text as the browser reads it checked; the OTLP
+# receiver decodes with the official protobuf definitions. Installs
+# prometheus and chromium with apt-get when missing. See
+# .ci/test-telemetry.sh.
+test-telemetry:
+	GO=$(GO) .ci/test-telemetry.sh
 
 .PHONY: test-desktop
 # test-desktop: the bridge's own confirmation dialog (bridge/confirm/desktop)

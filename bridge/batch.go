@@ -3,6 +3,7 @@ package bridge
 import (
 	"sync"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -70,8 +71,7 @@ func (bt *batch) release() {
 	if last {
 		bt.parts = nil
 		if bt.omitted > 0 {
-			parts = append(parts, rpc.EncodeError(rpc.ID{}, rpc.Errorf(rpc.CodeInternalError,
-				"answer too large for a batch: %d answers of this batch were left out, even as errors, to keep it within --max-message (%d bytes); their requests may have run", bt.omitted, bt.max)))
+			parts = append(parts, rpc.EncodeError(rpc.ID{}, clienterr.BatchOmitted.New(bt.omitted, bt.max)))
 		}
 	}
 	bt.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -18,8 +19,7 @@ func BenchmarkBaseFrame(b *testing.B) {
 	req := ds[0].Msg.(*rpc.Request)
 	b.ReportAllocs()
 	for b.Loop() {
-		tp, _ := readToolParams(req)
-		_ = baseFrame(req.ID, req.Method, tp)
+		_ = baseFrame(lifecycle.ReadRequest(req.ID, req.Method, req.Params))
 	}
 }
 

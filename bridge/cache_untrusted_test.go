@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
@@ -59,7 +60,7 @@ func TestUntrustworthyCache(t *testing.T) {
 			if err := os.Chmod(dir, 0o777); err != nil { // as a shared --cache-dir would be
 				t.Fatal(err)
 			}
-			if err := tt.make(filepath.Join(dir, newToolCache(dir, addr, 4096).path[len(dir)+1:])); err != nil {
+			if err := tt.make(filepath.Join(dir, toolcache.New(dir, addr, 4096).Path()[len(dir)+1:])); err != nil {
 				t.Fatal(err)
 			}
 			h := newHarness(t, nil, func(c *Config) { atAddr(addr, dir)(c); c.MaxMessage = 4096 })
@@ -100,7 +101,7 @@ func planted(mode os.FileMode, uid int) func(string) error {
 func TestUntrustworthyCacheWarnsOnce(t *testing.T) {
 	addr := downBase(t)
 	dir := tempDir(t)
-	if err := planted(0o666, -1)(newToolCache(dir, addr, 4096).path); err != nil {
+	if err := planted(0o666, -1)(toolcache.New(dir, addr, 4096).Path()); err != nil {
 		t.Fatal(err)
 	}
 	var logs verify.LockedBuffer

@@ -2,13 +2,16 @@ package bridge
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
-
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -84,90 +87,93 @@ func (c *client) inUse(id rpc.ID) bool {
 	return c.ids[id.Key()] != nil
 }
 
-// track records r as in progress, so that it can be cancelled and its id
-// is not reused meanwhile. It refuses r when the id is already in use, or
-// when the client is gone: a request read while its session ended (the
-// POST found the session just before) must not run after the end.
-func (c *client) track(r *reply) *rpc.WireError {
+// A request's state, from the moment it is tracked until its reply ends.
+// It changes only in client.update, under client.mu: the one owner of a
+// request's state, as x/tools jsonrpc2_v2's updateInFlight is. Whatever
+// ends a request (its answer, an error, the client's cancel, its session
+// ending) ends it there, once; the request's context is cancelled as it
+// ends, so a call running for it or a question asked about it stops,
+// whichever it was doing.
+type reqState int32
+
+const (
+	reqNew     reqState = iota // answered at once, or not yet tracked
+	reqWaiting                 // tracked: queued for the worker, or an open listen
+	reqAsking                  // queued, its confirmation question out: its turn waits
+	reqRunning                 // the worker took it: it may reach the base
+	reqEnded                   // its reply has ended
+)
+
+// update moves r from one of states to next, and reports whether it did.
+// Every change of a request's state goes through here. Ending it
+// (next == reqEnded) also forgets its id, and is refused only when it had
+// ended already; taking it to the worker or to a question is refused once
+// the client is gone.
+func (c *client) update(r *reply, next reqState, from ...reqState) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.updateLocked(r, next, from...)
+}
+
+func (c *client) updateLocked(r *reply, next reqState, from ...reqState) bool {
+	cur := reqState(r.state.Load())
+	switch {
+	case cur == reqEnded:
+		return false
+	case next == reqEnded:
+		if k := r.id.Key(); cur != reqNew && c.ids[k] == r {
+			delete(c.ids, k)
+		}
+	case c.ended && next != reqWaiting:
+		return false
+	case len(from) > 0 && !slices.Contains(from, cur):
+		return false
+	}
+	r.state.Store(int32(next))
+	return true
+}
+
+// track records r as in progress, with its context, so that it can be
+// cancelled and its id is not reused meanwhile; asking marks it as
+// waiting for a confirmation question before the worker may take it. It
+// refuses r when the id is already in use, or when the client is gone: a
+// request read while its session ended (the POST found the session just
+// before) must not run after the end.
+func (c *client) track(r *reply, asking bool) *rpc.WireError {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := r.id.Key()
 	switch {
 	case c.ended:
-		return rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: the session ended; %s was not sent to CAD", r.method)
+		return clienterr.SessionGone.New(r.method)
 	case c.ids[k] != nil:
 		return errIDInUse(r.id)
 	}
 	c.ids[k] = r
-	r.tracked = true
+	next := reqWaiting
+	if asking {
+		next = reqAsking
+	}
+	r.state.Store(int32(next))
 	return nil
 }
 
-// untrack forgets r, and only r: a later request with the same id keeps
-// its entry.
-func (c *client) untrack(r *reply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if k := r.id.Key(); r.tracked && c.ids[k] == r {
-		delete(c.ids, k)
-	}
-}
-
-// start marks r as running, with stop to cancel it; false when the client
-// cancelled it while it was queued, or is gone: gone() takes the requests
-// without a stop for queued ones and drops them unsent (their POSTs get
-// 404, "nothing ran"), so one the worker took meanwhile must not run.
-func (c *client) start(r *reply, stop func()) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.cancelled || c.ended {
-		return false
-	}
-	r.stop = stop
-	return true
-}
-
-// startQuestion marks r as waiting for the user's answer, with withdraw to
-// end the question; false when the client cancelled it already.
-func (c *client) startQuestion(r *reply, withdraw context.CancelCauseFunc) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r.cancelled {
-		return false
-	}
-	r.asking = true
-	r.stop = func() { withdraw(errCallCancelled) }
-	r.withdraw = withdraw
-	return true
-}
-
-// endQuestion marks r's question as answered (or withdrawn).
-func (c *client) endQuestion(r *reply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r.asking, r.stop, r.withdraw = false, nil, nil
-}
-
 // cancel handles notifications/cancelled for id: the request is ended with
-// no answer, and stopped if it is running. Unknown and finished ids are
-// ignored.
+// no answer, and its context cancelled: queued, the worker skips it;
+// asking, its question is withdrawn; running, its call is stopped.
+// Unknown and finished ids are ignored.
 func (c *client) cancel(id rpc.ID) {
 	c.mu.Lock()
 	r := c.ids[id.Key()]
-	var stop func()
-	if r != nil {
-		delete(c.ids, id.Key())
-		r.cancelled = true
-		stop = r.stop
-	}
-	c.mu.Unlock()
-	if r == nil {
+	if r == nil || !c.updateLocked(r, reqEnded) {
+		c.mu.Unlock()
 		return
 	}
+	c.mu.Unlock()
 	c.log.Debug().Str("id", id.String()).Msg("request cancelled by the client")
-	r.abandon()
-	if stop != nil {
-		stop()
+	r.ended(errCallCancelled)
+	if r.batch != nil {
+		r.batch.release()
 	}
 }
 
@@ -180,15 +186,13 @@ func (c *client) gone() {
 	c.mu.Lock()
 	c.ended = true
 	var ids []rpc.ID
-	var withdraw []context.CancelCauseFunc
-	var running []*reply
-	var stops []func()
+	var asking, running []*reply
 	for _, r := range c.ids {
-		switch {
-		case r.asking:
-			withdraw = append(withdraw, r.withdraw)
-		case r.stop != nil:
-			running, stops = append(running, r), append(stops, r.stop)
+		switch reqState(r.state.Load()) {
+		case reqAsking:
+			asking = append(asking, r)
+		case reqRunning:
+			running = append(running, r)
 		default:
 			ids = append(ids, r.id)
 		}
@@ -202,14 +206,11 @@ func (c *client) gone() {
 	// A request CAD is working on gets an answer, not the 404 its POST
 	// would get: 404 says the session ran nothing, and a client (connect)
 	// sends the request again on a new session, so a call would run twice.
-	for i, r := range running {
-		if r.end(rpc.EncodeError(r.id, rpc.Errorf(rpc.CodeInternalError, "the session ended while CAD was working on %s; it may have run in CAD (check before sending it again)", r.method).
-			WithData(map[string]string{"kind": "session_ended", "method": r.method}))) {
-			stops[i]()
-		}
+	for _, r := range running {
+		r.end(rpc.EncodeError(r.id, clienterr.SessionEnded.With(map[string]string{"method": r.method}, r.method)))
 	}
-	for _, w := range withdraw {
-		w(errQuestionGone)
+	for _, r := range asking {
+		r.cancel(errQuestionGone) // the question's own end answers the call
 	}
 }
 
@@ -233,6 +234,8 @@ func (c *client) listening() []*reply {
 type reply struct {
 	id     rpc.ID
 	method string
+	req    *lifecycle.Request // the request as decoded; nil for an invalid message
+	times  lifecycle.Times    // when it got where; Ended is set where it ends (ended)
 	client *client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
@@ -241,17 +244,17 @@ type reply struct {
 	// the POST that carried it.
 	out stream
 
-	ended atomic.Bool
+	// state is changed only by client.update (under client.mu); the
+	// queue reads it without the lock to skip a job whose question is out.
+	state atomic.Int32
+	// ctx is the request's lifetime, from its arrival to its end: the call
+	// to the base and the confirmation question run within it. cancel ends
+	// it with a cause; the request's end cancels it (ended).
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 	// progress numbers the notifications/progress sent for the request
 	// (heartbeats, a launch's news): each is one more than the last.
 	progress atomic.Int64
-
-	// Guarded by client.mu.
-	tracked   bool
-	cancelled bool   // by the client: nothing is sent for it any more
-	stop      func() // cancels the running call, or withdraws its question
-	asking    bool   // a confirmation question is out for it
-	withdraw  context.CancelCauseFunc
 }
 
 // newReply starts the reply owed for a request (or for a message whose
@@ -263,6 +266,24 @@ func (c *client) newReply(id rpc.ID, method string, bt *batch) *reply {
 	return &reply{id: id, method: method, client: c, batch: bt}
 }
 
+// errAnswered is the cause a request's context ends with when its reply
+// ended with an answer.
+var errAnswered = errors.New("the request was answered")
+
+// withContext gives r its context, a child of parent, when it is tracked.
+func (r *reply) withContext(parent context.Context) {
+	r.ctx, r.cancel = context.WithCancelCause(parent)
+}
+
+// ended is the request's end as its context sees it: whoever ended the
+// request calls it once, after update to reqEnded succeeded.
+func (r *reply) ended(cause error) {
+	r.times.Ended = time.Now()
+	if r.cancel != nil {
+		r.cancel(cause)
+	}
+}
+
 // end delivers m as the answer, once. An answer over the size limit is
 // replaced by an error saying so. It reports whether this call ended the
 // request (false: it had ended already, and m is dropped).
@@ -272,13 +293,13 @@ func (r *reply) end(m rpc.Encoded) bool { return r.endWith(m, nil) }
 // and before the answer goes out: a job's journal line is written exactly
 // once, by whoever ends it, and before its client can see the answer.
 func (r *reply) endWith(m rpc.Encoded, won func()) bool {
-	if !r.ended.CompareAndSwap(false, true) {
+	if !r.client.update(r, reqEnded) {
 		return false
 	}
+	r.ended(errAnswered)
 	if won != nil {
 		won()
 	}
-	r.client.untrack(r)
 	if r.batch != nil {
 		r.batch.put(m, r.tooLargeForBatch)
 		r.batch.release()
@@ -323,14 +344,3 @@ func (b *bridge) settle(j *job, o outcome) {
 // result and fail end the request with a result or an error.
 func (r *reply) result(res []byte)     { r.end(rpc.EncodeResult(r.id, res)) }
 func (r *reply) fail(e *rpc.WireError) { r.end(rpc.EncodeError(r.id, e)) }
-
-// abandon ends the request with no answer: the client cancelled it.
-func (r *reply) abandon() {
-	if !r.ended.CompareAndSwap(false, true) {
-		return
-	}
-	r.client.untrack(r)
-	if r.batch != nil {
-		r.batch.release()
-	}
-}

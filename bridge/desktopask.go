@@ -77,7 +77,7 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 			}
 		}()
 	}
-	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.params.name, Args: j.params.args, Timeout: g.confirmTTL}
+	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.req.Tool.Name, Args: j.req.Tool.Args, Timeout: g.confirmTTL}
 	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")
 	ans, err := g.desktop.Ask(ctx, q)
 	switch {

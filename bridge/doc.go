@@ -9,22 +9,31 @@
 // Files by role:
 //   - run.go: the core (bridge, job), stdio start-up, the named goroutines,
 //     the one shutdown.
-//   - reader.go: the stdio reader, and dispatch (callable by any front end;
-//     it must not block).
+//   - reader.go: the stdio reader, decode (each message read once into a
+//     lifecycle.Request, with the policy's say) and dispatch, routed by the
+//     method table (lifecycle.Method); callable by any front end, it must
+//     not block.
 //   - client.go: a client as the core sees it (its stream, its requests in
 //     progress by id) and reply, the exactly-once completion of a request.
+//     A request's state (waiting, asking, running, ended) changes in one
+//     place, client.update, under the client's lock; each request has its
+//     context from its arrival, and whatever ends it (answer, cancel,
+//     session end) cancels that context: reply.ended is where a request
+//     ends, and lifecycle.Request.Times has when it got where.
 //   - queue.go: the jobs waiting for the worker, in turns per client.
 //   - worker.go: the worker (invoked sequentially): call the base, turn its
 //     answer into the client's. It never waits for a client.
 //   - question.go: handshake-era confirmation questions, asked outside the
 //     worker; only the asking client's later calls wait for the answer.
 //   - batch.go: the one-line answer to a batch, within --max-message.
-//   - listen.go, liveness.go, cache.go, failure.go: subscriptions, base
-//     up/down and heartbeats, the tool-list cache, client-facing errors.
+//   - listen.go, liveness.go, failure.go: subscriptions, base up/down and
+//     heartbeats (the tool list kept on disk by sub-package toolcache),
+//     client-facing errors.
 //   - launch.go: a call that finds the base down starts the CAD program
 //     (Config.Launch, tcpbase/launch) and waits for it.
-//   - forward.go: the forwarding rule: tool params read once, by exact
-//     keys; the base's frame is built from what was read, nothing else.
+//   - forward.go: the forwarding rule: the base's frame is built from the
+//     request as decoded (lifecycle.ReadRequest: tool params read once, by
+//     exact keys), nothing else.
 //   - listed.go: under a policy, only names the base lists run; the base's
 //     tool list is read at start.
 //   - rules.go: the user's rules on tool requests: the policy (sub-package

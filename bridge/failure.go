@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -21,12 +22,20 @@ func baseFailure(err error, addr, method string, cfg *Config) *rpc.WireError {
 		limit = cfg.ListTimeout
 	}
 	msg := FailureMessage(err, addr, method, limit)
-	name := "error"
-	switch kind := tcpbase.KindOf(err); kind {
-	case tcpbase.ErrUnreachable, tcpbase.ErrTimeout, tcpbase.ErrClosed, tcpbase.ErrMalformed, tcpbase.ErrTooLarge:
-		name = kind.String()
+	e := clienterr.BaseError
+	switch tcpbase.KindOf(err) {
+	case tcpbase.ErrUnreachable:
+		e = clienterr.BaseUnreachable
+	case tcpbase.ErrTimeout:
+		e = clienterr.BaseTimeout
+	case tcpbase.ErrClosed:
+		e = clienterr.BaseClosed
+	case tcpbase.ErrMalformed:
+		e = clienterr.BaseNotJSON
+	case tcpbase.ErrTooLarge:
+		e = clienterr.BaseTooLarge
 	}
-	return rpc.Errorf(rpc.CodeInternalError, "%s", msg).WithData(map[string]string{"address": addr, "kind": name, "method": method})
+	return e.With(map[string]string{"address": addr, "method": method}, msg)
 }
 
 // FailureMessage is what a person reads when a call to the base failed:
@@ -56,26 +65,20 @@ func FailureMessage(err error, addr, method string, limit time.Duration) string 
 // malformedAnswer is baseFailure for an answer that is JSON but not a
 // response.
 func malformedAnswer(addr, method, why string) *rpc.WireError {
-	return rpc.Errorf(rpc.CodeInternalError,
-		"CAD base at %s answered %s with something that is not a JSON-RPC response (%s); the call may have run.", addr, method, why).
-		WithData(map[string]string{"address": addr, "kind": "malformed", "method": method})
+	return clienterr.BaseMalformed.With(map[string]string{"address": addr, "method": method}, addr, method, why)
 }
 
 // errIDInUse refuses a request whose id names one still in progress, as
 // x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
 func errIDInUse(id rpc.ID) *rpc.WireError {
-	return rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", id)
+	return clienterr.IDInUse.New(id)
 }
 
 // answerTooLarge replaces an answer longer than --max-message (alone, or
 // within the array that answers a batch). The request has run.
 func answerTooLarge(method string, size, limit int, inBatch bool) *rpc.WireError {
 	if inBatch {
-		return rpc.Errorf(rpc.CodeInternalError,
-			"answer too large for a batch: %d bytes do not fit within --max-message (%d) beside the others; the request has run, send it alone", size, limit).
-			WithData(map[string]string{"kind": "too_large_for_batch", "method": method})
+		return clienterr.TooLargeInBatch.With(map[string]string{"method": method}, size, limit)
 	}
-	return rpc.Errorf(rpc.CodeInternalError,
-		"the answer to %s is %d bytes, longer than --max-message (%d bytes) allows; the call has run. Ask for less, or raise --max-message.", method, size, limit).
-		WithData(map[string]string{"kind": "too_large", "method": method})
+	return clienterr.AnswerTooLarge.With(map[string]string{"method": method}, method, size, limit)
 }

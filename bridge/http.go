@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -243,7 +244,7 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 // refuse answers with an HTTP error status and a JSON-RPC error without id
 // (legacy codes only: a refusal says nothing about the era).
 func (f *httpFront) refuse(w http.ResponseWriter, status int, msg string) {
-	f.errorStatus(w, status, rpc.ID{}, &rpc.WireError{Code: rpc.CodeInvalidRequest, Message: msg})
+	f.errorStatus(w, status, rpc.ID{}, clienterr.HTTPRefused.New(msg))
 }
 
 // errorStatus answers with an HTTP status and one JSON-RPC error.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -32,18 +33,18 @@ func FuzzModernHeaders(f *testing.F) {
 				h.Set(k, v)
 			}
 		}
-		f := factsOf(req)
-		status, werr := checkModernRequest(h, req, &f)
+		f := lifecycle.ReadRequest(req.ID, req.Method, req.Params)
+		status, werr := checkModernRequest(h, f)
 		if werr == nil {
 			_, v := lifecycle.EraOf(req.Params)
 			got, ok := headerValue(name)
-			if status != 0 || !f.checked || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
+			if status != 0 || !f.EraChecked() || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
 				t.Fatalf("let through: status %d, headers %q %q %q, body %s", status, version, method, name, body)
 			}
 			return
 		}
 		switch {
-		case status == http.StatusBadRequest && (werr.Code == codeHeaders || werr.Code == rpc.CodeUnsupportedVersion || werr.Code == rpc.CodeInvalidParams):
+		case status == http.StatusBadRequest && (werr.Code == clienterr.CodeHeaderMismatch || werr.Code == rpc.CodeUnsupportedVersion || werr.Code == rpc.CodeInvalidParams):
 		case status == http.StatusNotFound && werr.Code == rpc.CodeMethodNotFound:
 		default:
 			t.Fatalf("refused with %d and %d: %s", status, werr.Code, werr.Message)

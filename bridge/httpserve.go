@@ -11,15 +11,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
-
-const codeHeaders = -32020 // HeaderMismatch (2026-07-28)
-
-// modernMethods are the methods the bridge serves in the stateless era;
-// anything else is 404 with -32601 there.
-var modernMethods = []string{"server/discover", "subscriptions/listen", "tools/list", "tools/call"}
 
 // serveMCP is the MCP endpoint. Every request passes the guard first
 // (Origin, Host, token), on every method; then it is routed by era.
@@ -71,20 +66,15 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		f.refuse(w, http.StatusBadRequest, "Bad Request: could not read the body: "+err.Error())
 		return
 	}
-	body = bytes.TrimSpace(body)
-	msgs, isBatch := rpc.DecodeLine(body)
-	var known facts // a lone request's, worked out once for routing and the core
-	if !isBatch && len(msgs) == 1 {
-		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
-			known = factsOf(req)
-			headerModern = headerModern || known.era == lifecycle.Modern
-		}
+	msgs, isBatch := f.b.decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
+	if !isBatch && len(msgs) == 1 && msgs[0].req != nil && !msgs[0].req.IsNotification() {
+		headerModern = headerModern || msgs[0].req.Era == lifecycle.Modern
 	}
 	if headerModern {
-		f.modernPost(w, r, msgs, isBatch, known)
+		f.modernPost(w, r, msgs, isBatch)
 		return
 	}
-	f.legacyPost(w, r, body, msgs, isBatch)
+	f.legacyPost(w, r, msgs, isBatch)
 }
 
 // ---- the stateless era (2026-07-28) ----
@@ -92,34 +82,34 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 // modernPost serves one stateless request: headers checked against the
 // body, then the core, with the request's context as its lifetime: when
 // the client closes the response, the request is cancelled.
-func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rpc.Decoded, isBatch bool, known facts) {
+func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []message, isBatch bool) {
 	if isBatch {
-		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: batches are not part of the 2026-07-28 transport"))
+		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, clienterr.ModernBatch.New())
 		return
 	}
-	d := msgs[0]
-	if d.Err != nil {
-		f.errorStatus(w, http.StatusBadRequest, d.ID, d.Err)
+	m := &msgs[0]
+	if m.Err != nil {
+		f.errorStatus(w, http.StatusBadRequest, m.ID, m.Err)
 		return
 	}
-	req, ok := d.Msg.(*rpc.Request)
-	if !ok {
+	req := m.req
+	if req == nil || req.IsNotification() {
 		w.WriteHeader(http.StatusAccepted) // a notification (none is defined) or a stray response
 		return
 	}
-	if status, werr := checkModernRequest(r.Header, req, &known); werr != nil {
+	if status, werr := checkModernRequest(r.Header, req); werr != nil {
 		f.errorStatus(w, status, req.ID, werr)
 		return
 	}
 	group := f.modernGroup(r, req)
 	defer f.releaseModern(group)
 
-	sse := req.Method == "subscriptions/listen" || (req.Method == "tools/call" && progressToken(req.Params) != nil && f.b.cfg.ProgressInterval > 0)
-	long := req.Method == "subscriptions/listen"
+	long := req.Method == lifecycle.MethodListen
+	sse := long || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil && f.b.cfg.ProgressInterval > 0)
 	if long {
 		slot := f.streams.take(remoteHost(r), nil)
 		if slot == nil {
-			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, rpc.Errorf(rpc.CodeInternalError, "too many open streams (%d, half of them from one address; --max-streams); close one and try again", f.hc.MaxStreams))
+			f.errorStatus(w, http.StatusServiceUnavailable, req.ID, clienterr.TooManyStreams.New(f.hc.MaxStreams))
 			return
 		}
 		defer f.streams.release(slot)
@@ -131,7 +121,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rp
 	c.turn = group.turn
 	f.b.addClient(c)
 	defer f.b.removeClient(c)
-	f.b.dispatch(c, out, d, nil, &known)
+	f.b.dispatch(c, out, m, nil)
 	if !f.wait(r, out, nil) {
 		// The client closed the response: the request is cancelled. Queued,
 		// it is dropped unsent; running, its base connection is closed.
@@ -140,15 +130,15 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []rp
 }
 
 // checkModernRequest applies the transport's header rules and the era's
-// per-request rules, with the status each failure gets; f is the request's
-// facts, marked checked when the era's rules pass.
-func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.WireError) {
-	version := f.version
+// per-request rules (worked out when the request was decoded), with the
+// status each failure gets.
+func checkModernRequest(h http.Header, req *lifecycle.Request) (int, *rpc.WireError) {
+	version := req.Version
 	if version == "" {
-		return http.StatusBadRequest, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must name the protocol version", lifecycle.MetaProtocolVersion)
+		return http.StatusBadRequest, clienterr.NoVersion.New(lifecycle.MetaProtocolVersion)
 	}
 	mismatch := func(format string, args ...any) (int, *rpc.WireError) {
-		return http.StatusBadRequest, rpc.Errorf(codeHeaders, "Header mismatch: "+format, args...)
+		return http.StatusBadRequest, clienterr.HeaderMismatch.New(fmt.Sprintf(format, args...))
 	}
 	switch hv := h.Get(lifecycle.HeaderVersion); {
 	case hv == "":
@@ -156,18 +146,17 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 	case hv != version:
 		return mismatch("%s header %q does not match the body's %q", lifecycle.HeaderVersion, hv, version)
 	}
-	if werr := lifecycle.CheckModern(version, req.Params); werr != nil {
-		return http.StatusBadRequest, werr
+	if req.EraErr != nil {
+		return http.StatusBadRequest, req.EraErr
 	}
-	f.checked = true
 	switch hm := h.Get(lifecycle.HeaderMethod); {
 	case hm == "":
 		return mismatch("the %s header is required", lifecycle.HeaderMethod)
 	case hm != req.Method:
 		return mismatch("%s header %q does not match the body's method %q", lifecycle.HeaderMethod, hm, req.Method)
 	}
-	if req.Method == "tools/call" {
-		name, _ := rpc.String(rpc.Field(req.Params, "name"))
+	if req.Method == lifecycle.MethodToolsCall {
+		name := req.Tool.Name
 		raw := h.Get(lifecycle.HeaderName)
 		got, ok := headerValue(raw)
 		switch {
@@ -179,8 +168,8 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 			return mismatch("%s header %q does not match the body's name %q", lifecycle.HeaderName, got, name)
 		}
 	}
-	if !slices.Contains(modernMethods, req.Method) {
-		return http.StatusNotFound, rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method)
+	if m := req.Info; !m.In(lifecycle.Modern) || m.Notification {
+		return http.StatusNotFound, clienterr.MethodNotFound.New(req.Method)
 	}
 	return 0, nil
 }
@@ -189,12 +178,8 @@ func checkModernRequest(h http.Header, req *rpc.Request, f *facts) (int, *rpc.Wi
 // the clientInfo the request names in _meta (name and version) and the
 // remote host. Two copies of one program on one machine share a turn;
 // different programs, or one program on different machines, get their own.
-func httpClientKey(r *http.Request, req *rpc.Request) string {
-	host := remoteHost(r)
-	info := rpc.Field(rpc.Field(req.Params, "_meta"), lifecycle.MetaClientInfo)
-	name, _ := rpc.String(rpc.Field(info, "name"))
-	version, _ := rpc.String(rpc.Field(info, "version"))
-	return name + "/" + version + "@" + host
+func httpClientKey(r *http.Request, req *lifecycle.Request) string {
+	return req.ClientInfo.Name + "/" + req.ClientInfo.Version + "@" + remoteHost(r)
 }
 
 // remoteHost is who sent the request, for the per-address shares of
@@ -220,7 +205,7 @@ func remoteHost(r *http.Request) string {
 	return p.String()
 }
 
-func (f *httpFront) modernGroup(r *http.Request, req *rpc.Request) *modernGroup {
+func (f *httpFront) modernGroup(r *http.Request, req *lifecycle.Request) *modernGroup {
 	key := httpClientKey(r, req)
 	f.modernMu.Lock()
 	defer f.modernMu.Unlock()
@@ -253,7 +238,7 @@ func (f *httpFront) modernCount() int {
 
 // ---- the handshake era (2025-03-26 … 2025-11-25) ----
 
-func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []byte, msgs []rpc.Decoded, isBatch bool) {
+func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []message, isBatch bool) {
 	hv := r.Header.Get(lifecycle.HeaderVersion)
 	if hv != "" && !slices.Contains(lifecycle.LegacyVersions, hv) {
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported %s %q; supported: %v", lifecycle.HeaderVersion, hv, lifecycle.LegacyVersions))
@@ -264,8 +249,8 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 		return
 	}
 	initialize := false
-	for _, d := range msgs {
-		if req, ok := d.Msg.(*rpc.Request); ok && req.Method == "initialize" {
+	for _, m := range msgs {
+		if m.req != nil && !m.req.IsNotification() && m.req.Method == lifecycle.MethodInitialize {
 			initialize = true
 		}
 	}
@@ -305,27 +290,26 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	}
 	answered, progress, asks := 0, false, false // messages owed an answer: requests, and what is invalid
 	var cancels []rpc.ID
-	for _, d := range msgs {
-		switch m := d.Msg.(type) {
-		case *rpc.Request:
+	for i := range msgs {
+		m := &msgs[i]
+		switch req := m.req; {
+		case req != nil && !req.IsNotification():
 			answered++
-			progress = progress || (m.Method == "tools/call" && progressToken(m.Params) != nil)
+			progress = progress || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil)
 			// A call the user must confirm first: the question travels on
 			// this response's SSE stream, before the answer (rules.go).
 			asks = asks || f.b.asksFirst(s.client, m)
-		case *rpc.Notification:
-			if m.Method == "notifications/cancelled" {
-				if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
-					cancels = append(cancels, id)
-				}
+		case req != nil:
+			if req.Method == lifecycle.MethodCancelled && !req.Cancels.IsZero() {
+				cancels = append(cancels, req.Cancels)
 			}
-		case nil:
+		case m.Msg == nil:
 			answered++
 		}
 	}
 	if answered == 0 {
-		for _, d := range msgs {
-			f.b.dispatch(s.client, discard{}, d, nil, nil)
+		for i := range msgs {
+			f.b.dispatch(s.client, discard{}, &msgs[i], nil)
 		}
 		// A cancelled request is owed no answer: the POST that carried it
 		// ends without one.
@@ -348,7 +332,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 	// A dropped connection is not a cancellation in this era: the job runs
 	// to its end (its answer has nowhere to go); notifications/cancelled is.
 	if !isBatch {
-		if req, ok := msgs[0].Msg.(*rpc.Request); ok {
+		if req := msgs[0].req; req != nil && !req.IsNotification() {
 			key := req.ID.Key()
 			s.mu.Lock()
 			s.waiting[key] = out
@@ -362,7 +346,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, body []by
 			}()
 		}
 	}
-	f.b.dispatchLineTo(s.client, out, body)
+	f.b.dispatchAll(s.client, out, msgs, isBatch)
 	f.wait(r, out, s.ended)
 }
 

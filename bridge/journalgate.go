@@ -1,6 +1,10 @@
 package bridge
 
-import "github.com/mcp-bridge/mcp-bridge/rpc"
+import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+)
 
 // journalGate is --journal-required: a tools/call is refused, before
 // anything reaches CAD, while the journal cannot be written (its last
@@ -8,14 +12,13 @@ import "github.com/mcp-bridge/mcp-bridge/rpc"
 // like any answer, and the first write that works ends the outage.
 func (b *bridge) journalGate(j *job) *rpc.WireError {
 	w := b.rules.journal
-	if !b.cfg.JournalRequired || w == nil || j.req.Method != "tools/call" {
+	if !b.cfg.JournalRequired || w == nil || j.req.Method != lifecycle.MethodToolsCall {
 		return nil
 	}
 	err := w.Ready()
 	if err == nil {
 		return nil
 	}
-	b.log.Warn().Err(err).Str("tool", j.tool).Msg("journal cannot be written: call refused (--journal-required); not sent to CAD")
-	return rpc.Errorf(rpc.CodeInternalError, "the journal %s cannot be written (%v); with --journal-required nothing is sent to CAD until it can", w.Path(), err).
-		WithData(map[string]string{"kind": "journal", "journal": w.Path(), "tool": j.tool})
+	b.log.Warn().Err(err).Str("tool", j.req.Tool.Name).Msg("journal cannot be written: call refused (--journal-required); not sent to CAD")
+	return clienterr.Journal.With(map[string]string{"journal": w.Path(), "tool": j.req.Tool.Name}, w.Path(), err)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
@@ -56,67 +57,72 @@ func (b *bridge) mayLaunch(j *job, err error) bool {
 
 // launchIfDown starts CAD before the job reads the base, when the base is
 // known to be down. It reports whether the job is over: answered (the
-// launch failed) or cancelled meanwhile.
-// It runs before runJob's own recover: it has one of its own.
-func (b *bridge) launchIfDown(hardCtx context.Context, j *job) (over bool) {
+// launch failed) or ended meanwhile. The request is still waiting
+// (reqWaiting) while CAD starts: nothing of it has reached the base, and a
+// session that ends meanwhile drops it unsent. It runs before runJob's own
+// recover: it has one of its own.
+func (b *bridge) launchIfDown(j *job) (over bool) {
 	if !b.tools.isDown() || !b.wantsLaunch(j) {
 		return false
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while starting the CAD program; the bridge goes on")
-			j.reply.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while starting CAD for %s (see its log); it was not sent to CAD", j.reply.method))
+			j.reply.fail(clienterr.Internal.New("starting CAD for", j.reply.method))
 			over = true
 		}
 	}()
-	err := b.launch(hardCtx, j)
+	err := b.launch(j)
 	if err == nil {
 		return false
 	}
 	if werr := launchFailure(err, b.cfg.BaseAddr, j.reply.method); werr != nil {
 		b.settle(j, outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr})
 	} else {
-		b.settle(j, b.outcome(j, nil, err, hardCtx)) // shut down, or cancelled (no answer)
+		b.settle(j, b.outcome(j, nil, err, b.hardCtx)) // shut down, or ended meanwhile (no answer)
 	}
 	return true
 }
 
 // launchThenCall starts CAD for a job whose call found the base
-// unreachable (baseErr), then sends the job with its full timeout. A
+// unreachable (baseErr), then sends the job with its full timeout. While
+// CAD starts the request is waiting again (nothing of it reached the
+// base: a session that ends meanwhile drops it unsent), then running. A
 // failed launch comes back as an error that is both the launch's (the
 // answer: launchFailure) and the base's (the base is down: baseResult).
-func (b *bridge) launchThenCall(hardCtx context.Context, j *job, baseErr error) ([]byte, error) {
+func (b *bridge) launchThenCall(j *job, baseErr error) ([]byte, error) {
+	r := j.reply
 	j.sent = false // unreachable: nothing reached the base
-	if err := b.launch(hardCtx, j); err != nil {
+	ended := &tcpbase.Error{Kind: tcpbase.ErrCanceled, Addr: b.cfg.BaseAddr, Err: context.Canceled}
+	if !r.client.update(r, reqWaiting, reqRunning) {
+		return nil, ended // it ended meanwhile
+	}
+	if err := b.launch(j); err != nil {
 		return nil, launchError{launch: err, base: baseErr}
 	}
-	r := j.reply
+	if !r.client.update(r, reqRunning, reqWaiting) {
+		return nil, ended
+	}
 	timeout := b.cfg.CallTimeout
 	if r.method == "tools/list" {
 		timeout = b.cfg.ListTimeout
 	}
-	ctx, cancel := context.WithTimeout(hardCtx, timeout)
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	if !r.client.start(r, cancel) {
-		return nil, &tcpbase.Error{Kind: tcpbase.ErrCanceled, Addr: b.cfg.BaseAddr, Err: context.Canceled}
-	}
-	stop := b.heartbeat(r, progressToken(j.req.Params), time.Now())
+	start := time.Now()
+	stop := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stop()
 	j.sent = true
+	r.times.Sent = start
 	return b.callBase(ctx, j)
 }
 
-// launch runs the launcher for j: cancelled with the job (the client's
-// cancel, the session ending, shutdown), and telling the job's progress
-// token what happens.
-func (b *bridge) launch(hardCtx context.Context, j *job) error {
+// launch runs the launcher for j within the request's context (the
+// client's cancel, its session's end and the bridge's abort end the wait,
+// never the launch), telling the job's progress token what happens.
+func (b *bridge) launch(j *job) error {
 	r := j.reply
-	ctx, cancel := context.WithCancel(hardCtx)
-	defer cancel()
-	if !r.client.start(r, cancel) {
-		return context.Canceled
-	}
-	token := progressToken(j.req.Params)
+	token := j.req.ProgressToken
 	progress := func(msg string) {
 		if token != nil {
 			r.notify(progressNote(token, r.progress.Add(1), msg))
@@ -125,7 +131,7 @@ func (b *bridge) launch(hardCtx context.Context, j *job) error {
 	b.log.Info().Str("method", r.method).Str("id", r.id.String()).Msg("CAD base is down: starting the CAD program (--launch) before sending the request")
 	// Once it is up, the call's own answer says so (baseResult): the
 	// prober rests, and clients hear that the tool list may have changed.
-	return b.cfg.Launch.Ensure(ctx, progress)
+	return b.cfg.Launch.Ensure(r.ctx, progress)
 }
 
 // progressNote is notifications/progress for token: the n-th, saying msg.
@@ -150,7 +156,14 @@ func launchFailure(err error, addr, method string) *rpc.WireError {
 	if !errors.As(err, &le) {
 		return nil
 	}
-	data := map[string]any{"address": addr, "kind": le.Kind.String(), "method": method, "command": le.Command}
+	entry := clienterr.LaunchFailed
+	switch le.Kind {
+	case launch.ErrTimeout:
+		entry = clienterr.LaunchTimeout
+	case launch.ErrBackoff:
+		entry = clienterr.LaunchBackoff
+	}
+	data := map[string]any{"address": addr, "method": method, "command": le.Command}
 	if le.Waited > 0 {
 		data["waited_ms"] = le.Waited.Milliseconds()
 	}
@@ -163,5 +176,5 @@ func launchFailure(err error, addr, method string) *rpc.WireError {
 	if !le.RetryAt.IsZero() {
 		data["retry_after"] = le.RetryAt.UTC().Format(time.RFC3339)
 	}
-	return rpc.Errorf(rpc.CodeInternalError, "%s %s was not sent to CAD.", le.Msg, method).WithData(data)
+	return entry.WithValues(data, le.Msg, method)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch/launchtest"
@@ -349,8 +350,8 @@ func TestLaunchUnderPolicy(t *testing.T) {
 func TestLaunchNotForACachedList(t *testing.T) {
 	c := newFakeCAD(t)
 	cache := c.file("cache")
-	tc := newToolCache(cache, c.fake.Addr, 1<<20)
-	if err := tc.store([]byte(`{"tools":[{"name":"draw_line","inputSchema":{"type":"object"}}]}`)); err != nil {
+	tc := toolcache.New(cache, c.fake.Addr, 1<<20)
+	if err := tc.Store([]byte(`{"tools":[{"name":"draw_line","inputSchema":{"type":"object"}}]}`)); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, nil, c.config(c.launcher(), func(cfg *Config) { cfg.CacheDir, cfg.ProbeInterval = cache, -1 }))

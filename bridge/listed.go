@@ -6,7 +6,9 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -38,22 +40,20 @@ func (b *bridge) learnTools(hardCtx context.Context) {
 // nil when the call may go on.
 func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
 	p := b.rules.policy
-	if p == nil || j.req.Method != "tools/call" {
+	if p == nil || j.req.Method != lifecycle.MethodToolsCall {
 		return nil
 	}
 	list, err := b.knownList(hardCtx)
 	if err != nil {
 		failure := baseFailure(err, b.cfg.BaseAddr, "tools/list", &b.cfg)
-		werr := rpc.Errorf(rpc.CodeInternalError, "%s was not sent to CAD: the mcp-bridge policy (%s) runs only tools the base lists, and its tool list could not be read. %s",
-			j.tool, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
+		werr := clienterr.ListUnread.New(j.req.Tool.Name, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
 		return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
 	}
-	if policy.Lists(list, j.tool) {
+	if policy.Lists(list, j.req.Tool.Name) {
 		return nil
 	}
-	werr := rpc.Errorf(rpc.CodeInvalidParams, "tool %q is not in the CAD base's tool list (names must match exactly), and the mcp-bridge policy (%s) runs only listed tools; nothing was sent to CAD", j.tool, p.Source).
-		WithData(map[string]string{"kind": "unlisted", "tool": j.tool, "policy": p.Source})
-	b.log.Warn().Str("tool", j.tool).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
+	werr := clienterr.Unlisted.With(map[string]string{"tool": j.req.Tool.Name, "policy": p.Source}, j.req.Tool.Name, p.Source)
+	b.log.Warn().Str("tool", j.req.Tool.Name).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
 	j.denied = true
 	return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
 }

@@ -14,8 +14,8 @@ import (
 // acknowledged and answered at once. Otherwise its reply stays open, among
 // the client's requests in progress, until the client cancels it (no
 // answer) or the bridge stops (an empty result).
-func (b *bridge) listen(c *client, req *rpc.Request, r *reply) {
-	wantTools := string(rpc.Field(rpc.Field(req.Params, "notifications"), "toolsListChanged")) == "true"
+func (b *bridge) listen(c *client, req *lifecycle.Request, r *reply) {
+	wantTools := req.ListensTools
 	agreed := `{}`
 	if wantTools {
 		agreed = `{"toolsListChanged":true}`
@@ -23,7 +23,8 @@ func (b *bridge) listen(c *client, req *rpc.Request, r *reply) {
 	hold := false
 	if wantTools && !b.queue.isClosed() {
 		r.listen = true
-		if werr := c.track(r); werr != nil {
+		r.withContext(b.hardCtx)
+		if werr := c.track(r, false); werr != nil {
 			r.fail(werr)
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -23,7 +24,7 @@ type toolState struct {
 	down     bool   // the last attempt found no base
 	last     []byte // the last good tools/list result, nil before one
 	lastHash uint64 // of last's tools, 0 before one
-	cache    toolCache
+	cache    toolcache.Cache
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
 	wake        chan struct{} // tells the prober the base went down
@@ -92,8 +93,8 @@ func (s *toolState) record(result []byte) (changed bool, err error) {
 	if sum == prev {
 		return false, nil
 	}
-	if cached, _ := s.cache.load(); !bytes.Equal(cached, result) {
-		err = s.cache.store(result)
+	if cached, _ := s.cache.Load(); !bytes.Equal(cached, result) {
+		err = s.cache.Store(result)
 	}
 	return prev != 0, err
 }
@@ -108,14 +109,14 @@ func (s *toolState) fallback(log zerolog.Logger) []byte {
 	if last != nil {
 		return last
 	}
-	cached, err := s.cache.load()
+	cached, err := s.cache.Load()
 	if err != nil {
 		s.mu.Lock()
 		first := !s.cacheWarned
 		s.cacheWarned = true
 		s.mu.Unlock()
 		if first {
-			log.Warn().Err(err).Str("path", s.cache.path).Msg("tool list cache ignored")
+			log.Warn().Err(err).Str("path", s.cache.Path()).Msg("tool list cache ignored")
 		}
 	}
 	return cached
@@ -218,18 +219,4 @@ func (b *bridge) runHeartbeat(r *reply, token []byte, start time.Time, done <-ch
 			strconv.Quote(fmt.Sprintf("waiting for CAD (%d s)", secs)))
 		r.notify(rpc.EncodeNotification("notifications/progress", []byte(params)))
 	}
-}
-
-// progressToken returns params._meta.progressToken when it is a string or
-// a number.
-func progressToken(params []byte) []byte {
-	meta := rpc.Field(params, "_meta")
-	if rpc.Kind(meta) != rpc.KindObject {
-		return nil
-	}
-	tok := rpc.Field(meta, "progressToken")
-	if k := rpc.Kind(tok); k == rpc.KindString || k == rpc.KindNumber {
-		return tok
-	}
-	return nil
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -39,26 +41,34 @@ var (
 // stream carrying the question ended, or the bridge is stopping (askCtx).
 func (b *bridge) runQuestion(j *job) {
 	r := j.reply
-	ctx, withdraw := context.WithCancelCause(b.askCtx)
+	// The question lives within the request's context (the client's
+	// cancel, its session's end), and ends too when the bridge stops
+	// asking (shutdown).
+	ctx, withdraw := context.WithCancelCause(r.ctx)
 	defer withdraw(nil)
+	stop := context.AfterFunc(b.askCtx, func() { withdraw(context.Cause(b.askCtx)) })
+	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while asking for a confirmation; the bridge goes on")
-			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while asking to confirm %s (see its log)", r.method))
+			r.fail(clienterr.Internal.New("asking to confirm", r.method))
 			b.queue.remove(j)
 		}
 	}()
-	if !r.client.startQuestion(r, withdraw) {
+	if reqState(r.state.Load()) == reqEnded {
 		b.queue.remove(j) // cancelled already; its reply has ended
 		return
 	}
+	j.reply.times.Asked = time.Now()
 	refused := b.askUser(ctx, j)
-	r.client.endQuestion(r)
-	if refused == nil {
-		b.queue.release(j)
+	j.reply.times.Agreed = time.Now()
+	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
+		b.queue.wake()
 		return
 	}
-	b.settle(j, *refused)
+	if refused != nil {
+		b.settle(j, *refused)
+	}
 	b.queue.remove(j)
 }
 
@@ -80,7 +90,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 		return b.askDesktop(ctx, j, gone)
 	}
 	a := &c.asker
-	name, args := j.params.name, j.params.args // what was checked, and what runs
+	name, args := j.req.Tool.Name, j.req.Tool.Args // what was checked, and what runs
 	ask := confirm.LegacyParams
 	if a.formMode.Load() {
 		ask = confirm.Params

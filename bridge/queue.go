@@ -25,8 +25,8 @@ type turn struct {
 // requests keep their order, and a busy client cannot starve the others
 // (with n turns waiting, a job waits for at most one job of each other
 // turn between two of its own turn's). With one client that is plain
-// arrival order. A job held at the head of its turn (a confirmation
-// question is out for it) holds that turn only: the worker takes the
+// arrival order. A job at the head of its turn whose confirmation
+// question is out (reqAsking) holds that turn only: the worker takes the
 // others' jobs meanwhile. push never waits (the reader must not block); pop
 // waits for a job. Safe for concurrent use.
 type jobQueue struct {
@@ -89,7 +89,7 @@ func (q *jobQueue) pushOut(t *turn) *job {
 		if u == t || len(u.jobs) < len(t.jobs)+2 {
 			continue
 		}
-		if last := u.jobs[len(u.jobs)-1]; last.ask || last.held {
+		if last := u.jobs[len(u.jobs)-1]; last.ask {
 			continue
 		}
 		if longest == nil || len(u.jobs) > len(longest.jobs) {
@@ -114,7 +114,7 @@ func (q *jobQueue) pop() (*job, bool) {
 	for {
 		for i, t := range q.ring {
 			j := t.jobs[0]
-			if j.held {
+			if reqState(j.reply.state.Load()) == reqAsking {
 				continue // its turn waits for the answer; the others go on
 			}
 			t.jobs[0] = nil
@@ -135,11 +135,11 @@ func (q *jobQueue) pop() (*job, bool) {
 	}
 }
 
-// release lets the worker take a held job.
-func (q *jobQueue) release(j *job) {
+// wake tells the worker that a job whose question was out may be taken
+// now (its state changed: client.update).
+func (q *jobQueue) wake() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	j.held = false
 	q.cond.Broadcast()
 }
 

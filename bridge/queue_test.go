@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -112,7 +113,8 @@ func TestQueueShares(t *testing.T) {
 	s = newJobQueue(2)
 	busy, other = newTestClient("busy"), newTestClient("other")
 	asking := schedJob(busy, "asking")
-	asking.ask, asking.held = true, true
+	asking.ask = true
+	asking.reply.state.Store(int32(reqAsking))
 	for _, j := range []*job{schedJob(busy, "plain"), asking} {
 		if err := pushed(t, s, j); err != nil {
 			t.Fatal(err)
@@ -182,13 +184,40 @@ func TestNoStartOnceGone(t *testing.T) {
 	c := newTestClient("")
 	id, _ := rpc.ParseID([]byte(`1`))
 	r := c.newReply(id, "tools/call", nil)
-	if err := c.track(r); err != nil {
+	if err := c.track(r, false); err != nil {
 		t.Fatal(err)
 	}
 	c.mu.Lock()
 	c.ended = true // gone(), between its snapshot and its cancels
 	c.mu.Unlock()
-	if c.start(r, func() {}) {
+	if c.update(r, reqRunning, reqWaiting) {
 		t.Error("a call of an ended session started; its POST gets 404, which says it did not run")
+	}
+}
+
+// TestCancelEndsContext: a request has its context from the moment it is
+// tracked; notifications/cancelled while it is queued ends it once, frees
+// its id and cancels that context, as for a running one; nothing ends it
+// a second time, and the worker does not take it to the base.
+func TestCancelEndsContext(t *testing.T) {
+	c := newTestClient("")
+	id, _ := rpc.ParseID([]byte(`7`))
+	r := c.newReply(id, "tools/call", nil)
+	r.withContext(context.Background())
+	if err := c.track(r, false); err != nil {
+		t.Fatal(err)
+	}
+	c.cancel(id)
+	if r.ctx.Err() == nil || context.Cause(r.ctx) != errCallCancelled {
+		t.Errorf("context after cancel: %v (cause %v); want cancelled by the client", r.ctx.Err(), context.Cause(r.ctx))
+	}
+	if c.inUse(id) {
+		t.Error("the cancelled request's id is still in use")
+	}
+	if r.end(rpc.EncodeResult(id, []byte(`{}`))) {
+		t.Error("a cancelled request ended a second time")
+	}
+	if c.update(r, reqRunning, reqWaiting) {
+		t.Error("the worker took a cancelled request")
 	}
 }

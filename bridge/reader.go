@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -21,8 +22,7 @@ func (b *bridge) read(c *client, stdin io.Reader) {
 		switch {
 		case errors.As(err, &oe):
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
-			c.newReply(rpc.ID{}, "", nil).fail(rpc.Errorf(rpc.CodeInvalidRequest,
-				"Invalid Request: message of %d bytes exceeds the limit of %d bytes (--max-message)", oe.Size, oe.Limit))
+			c.newReply(rpc.ID{}, "", nil).fail(clienterr.TooLong.New(oe.Size, oe.Limit))
 		case err == io.EOF:
 			return
 		case err != nil:
@@ -36,6 +36,40 @@ func (b *bridge) read(c *client, stdin io.Reader) {
 	}
 }
 
+// message is one message from a client as the core carries it: the
+// framing's verdict and, for a request or a notification, its value
+// (lifecycle.ReadRequest), read once when the line or body was decoded,
+// with what the user's policy says of it. Every front end decodes with
+// decode and hands these to dispatch; nothing after reads the params again.
+type message struct {
+	rpc.Decoded
+	req *lifecycle.Request // nil for a response or an invalid message
+	// confirm: a tools/call the policy says needs the user's confirmation.
+	confirm bool
+}
+
+// decode decodes one line (or HTTP body) of client messages.
+func (b *bridge) decode(line []byte) (msgs []message, isBatch bool) {
+	ds, isBatch := rpc.DecodeLine(line)
+	msgs = make([]message, len(ds))
+	for i, d := range ds {
+		m := &msgs[i]
+		m.Decoded = d
+		switch x := d.Msg.(type) {
+		case *rpc.Request:
+			m.req = lifecycle.ReadRequest(x.ID, x.Method, x.Params)
+		case *rpc.Notification:
+			m.req = lifecycle.ReadRequest(rpc.ID{}, x.Method, x.Params)
+		default:
+			continue
+		}
+		if m.req.Method == lifecycle.MethodToolsCall && m.req.ParamsErr == nil {
+			_, m.confirm = b.rules.policy.NeedsConfirm(m.req.Tool.Name)
+		}
+	}
+	return msgs, isBatch
+}
+
 // dispatchLine decodes one line from client c and dispatches each message
 // in it; the answers to a batch go back as one array.
 //
@@ -45,19 +79,22 @@ func (b *bridge) read(c *client, stdin io.Reader) {
 // errors, a full or closed queue) or hands a job to the worker without
 // waiting, so that ping and cancellation stay responsive while CAD works.
 // Any front end may call it, for any client.
-func (b *bridge) dispatchLine(c *client, line []byte) { b.dispatchLineTo(c, c.out, line) }
+func (b *bridge) dispatchLine(c *client, line []byte) {
+	msgs, isBatch := b.decode(line)
+	b.dispatchAll(c, c.out, msgs, isBatch)
+}
 
-// dispatchLineTo is dispatchLine with the answers (and the notifications
-// about the requests) going to out: an HTTP front end's response.
-func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
-	msgs, isBatch := rpc.DecodeLine(line)
+// dispatchAll dispatches decoded messages with the answers (and the
+// notifications about the requests) going to out: the client's stream, or
+// an HTTP front end's response.
+func (b *bridge) dispatchAll(c *client, out stream, msgs []message, isBatch bool) {
 	var bt *batch
 	if isBatch {
 		bt = newBatch(out, c.max)
 		defer bt.release() // the reader's own hold
 	}
-	for _, d := range msgs {
-		b.dispatch(c, out, d, bt, nil)
+	for i := range msgs {
+		b.dispatch(c, out, &msgs[i], bt)
 	}
 }
 
@@ -65,29 +102,15 @@ func (b *bridge) dispatchLineTo(c *client, out stream, line []byte) {
 // the reader panic on purpose.
 var testHookHandle func(rpc.Decoded)
 
-// facts are what the bridge works out about a request before it handles
-// it, once: its era and protocol version, and whether the era's per-request
-// rules were checked already (by a front end that had to, to route it).
-type facts struct {
-	era     lifecycle.Era
-	version string
-	checked bool // lifecycle.CheckModern passed
-}
-
-func factsOf(req *rpc.Request) facts {
-	era, version := lifecycle.EraOf(req.Params)
-	return facts{era: era, version: version}
-}
-
 // dispatch handles one message from client c; its answer goes to out.
-// known, when not nil, is what the front end worked out about the request.
-func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch, known *facts) {
+func (b *bridge) dispatch(c *client, out stream, m *message, bt *batch) {
 	var r *reply // the answer this message is owed, if any
-	switch m := d.Msg.(type) {
-	case *rpc.Request:
-		r = c.newReply(m.ID, m.Method, bt)
-	case nil:
-		r = c.newReply(d.ID, "", bt)
+	switch {
+	case m.req != nil && !m.req.IsNotification():
+		r = c.newReply(m.req.ID, m.req.Method, bt)
+		r.req = m.req
+	case m.Msg == nil:
+		r = c.newReply(m.ID, "", bt)
 	}
 	if r != nil && out != c.out {
 		r.out = out
@@ -96,30 +119,27 @@ func (b *bridge) dispatch(c *client, out stream, d rpc.Decoded, bt *batch, known
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
 			if r != nil {
-				r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while handling %s (see its log)", r.method))
+				r.fail(clienterr.Internal.New("handling", r.method))
 			}
 		}
 	}()
 	if testHookHandle != nil {
-		testHookHandle(d)
+		testHookHandle(m.Decoded)
 	}
-	if d.Err != nil {
-		b.log.Debug().Str("error", d.Err.Message).Msg("invalid message")
-		r.fail(d.Err)
+	if m.Err != nil {
+		b.log.Debug().Str("error", m.Err.Message).Msg("invalid message")
+		r.fail(m.Err)
 		return
 	}
-	switch m := d.Msg.(type) {
-	case *rpc.Notification:
-		b.notification(c, m)
-	case *rpc.Response:
-		b.clientResponse(c, m)
-	case *rpc.Request:
-		f := known
-		if f == nil {
-			fs := factsOf(m)
-			f = &fs
+	switch {
+	case m.req == nil:
+		if resp, ok := m.Msg.(*rpc.Response); ok {
+			b.clientResponse(c, resp)
 		}
-		b.request(c, m, r, *f)
+	case m.req.IsNotification():
+		b.notification(c, m.req)
+	default:
+		b.request(c, m, r)
 	}
 }
 
@@ -132,83 +152,67 @@ func (b *bridge) clientResponse(c *client, m *rpc.Response) {
 	}
 }
 
-func (b *bridge) notification(c *client, n *rpc.Notification) {
+func (b *bridge) notification(c *client, n *lifecycle.Request) {
 	switch n.Method {
-	case "notifications/cancelled":
-		if id, ok := rpc.ParseID(rpc.Field(n.Params, "requestId")); ok {
-			c.cancel(id)
+	case lifecycle.MethodCancelled:
+		if !n.Cancels.IsZero() {
+			c.cancel(n.Cancels)
 		}
-	case "notifications/initialized":
+	case lifecycle.MethodInitialized:
 		b.log.Debug().Msg("client initialized")
 	default:
 		b.log.Debug().Str("method", n.Method).Msg("notification ignored")
 	}
 }
 
-// request answers a request at once, or queues it for the base.
-func (b *bridge) request(c *client, req *rpc.Request, r *reply, f facts) {
+// request answers a request at once, or queues it for the base, as the
+// method table says (lifecycle.Method).
+func (b *bridge) request(c *client, m *message, r *reply) {
+	req := m.req
 	if c.inUse(req.ID) {
 		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
 		r.fail(errIDInUse(req.ID))
 		return
 	}
-	era := f.era
-	srv := b.cfg.Server
-	if era == lifecycle.Modern && req.Method != "server/discover" && !f.checked {
-		if werr := lifecycle.CheckModern(f.version, req.Params); werr != nil {
-			r.fail(werr)
+	method := req.Info
+	if req.Era == lifecycle.Modern && req.EraErr != nil && (method == nil || !method.NoEraCheck) {
+		r.fail(req.EraErr)
+		return
+	}
+	if !method.In(req.Era) || method.Notification {
+		r.fail(clienterr.MethodNotFound.New(req.Method))
+		return
+	}
+	if req.ParamsErr != nil {
+		r.fail(req.ParamsErr)
+		return
+	}
+	if method.By == lifecycle.ByWorker {
+		r.times.Arrived = time.Now()
+		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
+		if req.Method == lifecycle.MethodToolsCall && !b.admitCall(c, j) {
 			return
 		}
-	}
-	notFound := func() {
-		r.fail(rpc.Errorf(rpc.CodeMethodNotFound, "Method not found: %s", req.Method))
+		b.enqueue(j)
+		return
 	}
 	switch req.Method {
-	case "initialize":
-		if era == lifecycle.Modern {
-			notFound()
-			return
-		}
-		res, werr := srv.Initialize(req.Params)
+	case lifecycle.MethodInitialize:
+		res, werr := b.cfg.Server.Initialize(req)
 		if werr != nil {
 			r.fail(werr)
 			return
 		}
 		c.initialized.Store(true)
 		c.setVersion(res)
-		c.asker.initialized(req.Params, c.legacyVersion())
+		c.asker.initialized(req, c.legacyVersion())
 		r.result(res)
-	case "ping":
-		if era == lifecycle.Modern {
-			notFound()
-			return
-		}
+	case lifecycle.MethodPing:
 		r.result([]byte(`{}`))
-	case "server/discover":
-		if era != lifecycle.Modern {
-			notFound()
-			return
-		}
-		r.result(srv.Discover())
-	case "subscriptions/listen":
-		if era != lifecycle.Modern {
-			notFound()
-			return
-		}
+	case lifecycle.MethodDiscover:
+		r.result(b.cfg.Server.Discover())
+	case lifecycle.MethodListen:
 		b.listen(c, req, r)
-	case "tools/list", "tools/call":
-		tp, werr := readToolParams(req)
-		if werr != nil {
-			r.fail(werr)
-			return
-		}
-		j := &job{req: req, era: era, params: tp, frame: baseFrame(req.ID, req.Method, tp), reply: r, start: time.Now()}
-		if req.Method == "tools/call" && !b.admitCall(c, j) {
-			return
-		}
-		b.enqueue(j)
-	default:
-		notFound()
 	}
 }
 
@@ -217,11 +221,12 @@ func (b *bridge) request(c *client, req *rpc.Request, r *reply, f facts) {
 // The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
-	if werr := r.client.track(r); werr != nil {
+	r.withContext(b.hardCtx)
+	// Asking: the worker takes it once the user has agreed.
+	if werr := r.client.track(r, j.ask); werr != nil {
 		r.fail(werr)
 		return
 	}
-	j.held = j.ask // the worker takes it once the user has agreed
 	out, err := b.queue.push(j)
 	switch err {
 	case nil:
@@ -232,7 +237,7 @@ func (b *bridge) enqueue(j *job) {
 			b.queueFull(out.reply, "request taken out of the full queue to make room for another client's")
 		}
 	case errQueueClosed:
-		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+		r.fail(clienterr.ShuttingDown.New(r.method))
 	default:
 		b.queueFull(r, "request refused: too many requests queued")
 	}
@@ -241,6 +246,5 @@ func (b *bridge) enqueue(j *job) {
 // queueFull refuses a request, unsent, because the queue is full.
 func (b *bridge) queueFull(r *reply, why string) {
 	b.log.Warn().Int("queue", b.cfg.Queue).Str("id", r.id.String()).Msg(why)
-	r.fail(rpc.Errorf(rpc.CodeInternalError,
-		"too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished", b.cfg.Queue, r.method))
+	r.fail(clienterr.QueueFull.New(b.cfg.Queue, r.method))
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
@@ -64,11 +65,10 @@ type asker struct {
 // initialized notes what a handshake-era client declared: its clientInfo,
 // and whether it can show an elicitation (2025-06-18 and later) in the
 // version its initialize agreed (client.legacyVersion).
-func (a *asker) initialized(params []byte, version string) {
-	ci := clientInfo(rpc.Field(params, "clientInfo")).Bounded() // kept for the session: not the megabytes it may be
+func (a *asker) initialized(req *lifecycle.Request, version string) {
+	ci := journalClient(req.ClientInfo) // kept for the session: not the megabytes it may be
 	a.info.Store(&ci)
-	elicitation := rpc.Field(rpc.Field(params, "capabilities"), "elicitation")
-	a.canElicit.Store(lifecycle.ElicitsForms(elicitation) && version >= "2025-06-18")
+	a.canElicit.Store(req.Elicits && version >= "2025-06-18")
 	a.formMode.Store(version >= "2025-11-25")
 }
 
@@ -85,22 +85,12 @@ func (a *asker) answered(m *rpc.Response) bool {
 	return ok
 }
 
-// asksFirst reports whether req is a handshake-era tools/call that c's user
+// asksFirst reports whether m is a handshake-era tools/call that c's user
 // may be asked to confirm before it is sent (question.go), so that its
-// answer goes on an SSE stream that can carry the question first. It reads
-// only the name: readToolParams, which scans every argument, runs once,
-// when the request is handled; a call it then refuses gets its error on
-// that stream, which is as good.
-func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
-	if req.Method != "tools/call" || !c.asker.canElicit.Load() {
-		return false
-	}
-	if era, _ := lifecycle.EraOf(req.Params); era != lifecycle.Legacy {
-		return false
-	}
-	name, _ := rpc.String(rpc.Field(req.Params, "name"))
-	_, ok := b.rules.policy.NeedsConfirm(name)
-	return ok
+// answer goes on an SSE stream that can carry the question first. A call
+// the reader then refuses gets its error on that stream, which is as good.
+func (b *bridge) asksFirst(c *client, m *message) bool {
+	return m.confirm && m.req.Era == lifecycle.Legacy && c.asker.canElicit.Load()
 }
 
 // admitCall applies the policy and confirmation to a tools/call the reader
@@ -108,32 +98,28 @@ func (b *bridge) asksFirst(c *client, req *rpc.Request) bool {
 // refused, or a modern client asked to confirm); true when the job goes to
 // the worker, possibly marked to ask the user first.
 func (b *bridge) admitCall(c *client, j *job) bool {
-	g := b.rules
-	name, args := j.params.name, j.params.args
-	j.tool = name
+	g, req := b.rules, j.req
+	name, args := req.Tool.Name, req.Tool.Args
 	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
-		b.log.Warn().Str("tool", name).Str("id", j.req.ID.String()).Msg("call refused by the policy; not sent to CAD")
-		werr := rpc.Errorf(rpc.CodeInvalidParams, "%s; nothing was sent to CAD", d.Reason).
-			WithData(map[string]string{"kind": "denied", "tool": name, "policy": g.policy.Source})
+		b.log.Warn().Str("tool", name).Str("id", req.ID.String()).Msg("call refused by the policy; not sent to CAD")
+		werr := clienterr.Denied.With(map[string]string{"tool": name, "policy": g.policy.Source}, d.Reason)
 		j.denied = true
-		b.settle(j, outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr})
+		b.settle(j, outcome{answer: rpc.EncodeError(req.ID, werr), err: werr})
 		return false
 	}
-	if _, ok := g.policy.NeedsConfirm(name); !ok {
+	if !j.needsConfirm {
 		return true
 	}
-	if j.era == lifecycle.Legacy {
+	if req.Era == lifecycle.Legacy {
 		can := c.asker.canElicit.Load()
 		return b.askWith(j, g.whoAsks(can), can)
 	}
 	// 2026-07-28: no server→client requests. The first call gets an
 	// input_required result; the client re-sends it with the answer and the
 	// signed requestState.
-	params := j.req.Params
-	state := rpc.Field(params, "requestState")
+	state := req.RequestState
 	if state == nil {
-		caps := rpc.Field(rpc.Field(params, "_meta"), lifecycle.MetaClientCapabilities)
-		can := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
+		can := req.Elicits
 		if who := g.whoAsks(can); who != AskClient {
 			return b.askWith(j, who, can)
 		}
@@ -147,7 +133,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 			ask, g.signer.Issue(name, args))
 		j.confirm = "asked"
 		res = b.cfg.Server.Decorate("tools/call", res)
-		b.settle(j, outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res})
+		b.settle(j, outcome{answer: rpc.EncodeResult(req.ID, res), result: res})
 		return false
 	}
 	j.askedBy = AskClient
@@ -165,11 +151,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	answers := rpc.Field(params, "inputResponses")
-	if _, _, twins := rpc.FoldTwins(answers, false); twins {
-		answers = nil // two answers to one question: none
-	}
-	switch a := confirm.Read(rpc.Field(answers, confirm.InputKey)); a {
+	switch a := confirm.ReadInput(req.InputResponses); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true
@@ -188,10 +170,10 @@ func (b *bridge) refuse(j *job, how, why string) {
 }
 
 func (b *bridge) refusal(j *job, how, why string) outcome {
-	b.log.Info().Str("tool", j.tool).Str("confirmation", how).Msg("call not sent to CAD")
+	b.log.Info().Str("tool", j.req.Tool.Name).Str("confirmation", how).Msg("call not sent to CAD")
 	j.confirm = how
-	res := confirm.Refusal(j.tool, why)
-	if j.era == lifecycle.Modern {
+	res := confirm.Refusal(j.req.Tool.Name, why)
+	if j.req.Era == lifecycle.Modern {
 		res = b.cfg.Server.Decorate("tools/call", res)
 	}
 	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
@@ -204,9 +186,9 @@ func (b *bridge) record(j *job, o outcome) {
 		return
 	}
 	e := &journal.Entry{
-		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.era.String(),
-		Method: j.req.Method, Tool: j.tool, ID: j.req.ID.String(),
-		DurationMs: float64(time.Since(j.start).Microseconds()) / 1000,
+		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.req.Era.String(),
+		Method: j.req.Method, Tool: j.req.Tool.Name, ID: j.req.ID.String(),
+		DurationMs: float64(time.Since(j.reply.times.Arrived).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
 		Denied:     j.denied, Confirm: j.confirm,
 		Confirmed: j.confirm == "accepted",
@@ -214,8 +196,8 @@ func (b *bridge) record(j *job, o outcome) {
 	}
 	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
 	e.Client = j.clientInfo()
-	if g.args && j.req.Method == "tools/call" {
-		e.Args = j.params.args
+	if g.args && j.req.Method == lifecycle.MethodToolsCall {
+		e.Args = j.req.Tool.Args
 	}
 	switch {
 	case o.cancelled:
@@ -258,8 +240,8 @@ var pid = os.Getpid()
 // clientInfo is what the call's client said it is: a 2026-07-28 request's
 // _meta clientInfo, else its initialize's; nil when it gave no name.
 func (j *job) clientInfo() *journal.ClientInfo {
-	if j.era == lifecycle.Modern {
-		if ci := clientInfo(rpc.Field(rpc.Field(j.req.Params, "_meta"), lifecycle.MetaClientInfo)).Bounded(); ci.Name != "" {
+	if j.req.Era == lifecycle.Modern {
+		if ci := journalClient(j.req.ClientInfo); ci.Name != "" {
 			return &ci
 		}
 	} else if ci := j.reply.client.asker.info.Load(); ci != nil && ci.Name != "" {
@@ -268,10 +250,8 @@ func (j *job) clientInfo() *journal.ClientInfo {
 	return nil
 }
 
-// clientInfo reads a clientInfo object by its members' exact names, as a
-// client wrote them (encoding/json would also take "NAME" for "name").
-func clientInfo(raw []byte) journal.ClientInfo {
-	name, _ := rpc.String(rpc.Field(raw, "name"))
-	version, _ := rpc.String(rpc.Field(raw, "version"))
-	return journal.ClientInfo{Name: name, Version: version}
+// journalClient is a client's name and version as the journal keeps them:
+// bounded.
+func journalClient(ci lifecycle.ClientInfo) journal.ClientInfo {
+	return journal.ClientInfo{Name: ci.Name, Version: ci.Version}.Bounded()
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
@@ -429,7 +431,7 @@ func TestEmptyAllowListAllowsNothing(t *testing.T) {
 func TestClientInfoKeptBounded(t *testing.T) {
 	var a asker
 	huge := strings.Repeat("n", 1<<20)
-	a.initialized([]byte(`{"clientInfo":{"name":"`+huge+`","version":"`+huge+`"}}`), "2025-06-18")
+	a.initialized(lifecycle.ReadRequest(rpc.ID{}, "initialize", []byte(`{"clientInfo":{"name":"`+huge+`","version":"`+huge+`"}}`)), "2025-06-18")
 	ci := a.info.Load()
 	if len(ci.Name) > 256 || len(ci.Version) > 256 || !strings.HasPrefix(ci.Name, "nnnn") {
 		t.Errorf("kept a clientInfo of %d and %d bytes (%.10q)", len(ci.Name), len(ci.Version), ci.Name)

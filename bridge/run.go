@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -18,20 +19,16 @@ import (
 // job is one request for the base, from the moment the reader accepts it
 // until its reply has ended.
 type job struct {
-	req    *rpc.Request
-	era    lifecycle.Era
-	params toolParams // what the bridge read of the params (forward.go)
-	frame  []byte     // the request as the base gets it, encoded from params
-	reply  *reply
-	start  time.Time // when the reader accepted it, for the journal
+	req   *lifecycle.Request // the request as decoded: what every rule reads
+	frame []byte             // the request as the base gets it, encoded from req.Tool
+	reply *reply
 
-	tool    string // tools/call: the tool's name
-	denied  bool   // refused by the policy
-	ask     bool   // ask the user before sending it (question.go)
-	askedBy string // who asks or asked: AskClient or AskDesktop
-	held    bool   // guarded by jobQueue.mu: its question is out; its turn waits
-	confirm string // how confirmation went, for the journal: asked, accepted, declined, …
-	sent    bool   // the worker handed its frame to the base: it may have run
+	needsConfirm bool   // the policy asks for the user's confirmation (decode)
+	denied       bool   // refused by the policy
+	ask          bool   // ask the user before sending it (question.go)
+	askedBy      string // who asks or asked: AskClient or AskDesktop
+	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
+	sent         bool   // the worker handed its frame to the base: it may have run
 }
 
 // bridge is the core shared by the front end, the worker and the prober.
@@ -49,6 +46,8 @@ type bridge struct {
 	// answers the jobs still queued without sending them.
 	dropping atomic.Bool
 	abort    context.CancelCauseFunc // ends every call to the base at once
+	// hardCtx is what abort cancels: the parent of every request's context.
+	hardCtx context.Context
 	// The core's goroutines (start, stop).
 	workerDone, proberDone chan struct{}
 	stopProbe              context.CancelFunc
@@ -169,8 +168,9 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		queue:      newJobQueue(cfg.Queue),
 		clients:    map[*client]bool{},
 		abort:      abort,
+		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
-		tools:      toolState{cache: newToolCache(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -43,25 +44,28 @@ var testHookAnswered func(method string)
 func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	r := j.reply
 	if b.dropping.Load() {
-		r.fail(rpc.Errorf(rpc.CodeInternalError, "mcp-bridge is shutting down; %s was not sent to CAD", r.method))
+		r.fail(clienterr.ShuttingDown.New(r.method))
 		return
 	}
-	if b.launchIfDown(hardCtx, j) {
+	if b.launchIfDown(j) {
 		return // answered, or cancelled, while CAD was starting
 	}
 	timeout := b.cfg.CallTimeout
 	if r.method == "tools/list" {
 		timeout = b.cfg.ListTimeout
 	}
-	ctx, cancel := context.WithTimeout(hardCtx, timeout)
+	// Within the request's own context: the client's cancel, its session's
+	// end and the bridge's abort all end the call.
+	ctx, cancel := context.WithTimeout(r.ctx, timeout)
 	defer cancel()
-	if !r.client.start(r, cancel) {
-		return // cancelled while queued; its reply has ended
+	if !r.client.update(r, reqRunning, reqWaiting) {
+		return // cancelled while queued, or its client is gone; its reply has ended
 	}
+	j.reply.times.Dequeued = time.Now()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
-			r.fail(rpc.Errorf(rpc.CodeInternalError, "internal error in mcp-bridge while forwarding %s (see its log)", r.method))
+			r.fail(clienterr.Internal.New("forwarding", r.method))
 		}
 	}()
 
@@ -74,14 +78,16 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		return
 	}
 	start := time.Now()
-	stopBeat := b.heartbeat(r, progressToken(j.req.Params), start)
+	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
+	j.reply.times.Sent = start
 	ans, err := b.callBase(ctx, j)
 	if b.mayLaunch(j, err) {
 		stopBeat()
-		ans, err = b.launchThenCall(hardCtx, j, err)
+		ans, err = b.launchThenCall(j, err)
 	}
+	j.reply.times.Answered = time.Now()
 	stopBeat()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)
@@ -89,7 +95,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if o.err != nil {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
 	}
-	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.era).Dur("took_ms", time.Since(start)).Msg("forwarded")
+	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.req.Era).Dur("took_ms", time.Since(start)).Msg("forwarded")
 	b.settle(j, o)
 	if testHookAnswered != nil {
 		testHookAnswered(r.method)
@@ -99,7 +105,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 
 // callBase sends the job's frame, re-dialling (only) while no connection
 // could be made: a request that may have reached the base is never sent
-// twice, since tool calls draw, delete and save.
+// twice, since tool calls draw, delete and save. This is the one place the
+// worker finds the base unreachable (tcpbase.ErrUnreachable): it retries
+// here; starting the CAD program follows in runJob (launch.go).
 func (b *bridge) callBase(ctx context.Context, j *job) ([]byte, error) {
 	wait := b.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
@@ -141,9 +149,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 	failed := func(werr *rpc.WireError) outcome { return outcome{answer: rpc.EncodeError(id, werr), err: werr} }
 	if err != nil {
 		if context.Cause(hardCtx) == errShutdown {
-			return failed(rpc.Errorf(rpc.CodeInternalError,
-				"mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD", method).
-				WithData(map[string]string{"address": b.cfg.BaseAddr, "kind": "shutdown", "method": method}))
+			return failed(clienterr.StoppedWhileRun.With(map[string]string{"address": b.cfg.BaseAddr, "method": method}, method))
 		}
 		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
 			if cached := b.tools.fallback(b.log); cached != nil {
@@ -168,13 +174,13 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 	}
 	if method != "tools/list" {
 		result := resp.Result
-		if j.era == lifecycle.Modern {
+		if j.req.Era == lifecycle.Modern {
 			result = b.cfg.Server.Decorate(method, result)
 		}
 		return outcome{answer: rpc.EncodeResult(id, result), result: result}
 	}
 	changed := false
-	if j.params.cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
+	if j.req.Tool.Cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
 		if changed = b.recordList(resp.Result); changed {
 			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
 		}
@@ -187,7 +193,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 // repaired, and decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
 	result = b.shownList(result)
-	if j.era == lifecycle.Modern {
+	if j.req.Era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate("tools/list", result)
 	}
 	return result

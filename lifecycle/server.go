@@ -46,13 +46,13 @@ func mustJSON(v any) []byte {
 
 // Initialize answers a handshake-era initialize: the client's version when
 // the bridge speaks it, otherwise the latest legacy version.
-func (s *Server) Initialize(params []byte) ([]byte, *rpc.WireError) {
-	if params != nil && rpc.Kind(params) != rpc.KindObject {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: initialize needs an object")
+func (s *Server) Initialize(r *Request) ([]byte, *rpc.WireError) {
+	if r.ParamsErr != nil {
+		return nil, r.ParamsErr
 	}
 	version := LatestLegacy
-	if v, ok := rpc.String(rpc.Field(params, "protocolVersion")); ok && slices.Contains(LegacyVersions, v) {
-		version = v
+	if slices.Contains(LegacyVersions, r.AskedVersion) {
+		version = r.AskedVersion
 	}
 	res := map[string]any{
 		"protocolVersion": version,

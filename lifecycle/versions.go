@@ -73,14 +73,7 @@ func metaField(params []byte, key string) []byte {
 // -32022 with the supported list, and missing or non-object client
 // capabilities get -32602. It returns nil when the request may proceed.
 func CheckModern(v string, params []byte) *rpc.WireError {
-	if !slices.Contains(ModernVersions, v) {
-		return rpc.Errorf(rpc.CodeUnsupportedVersion, "Unsupported protocol version %q: this server supports %v", v, ModernVersions).
-			WithData(map[string]any{"supported": ModernVersions, "requested": v})
-	}
-	if rpc.Kind(metaField(params, MetaClientCapabilities)) != rpc.KindObject {
-		return rpc.Errorf(rpc.CodeInvalidParams, "Invalid params: _meta[%q] must be an object", MetaClientCapabilities)
-	}
-	return nil
+	return checkModern(v, metaField(params, MetaClientCapabilities))
 }
 
 // ElicitsForms reports whether an elicitation capability covers a form:

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // errNotObject is returned by ScanObject for input that is not a JSON object.
@@ -85,6 +86,23 @@ func eachMember(data []byte, fn func(rawKey []byte, keyStart, start, end int) bo
 		}
 	}
 	return errNotObject
+}
+
+// EachMember is ScanObject with each key as its raw token, quotes and any
+// escapes included, so that a reader matching a few known keys allocates
+// nothing for any of them (Unquote reads a key that has escapes).
+func EachMember(data []byte, fn func(rawKey []byte, start, end int) bool) error {
+	return eachMember(data, func(raw []byte, _, s, e int) bool { return fn(raw, s, e) })
+}
+
+// Unquote returns the text of a JSON string token (a key EachMember
+// reported, or a value Field returned); false when it is not a string.
+func Unquote(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[0] != '"' {
+		return "", false
+	}
+	s, err := unquote(tok)
+	return s, err == nil
 }
 
 // Field returns the raw value of the top-level member key of the JSON object
@@ -307,6 +325,9 @@ func Kind(raw []byte) JSONKind {
 func String(raw []byte) (string, bool) {
 	if Kind(raw) != KindString {
 		return "", false
+	}
+	if plain := raw[1 : len(raw)-1]; bytes.IndexByte(plain, '\\') < 0 && utf8.Valid(plain) {
+		return string(plain), true // no escape, nothing to replace: the text as it lies
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
@@ -266,7 +267,7 @@ func (qs *questions) ask(m *rpc.Request) {
 		case gone:
 			return // the remote withdrew it: nobody waits for an answer
 		case err != nil && ctx.Err() == nil:
-			r.answerRemote(m.ID, nil, rpc.Errorf(rpc.CodeInternalError, "mcp-bridge connect could not show the question on its desktop: %v", err))
+			r.answerRemote(m.ID, nil, clienterr.DesktopFailed.New(err))
 		case ctx.Err() != nil:
 			r.answerRemote(m.ID, elicitResult(desktop.Cancelled), nil)
 		default:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -274,7 +275,7 @@ func (r *relay) readStdin(stdin io.Reader) error {
 		var oe *rpc.OversizeError
 		switch {
 		case errors.As(err, &oe):
-			r.write(rpc.EncodeError(rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: message over %d bytes", r.cfg.MaxMessage)))
+			r.write(rpc.EncodeError(rpc.ID{}, clienterr.ConnectTooLong.New(r.cfg.MaxMessage)))
 			continue
 		case err == io.EOF:
 			return nil
@@ -324,7 +325,7 @@ func (r *relay) handle(line []byte) {
 			p.listen = true
 		}
 		if !ok {
-			r.write(rpc.EncodeError(m.ID, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", m.ID)))
+			r.write(rpc.EncodeError(m.ID, clienterr.IDInUse.New(m.ID)))
 			return
 		}
 		o.pending = []*pending{p}
@@ -365,7 +366,7 @@ func (r *relay) handleBatch(line []byte, msgs []rpc.Decoded) {
 			p, ok := r.track(req.ID, false)
 			if !ok {
 				r.untrack(o.pending)
-				r.write(rpc.EncodeError(rpc.ID{}, rpc.Errorf(rpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in progress", req.ID)))
+				r.write(rpc.EncodeError(rpc.ID{}, clienterr.IDInUse.New(req.ID)))
 				return
 			}
 			o.ids = append(o.ids, req.ID)

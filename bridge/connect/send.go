@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -106,14 +107,14 @@ func (r *relay) request(o *outgoing, sent func()) {
 			// Refused on the new session too, right after the replay: the
 			// remote keeps no session, and replaying again would loop.
 			body, _ := readAll(a.resp, 64<<10)
-			r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused this request on a new session too (%s, right after the handshake was replayed): it does not keep sessions; check its log", r.url, statusText(a.resp, body)).WithData(map[string]string{"kind": "session_lost"}))
+			r.answerAll(o, clienterr.SessionLost.New(fmt.Sprintf("the remote MCP server at %s refused this request on a new session too (%s, right after the handshake was replayed): it does not keep sessions; check its log", r.url, statusText(a.resp, body))))
 			return
 		}
 		if a.resp.StatusCode == http.StatusNotFound && session != "" {
 			_, _ = readAll(a.resp, 64<<10)
 			if err := r.renew(session); err != nil {
 				r.log.Warn().Err(err).Msg("could not open a new remote session")
-				r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s ended this session and a new one could not be opened: %s", r.url, r.hint(err)).WithData(map[string]string{"kind": "session_lost"}))
+				r.answerAll(o, clienterr.SessionLost.New(fmt.Sprintf("the remote MCP server at %s ended this session and a new one could not be opened: %s", r.url, r.hint(err))))
 				return
 			}
 			renewed = true
@@ -198,7 +199,7 @@ func (r *relay) failed(o *outgoing, a attempt) {
 			r.write(rpc.EncodeResult(o.ids[0], []byte("{}")))
 			return
 		}
-		r.answerAll(o, rpc.Errorf(rpc.CodeInternalError, "cannot reach the remote MCP server at %s: %s", r.url, r.hint(a.err)).WithData(map[string]string{"kind": "unreachable"}))
+		r.answerAll(o, clienterr.RemoteUnreachable.New(r.url, r.hint(a.err)))
 		return
 	}
 	if errors.Is(a.err, errSilent) {
@@ -211,9 +212,9 @@ func (r *relay) failed(o *outgoing, a attempt) {
 // written, and no answer came.
 func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
 	if o.isCall() {
-		return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke during the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why).WithData(map[string]string{"kind": "connection_lost"})
+		return clienterr.ConnectionLost.New(fmt.Sprintf("the connection to the remote MCP server at %s broke during the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why))
 	}
-	return rpc.Errorf(rpc.CodeInternalError, "the connection to the remote MCP server at %s broke before it answered %s (%s)", r.url, o.method, why).WithData(map[string]string{"kind": "connection_lost"})
+	return clienterr.ConnectionLost.New(fmt.Sprintf("the connection to the remote MCP server at %s broke before it answered %s (%s)", r.url, o.method, why))
 }
 
 // notAnswered is the answer to a request the remote answered with
@@ -222,9 +223,9 @@ func (r *relay) lost(o *outgoing, why string) *rpc.WireError {
 // request was written, so a call may have run.
 func (r *relay) notAnswered(o *outgoing, why string) *rpc.WireError {
 	if o.isCall() {
-		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s did not answer the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why).WithData(map[string]string{"kind": "connection_lost"})
+		return clienterr.ConnectionLost.New(fmt.Sprintf("the remote MCP server at %s did not answer the call (%s): the call may have run there. It was not sent again: check the drawing before trying again", r.url, why))
 	}
-	return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s did not answer %s (%s)", r.url, o.method, why).WithData(map[string]string{"kind": "connection_lost"})
+	return clienterr.ConnectionLost.New(fmt.Sprintf("the remote MCP server at %s did not answer %s (%s)", r.url, o.method, why))
 }
 
 // notMCP says what a 2xx body that held no answer was.
@@ -320,28 +321,25 @@ func (r *relay) answer(o *outgoing, resp *http.Response) {
 
 // refusal is the answer for a 4xx, in the words the client reads.
 func (r *relay) refusal(resp *http.Response, body []byte) *rpc.WireError {
-	data := map[string]any{"kind": "refused", "status": resp.StatusCode}
 	switch {
 	case resp.StatusCode == http.StatusBadRequest && bytes.Contains(body, []byte("HTTP request to an HTTPS server")):
-		data["kind"] = "tls"
-		return rpc.Errorf(rpc.CodeInternalError, "the server at %s speaks HTTPS: use an https:// URL (with --fingerprint for a self-signed certificate)", r.url).WithData(data)
+		return clienterr.RemoteTLS.WithStatus(resp.StatusCode, r.url)
 	case resp.StatusCode == http.StatusUnauthorized:
-		data["kind"] = "unauthorized"
 		if r.cfg.Token == "" {
-			return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s wants a token (%s), and none was sent: give connect --token-file FILE, or set CAD_MCP_TOKEN", r.url, resp.Status).WithData(data)
+			return clienterr.Unauthorized.WithStatus(resp.StatusCode, fmt.Sprintf("the remote MCP server at %s wants a token (%s), and none was sent: give connect --token-file FILE, or set CAD_MCP_TOKEN", r.url, resp.Status))
 		}
 		from := r.cfg.TokenFrom
 		if from == "" {
 			from = "the token"
 		}
-		return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the token (%s): check %s against the token the remote bridge was started with", r.url, resp.Status, from).WithData(data)
+		return clienterr.Unauthorized.WithStatus(resp.StatusCode, fmt.Sprintf("the remote MCP server at %s refused the token (%s): check %s against the token the remote bridge was started with", r.url, resp.Status, from))
 	}
 	if m, ok := rpc.DecodeMessage(bytes.TrimSpace(body)).Msg.(*rpc.Response); ok && m.Error != nil && resp.StatusCode != http.StatusForbidden {
 		// The remote's own JSON-RPC error (an unknown method, a version it
 		// does not serve, …) passes on as it is.
 		return m.Error
 	}
-	return rpc.Errorf(rpc.CodeInternalError, "the remote MCP server at %s refused the request: %s", r.url, statusText(resp, body)).WithData(data)
+	return clienterr.RemoteRefused.WithStatus(resp.StatusCode, r.url, statusText(resp, body))
 }
 
 // owed maps the id keys of o's requests still owed an answer.

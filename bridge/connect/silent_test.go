@@ -117,23 +117,26 @@ func TestSilentRemoteList(t *testing.T) {
 	}
 }
 
-// TestLongCallKeptAlive: a remote mcp-bridge working on a call for three
-// times the idle bound is not cut off: it sends a keep-alive comment each
-// KeepAlive (small here, far below the bound), turning the call's JSON
-// answer into an SSE stream, and the answer arrives.
+// TestLongCallKeptAlive: a remote mcp-bridge working on a call for more
+// than twice the idle bound is not cut off: it sends a keep-alive comment
+// each KeepAlive (small here, far below the bound), turning the call's
+// JSON answer into an SSE stream, and the answer arrives. The bound is
+// wide (2.5 s against 10 ms keep-alives) so that only a missing keep-alive
+// fails it, not a busy machine's pause (a 1 s bound could be outwaited by
+// a stall of the whole test process under -race beside other packages).
 func TestLongCallKeptAlive(t *testing.T) {
-	const idle = time.Second
+	const idle = 2500 * time.Millisecond
 	r := newRemoteFull(t, nil, func(hc *bridge.HTTPConfig) { hc.KeepAlive = 10 * time.Millisecond })
 	cfg := r.config(t)
 	cfg.answerIdle = idle
 	c := startConnect(t, cfg)
 	c.handshake("2025-06-18")
-	c.send(call("1", "fault_sleep", `{"ms":3000}`))
+	c.send(call("1", "fault_sleep", `{"ms":6000}`))
 	m := c.answer("1")
 	if msg, _ := errorOf(m); msg != "" || m["result"] == nil {
 		t.Fatalf("a long call through a live remote: %v", m)
 	}
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":3000},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":6000},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if m := c.answer("2"); m["result"] == nil {
 		t.Fatalf("a long stateless call through a live remote: %v", m)
 	}

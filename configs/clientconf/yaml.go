@@ -302,7 +302,13 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 		}
 		doc = append(doc, yaml.MapItem{Key: key, Value: yamlContainer(c, name, s)})
 		out, err := yaml.Marshal(doc)
-		return out, false, err
+		if err == nil {
+			err = yamlCrossCheck(src, out, c, name, &s)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return out, false, nil
 	default:
 		switch {
 		case at < 0:
@@ -359,6 +365,9 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 	// What install writes, uninstall must be able to take out again.
 	if _, _, err := yamlRemove(out, c, name); err != nil {
 		return nil, entry != nil, fmt.Errorf("cannot edit %s in this file safely (uninstall could not take the entry out again: %v): left as it is", key, err)
+	}
+	if err := yamlCrossCheck(src, out, c, name, &s); err != nil {
+		return nil, entry != nil, err
 	}
 	return out, entry != nil, nil
 }
@@ -629,6 +638,9 @@ func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error
 	}
 	if got, err := yamlValue(out); err != nil || !yamlEqual(got, want) {
 		return nil, false, fmt.Errorf("cannot take %s out of %s safely (the result would not read as intended): left as it is", name, c.ServersKey())
+	}
+	if err := yamlCrossCheck(src, out, c, name, nil); err != nil {
+		return nil, false, err
 	}
 	return out, true, nil
 }

@@ -398,3 +398,42 @@ func TestYAMLOddLineBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLReadersDisagree: a file the editor's library reads one way and a
+// libyaml reader (Goose's, and the second reader's) another is left as it
+// is, with a message. The input (found by the fuzz test) gave an install
+// whose entry the second reader does not find.
+func TestYAMLReadersDisagree(t *testing.T) {
+	for _, tc := range []struct {
+		client, src string
+	}{
+		{"continue", " 0:0:-: !\n0 A: &!\n - 1 10 A:n >1,!\n - 1 10: 0,]\n "},
+	} {
+		c := Lookup(tc.client)
+		if out, _, err := yamlSet([]byte(tc.src), c, "cad", bridge); !errors.Is(err, errReadersDisagree) {
+			t.Errorf("%s install into %q: %v\n%s", tc.client, tc.src, err, out)
+		}
+	}
+	// The check itself, one member either side: the entry as meant passes;
+	// a user's member changed, a user's variable lost, a bridge variable
+	// left over, another key changed, each fails.
+	goose := Lookup("goose")
+	src := []byte("k: 1\nextensions:\n  cad:\n    cmd: old\n    mine: 2\n    envs:\n      KEEP: a\n      CAD_MCP_OLD: b\n")
+	good := "k: 1\nextensions:\n  cad:\n    cmd: opt/mcp-bridge/mcp-bridge\n    mine: 2\n    envs:\n      KEEP: a\n      CAD_MCP_HOST: 127.0.0.1\n      CAD_MCP_PORT: \"8080\"\n    type: stdio\n    args: [--log-file, /var/log/b & c.log]\n"
+	if err := yamlCrossCheck(src, []byte(good), goose, "cad", &bridge); err != nil {
+		t.Fatalf("the entry as meant: %v", err)
+	}
+	for _, bad := range []string{
+		strings.Replace(good, "mine: 2", "mine: 3", 1),
+		strings.Replace(good, "      KEEP: a\n", "", 1),
+		strings.Replace(good, "      KEEP: a\n", "      KEEP: a\n      CAD_MCP_OLD: b\n", 1),
+		strings.Replace(good, "k: 1", "k: 2", 1),
+		strings.Replace(good, "CAD_MCP_PORT: \"8080\"", "CAD_MCP_PORT: \"8081\"", 1),
+		strings.Replace(good, "/var/log/b & c.log]", "/var/log/b & c.log, x]", 1),
+		good + "extra: 1\n",
+	} {
+		if err := yamlCrossCheck(src, []byte(bad), goose, "cad", &bridge); !errors.Is(err, errReadersDisagree) {
+			t.Errorf("passed:\n%s", bad)
+		}
+	}
+}

@@ -1,13 +1,13 @@
 //go:build !unix && !windows
 
-package bridge
+package toolcache
 
 import (
 	"io/fs"
 	"os"
 )
 
-// openNoFollow: elsewhere the Lstat and SameFile checks in load stand alone.
+// openNoFollow: elsewhere the Lstat and SameFile checks in Load stand alone.
 const openNoFollow = 0
 
 // ownedByMe: these systems have no owner the bridge can check.

@@ -1,6 +1,6 @@
 //go:build windows
 
-package bridge
+package toolcache
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// openNoFollow: on Windows the Lstat and SameFile checks in load stand alone.
+// openNoFollow: on Windows the Lstat and SameFile checks in Load stand alone.
 const openNoFollow = 0
 
 // ownedByMe checks the opened cache file's owner (its security

@@ -1,4 +1,7 @@
-package bridge
+// Package toolcache keeps the CAD base's last good tool list on disk, per
+// base address, so that a client starting while CAD is down still gets
+// tools; the file is trusted only when it is the user's own regular file.
+package toolcache
 
 import (
 	"bytes"
@@ -13,23 +16,25 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// toolCache keeps the last good tools/list result per base address on
+// Cache keeps the last good tools/list result per base address on
 // disk, so that a client starting while CAD is down still gets tools. Writes
 // are atomic (a temporary file, synced, renamed over the old one), so two
 // bridges sharing the directory never see half a file.
 //
-// The file is not trusted: load uses it only when it is a regular file (not
+// The file is not trusted: Load uses it only when it is a regular file (not
 // a link, a FIFO or a device) owned by the user and writable by nobody else
 // (ownedByMe, per system), of at most max bytes holding one tools/list
 // result, and hands it back on one line.
-type toolCache struct {
+type Cache struct {
 	path string // "" when caching is off
 	max  int
 }
 
-func newToolCache(dir, addr string, max int) toolCache {
+// New is the cache for the base at addr in dir, of results up to max
+// bytes; with dir "" caching is off.
+func New(dir, addr string, max int) Cache {
 	if dir == "" {
-		return toolCache{}
+		return Cache{}
 	}
 	safe := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
@@ -37,12 +42,15 @@ func newToolCache(dir, addr string, max int) toolCache {
 		}
 		return '_' // ':' is not allowed in Windows file names
 	}, addr)
-	return toolCache{path: filepath.Join(dir, "tools-"+safe+".json"), max: max}
+	return Cache{path: filepath.Join(dir, "tools-"+safe+".json"), max: max}
 }
 
-// load returns the cached result, or nil: with no error when there is
+// Path is the cache file's name; "" when caching is off.
+func (c Cache) Path() string { return c.path }
+
+// Load returns the cached result, or nil: with no error when there is
 // none, with one saying why when the file cannot be used.
-func (c toolCache) load() ([]byte, error) {
+func (c Cache) Load() ([]byte, error) {
 	if c.path == "" {
 		return nil, nil
 	}
@@ -81,8 +89,8 @@ func (c toolCache) load() ([]byte, error) {
 	return rpc.Compact(bytes.TrimSpace(data)), nil
 }
 
-// store replaces the cached result.
-func (c toolCache) store(result []byte) error {
+// Store replaces the cached result.
+func (c Cache) Store(result []byte) error {
 	if c.path == "" {
 		return nil
 	}
