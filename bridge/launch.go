@@ -62,7 +62,7 @@ func (b *bridge) mayLaunch(j *job, err error) bool {
 // session that ends meanwhile drops it unsent. It runs before runJob's own
 // recover: it has one of its own.
 func (b *bridge) launchIfDown(j *job) (over bool) {
-	if !b.tools.isDown() || !b.wantsLaunch(j) {
+	if b.cfg.Launch == nil || !b.tools.isDown() || !b.wantsLaunch(j) { // no lock taken without --launch
 		return false
 	}
 	defer func() {
