@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // FuzzWhatAProgramWrites: whatever the program writes (its output file)
@@ -18,7 +20,7 @@ func FuzzWhatAProgramWrites(f *testing.F) {
 	f.Add([]byte("FreeCAD 0.20\nError: no licence\x1b[31m\n"), "C:\\Program Files\\FreeCAD 1.0\\bin\\freecad.exe", []byte(`{"until":"2026-01-01T00:00:00Z","why":"it exited"}`))
 	f.Add([]byte("\xff\xfe\r\n\u202e\u200b\n\n"), "a\nb", []byte(`{"pid":-1,"why":`+strings.Repeat(`"x`, 3)+`}`))
 	f.Fuzz(func(t *testing.T, output []byte, word string, lock []byte) {
-		dir := t.TempDir()
+		dir := testdir.New(t) // Wine can remove it
 		out := filepath.Join(dir, "out.log")
 		if err := os.WriteFile(out, output, 0o600); err != nil {
 			t.Fatal(err)
