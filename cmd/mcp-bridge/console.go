@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // isConsole reports whether f is a person's console or terminal (not a
@@ -43,39 +45,4 @@ Press Enter to close this window.
 }
 
 // prog is how to run this program from a terminal in its folder.
-func prog() string { return progName(runtime.GOOS, "mcp-bridge.exe") }
-
-// progName is how to run the program file name from a terminal (cmd or
-// PowerShell on Windows) in its folder: on Windows by its path in that
-// folder (.\mcp-bridge.exe: PowerShell runs no program of the current
-// folder by bare name), with PowerShell's & '…' when the name needs
-// quoting (a browser saves a second download as "mcp-bridge (1).exe");
-// elsewhere as mcp-bridge, the name install --copy gives it.
-func progName(goos, name string) string {
-	if goos != "windows" {
-		return "mcp-bridge"
-	}
-	if strings.ContainsAny(name, " '\"&()[]{}$`;,@#%^=+~") {
-		return "& '.\\" + strings.ReplaceAll(name, "'", "''") + "'"
-	}
-	return `.\` + name
-}
-
-// runFrom is the command line that runs exe (its path by goos's rules)
-// with args from a terminal whose working folder is dir: prefixed with
-// the cd to exe's folder on Windows when that is another one.
-func runFrom(goos, exe, dir, args string) []string {
-	if goos != "windows" {
-		return []string{progName(goos, "") + " " + args}
-	}
-	i := strings.LastIndexAny(exe, `\/`)
-	folder, name := exe[:i+1], exe[i+1:]
-	lines := []string{progName(goos, name) + " " + args}
-	if trim := strings.TrimRight(folder, `\/`); folder != "" && !strings.EqualFold(trim, strings.TrimRight(dir, `\/`)) {
-		if strings.HasSuffix(trim, ":") { // C:\, not C:
-			trim = folder
-		}
-		lines = append([]string{`cd "` + trim + `"`}, lines...)
-	}
-	return lines
-}
+func prog() string { return register.ProgName(runtime.GOOS, "mcp-bridge.exe") }
