@@ -24,7 +24,15 @@ func isConsole(f *os.File) bool {
 // silently waiting for a client's messages: what it is and what to run.
 // It waits for Enter, so that a window opened for it stays until read.
 func consoleGuide(e *env) error {
-	fmt.Fprintf(e.stderr, `mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop,
+	fmt.Fprint(e.stderr, consoleText(runtime.GOOS))
+	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
+	return nil
+}
+
+// consoleText is the guide as a person on goos reads it (a parameter, so
+// that the Windows text is checked anywhere: testdata/help/console.*).
+func consoleText(goos string) string {
+	return fmt.Sprintf(`mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop,
 Cursor, VS Code or CodeBuddy) to the CAD program's MCP base. It is not run by
 hand: your assistant starts it. Set it up from a terminal (cmd or PowerShell)
 in this folder:
@@ -39,10 +47,5 @@ in this folder:
       everything else
 
 Press Enter to close this window.
-`, version, wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80), prog())
-	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
-	return nil
+`, version, wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80), register.ProgName(goos, "mcp-bridge.exe"))
 }
-
-// prog is how to run this program from a terminal in its folder.
-func prog() string { return register.ProgName(runtime.GOOS, "mcp-bridge.exe") }
