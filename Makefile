@@ -101,10 +101,14 @@ clean:
 	rm -rf bin dist
 
 # bench: the bridge against a direct call to the simulated base and against
-# the floor relay (built with $(GO)), medians of three rounds (a table), then
-# the hot paths with -benchmem. Not part of `make test`.
+# the floor relay (built with $(GO)), medians of three rounds (a table), and
+# where its idle RSS goes (measured on bin/mcp-bridge-symbols, the same build
+# with its symbols); the table and the account are written in
+# docs/performance.md between its marks. Then the hot paths with -benchmem.
+# Not part of `make test`.
 bench: build
-	$(BIN) bench --go $(GO)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
+	$(BIN) bench --go $(GO) --symbols bin/mcp-bridge-symbols --doc docs/performance.md
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui
