@@ -9,14 +9,14 @@ import (
 )
 
 // unmapUntouched drops this process's mappings of its own binary's code
-// and read-only data, and asks the kernel to map back only the pages used
-// from now on. Reading a page of a mapped file makes the kernel map the
-// pages around it too (fault-around, 64 KiB): the runtime and some 170
-// package initialisers, spread over the whole binary, leave most of it
-// mapped, though an idle stdio bridge uses a small part of it. The pages
-// stay in the page cache (shared with every process running the binary);
-// only this process's mappings go. Only the read-only mappings: the data
-// mapping holds what the program wrote.
+// and read-only data, so that only the pages used from then on are mapped
+// again. Reading a page of a mapped file makes the kernel map the 64 KiB
+// around it too (fault-around): the runtime and some 170 package
+// initialisers, spread over the whole binary, leave most of it mapped,
+// though a stdio bridge goes on to use a small part of it. The pages stay
+// in the page cache (shared with every process running the binary); only
+// this process's mappings go. Only the read-only mappings: the data
+// mapping holds what the program wrote, which MADV_DONTNEED would lose.
 func unmapUntouched() {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
@@ -39,11 +39,6 @@ func unmapUntouched() {
 		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		madvise(uintptr(start), uintptr(end-start), syscall.MADV_RANDOM)
-		madvise(uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, uintptr(start), uintptr(end-start), syscall.MADV_DONTNEED)
 	}
-}
-
-func madvise(addr, n uintptr, advice int) {
-	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, addr, n, uintptr(advice))
 }
