@@ -101,11 +101,15 @@ clean:
 	rm -rf bin dist
 
 # bench: the bridge against a direct call to the simulated base and against
-# the floor relay (built with $(GO)), medians of three rounds (a table), then
-# the hot paths with -benchmem (telemetry's: a call's cost off, with
-# metrics, with traces). Not part of `make test`.
+# the floor relay (built with $(GO)), medians of three rounds (a table), and
+# where its idle RSS goes (measured on bin/mcp-bridge-symbols, the same build
+# with its symbols); the table and the account are written in
+# docs/performance.md between its marks. Then the hot paths with -benchmem
+# (telemetry's: a call's cost off, with metrics, with traces). Not part of
+# `make test`.
 bench: build
-	$(BIN) bench --go $(GO)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
+	$(BIN) bench --go $(GO) --symbols bin/mcp-bridge-symbols --doc docs/performance.md
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui

@@ -164,8 +164,11 @@ Commands:
   connect  relay stdio to a remote bridge over HTTPS:  mcp-bridge connect https://cad-pc:8931/mcp --fingerprint sha256:…
   sim      run a simulated CAD base (for trying things out and for tests)
   demo     show the bridge working end to end on the simulated base
-  help     this text; help <command> for a command's flags
+  help     this text; help <command> for a command's flags, help <topic> for a subject
   version  the version (also --version)
+
+Topics (mcp-bridge help <topic>; docs/ has the rest):
+%s
 
 Examples:
   mcp-bridge --print-config                    paste into your client's config
@@ -180,7 +183,9 @@ not given; the others only from the command line):
 
 func runBridge(ctx context.Context, e *env, args []string) error {
 	f := newBridgeFlags(e.stderr)
-	f.fs.Usage = func() { fmt.Fprintf(e.stderr, bridgeUsage+"%s", clientList(), f.fs.FlagUsages()) }
+	f.fs.Usage = func() {
+		fmt.Fprintf(e.stderr, bridgeUsage+"%s", clientList(), strings.TrimSuffix(topicList(), "\n"), f.fs.FlagUsages())
+	}
 	if err := f.parse(args, e.getenv); err != nil {
 		if err == pflag.ErrHelp {
 			return nil
@@ -264,7 +269,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	widenPipe(e.stdout)
-	err = bridge.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
+	err = bridge.Run(ctx, cfg, interruptible(e.stdin), afterFirstWrite(e.stdout, func() { unmapUntouched(log) }))
 	log.Info().Msg("mcp-bridge stopped")
 	return err
 }

@@ -59,10 +59,10 @@ func keys(v any, prefix string) []string {
 	return out
 }
 
-// TestReadmesNameEveryClient: docs/install.md's install table has a command for
+// TestReadmesNameEveryClient: docs/clients.md's install table has a command for
 // every client install knows, and configs/README.md a row with its id.
 func TestReadmesNameEveryClient(t *testing.T) {
-	readme, err := os.ReadFile("../../docs/install.md")
+	readme, err := os.ReadFile("../../docs/clients.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestReadmesNameEveryClient(t *testing.T) {
 			command = "| `mcp-bridge --print-config --client " + c.ID
 		}
 		if !strings.Contains(string(readme), command) && !strings.Contains(string(readme), "(`"+c.ID+"`) |") {
-			t.Errorf("docs/install.md's install table has no row for %s (%s)", c.Name, command)
+			t.Errorf("docs/clients.md's install table has no row for %s (%s)", c.Name, command)
 		}
 		if !strings.Contains(string(configs), "`"+c.ID+"`") {
 			t.Errorf("configs/README.md does not name %s (`%s`)", c.Name, c.ID)

@@ -235,12 +235,6 @@ func (c *connectEntry) clearText(f *bridgeFlags) bool {
 	return !bridge.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
 }
 
-// urlForm: the client gets its own URL entry rather than connect's: it
-// has one, and no certificate is to be pinned (no client pins one).
-func (c *connectEntry) urlForm(cl *clientconf.Client) bool {
-	return c.url != "" && cl.URLForm != nil && c.fingerprint == "" && c.ca == ""
-}
-
 // server is the entry: this executable, connect, the URL and its settings.
 func (c *connectEntry) server(exe string, f *bridgeFlags) clientconf.Server {
 	args := []string{"connect", c.url}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // isConsole reports whether f is a person's console or terminal (not a
@@ -22,7 +24,15 @@ func isConsole(f *os.File) bool {
 // silently waiting for a client's messages: what it is and what to run.
 // It waits for Enter, so that a window opened for it stays until read.
 func consoleGuide(e *env) error {
-	fmt.Fprintf(e.stderr, `mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop,
+	fmt.Fprint(e.stderr, consoleText(runtime.GOOS))
+	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
+	return nil
+}
+
+// consoleText is the guide as a person on goos reads it (a parameter, so
+// that the Windows text is checked anywhere: testdata/help/console.*).
+func consoleText(goos string) string {
+	return fmt.Sprintf(`mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop,
 Cursor, VS Code or CodeBuddy) to the CAD program's MCP base. It is not run by
 hand: your assistant starts it. Set it up from a terminal (cmd or PowerShell)
 in this folder:
@@ -37,45 +47,5 @@ in this folder:
       everything else
 
 Press Enter to close this window.
-`, version, wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80), prog())
-	_, _ = bufio.NewReader(e.stdin).ReadString('\n')
-	return nil
-}
-
-// prog is how to run this program from a terminal in its folder.
-func prog() string { return progName(runtime.GOOS, "mcp-bridge.exe") }
-
-// progName is how to run the program file name from a terminal (cmd or
-// PowerShell on Windows) in its folder: on Windows by its path in that
-// folder (.\mcp-bridge.exe: PowerShell runs no program of the current
-// folder by bare name), with PowerShell's & '…' when the name needs
-// quoting (a browser saves a second download as "mcp-bridge (1).exe");
-// elsewhere as mcp-bridge, the name install --copy gives it.
-func progName(goos, name string) string {
-	if goos != "windows" {
-		return "mcp-bridge"
-	}
-	if strings.ContainsAny(name, " '\"&()[]{}$`;,@#%^=+~") {
-		return "& '.\\" + strings.ReplaceAll(name, "'", "''") + "'"
-	}
-	return `.\` + name
-}
-
-// runFrom is the command line that runs exe (its path by goos's rules)
-// with args from a terminal whose working folder is dir: prefixed with
-// the cd to exe's folder on Windows when that is another one.
-func runFrom(goos, exe, dir, args string) []string {
-	if goos != "windows" {
-		return []string{progName(goos, "") + " " + args}
-	}
-	i := strings.LastIndexAny(exe, `\/`)
-	folder, name := exe[:i+1], exe[i+1:]
-	lines := []string{progName(goos, name) + " " + args}
-	if trim := strings.TrimRight(folder, `\/`); folder != "" && !strings.EqualFold(trim, strings.TrimRight(dir, `\/`)) {
-		if strings.HasSuffix(trim, ":") { // C:\, not C:
-			trim = folder
-		}
-		lines = append([]string{`cd "` + trim + `"`}, lines...)
-	}
-	return lines
+`, version, wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80), register.ProgName(goos, "mcp-bridge.exe"))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // addHTTPFlags adds the Streamable HTTP settings (each also read from
@@ -195,7 +196,7 @@ func pinNote(f *bridgeFlags, getenv func(string) string, url string, wildcard bo
 		cmd = "mcp-bridge install --client " + f.client + " --url " + url + " --fingerprint " + fp
 	}
 	if f.tokenFile != "" {
-		cmd += " --token-file " + shellQuoteIfNeeded(f.tokenFile)
+		cmd += " --token-file " + register.ShellQuoteIfNeeded(f.tokenFile)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the certificate is self-signed: a client given this URL refuses it. Register the bridge through connect, which pins the certificate by its fingerprint:\n  %s\n", cmd)

@@ -6,15 +6,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 const installUsage = `Usage: mcp-bridge install --client C [--scope user|project|local] [--name N] [--dry-run] [bridge flags]
@@ -90,231 +88,26 @@ func runInstall(e *env, cmd string, args []string) error {
 		return usageError{fmt.Errorf("--scope %q: want user, project or local", *scope)}
 	}
 	dir, _ := os.Getwd()
-	ce := clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}
-	var clients []*clientconf.Client
-	switch f.client {
-	case "":
-		return usageError{errors.New("--client is required: " + strings.Join(clientconf.IDs(), ", ") + ", or all")}
-	case "all":
-		for _, c := range clientconf.Clients {
-			if ce.Installed(c) && (*scope == "user" || len(ce.Candidates(c, *scope)) > 0) {
-				clients = append(clients, c)
-			}
-		}
-		if len(clients) == 0 {
-			return fmt.Errorf("no MCP client found on this machine for scope %s; name one with --client", *scope)
-		}
-	default:
-		c := clientconf.Lookup(f.client)
-		if c == nil {
-			return usageError{fmt.Errorf("--client %q%s: want %s, or all", f.client, didYouMean(f.client, append(clientconf.IDs(), "all")), strings.Join(clientconf.IDs(), ", "))}
-		}
-		if c.Paste != "" {
-			return usageError{fmt.Errorf("%s keeps its servers in its own settings, not in a file install may edit: mcp-bridge --print-config --client %s prints the JSON to paste there (%s)", c.Name, c.ID, c.Paste)}
-		}
-		if c.OnlyOS != "" && c.OnlyOS != ce.OS {
-			return usageError{fmt.Errorf("%s runs only on %s", c.Name, osName(c.OnlyOS))}
-		}
-		if len(ce.Candidates(c, *scope)) == 0 {
-			return usageError{fmt.Errorf("%s has no %s scope", c.Name, *scope)}
-		}
-		clients = []*clientconf.Client{c}
-	}
-	var server clientconf.Server
+	req := register.Request{Uninstall: cmd == "uninstall", Client: f.client, Scope: *scope, Name: f.name, DryRun: *dryRun, Force: *force,
+		Remote: remote.url, Pinned: remote.fingerprint != "" || remote.ca != "", TokenFile: f.tokenFile, Args: args, DidYouMean: didYouMean}
 	if cmd == "install" {
-		var err error
-		if server, err = bridgeServer(e, f); err != nil {
+		server, err := bridgeServer(e, f)
+		if err != nil {
 			return err
 		}
 		if remote.url != "" {
 			server = remote.server(server.Command, f)
 		}
-		if !*copyExe && slices.ContainsFunc(clients, func(c *clientconf.Client) bool { return !remote.urlForm(c) }) {
-			warnTransient(e, ce, server.Command, "install --copy "+strings.Join(args, " "))
-		}
-		if *copyExe {
-			dest := ce.CopyTarget()
-			if !*dryRun {
-				if err := clientconf.CopyExecutable(server.Command, dest); err != nil {
-					return fmt.Errorf("--copy: %w", err)
-				}
-			}
-			copied := "copied"
-			if *dryRun {
-				copied = "would copy"
-			}
-			fmt.Fprintf(e.stdout, "%s %s to %s\n", copied, server.Command, dest)
-			server.Command = dest
-		}
+		req.Server, req.Copy = server, *copyExe
+	} else {
+		// An entry that runs this executable is ours, whatever its name.
+		req.Self, _ = clientconf.Executable(e.argv0, exec.LookPath, os.Executable)
 	}
-	// self is this executable: an entry that runs it is ours, whatever its
-	// name (uninstall; install has it as the server's command).
-	self, _ := clientconf.Executable(e.argv0, exec.LookPath, os.Executable)
-	failed := 0
-	tokenVarUsers := []string{} // the clients whose entry takes the token from CAD_MCP_TOKEN
-	var table [][3]string       // --client all: client, file, what was done
-	var newContent []string     // --client all --dry-run: the files it would write
-	for _, c := range clients {
-		var results []clientconf.Result
-		var err error
-		if cmd == "install" {
-			target, ok := ce.Target(c, *scope)
-			if !ok {
-				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
-			} else {
-				s := server
-				if remote.urlForm(c) {
-					s = c.URLServer(remote.url, f.tokenFile != "")
-					if f.tokenFile != "" {
-						tokenVarUsers = append(tokenVarUsers, c.Name)
-					}
-				}
-				var r clientconf.Result
-				r, err = clientconf.Install(target, f.name, s, clientconf.Options{DryRun: *dryRun, Force: *force, Self: server.Command})
-				results = append(results, r)
-			}
-		} else {
-			// Every file the client may read for this scope.
-			for _, file := range ce.Candidates(c, *scope) {
-				r, rerr := clientconf.Uninstall(file, f.name, clientconf.Options{DryRun: *dryRun, Force: *force, Self: self})
-				if rerr != nil {
-					err = rerr
-					break
-				}
-				if r.Action != "absent" || len(results) == 0 {
-					results = append(results, r)
-				}
-			}
-		}
-		if f.client == "all" {
-			table = append(table, tableRows(c, f.name, results, err, *dryRun)...)
-			for _, r := range results {
-				if *dryRun && r.After != nil {
-					newContent = append(newContent, fmt.Sprintf("%s, new content:\n%s\n", r.File, indentText(string(r.After), "    ")))
-				}
-			}
-			if err != nil {
-				failed++
-			}
-			continue
-		}
-		if err != nil {
-			failed++
-			fmt.Fprintf(e.stderr, "%s: %v\n", c.Name, err)
-			continue
-		}
-		report(e, c, f.name, results, *dryRun)
+	err := register.Run(clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, req, e.stdout, e.stderr)
+	if ue := (register.UsageError{}); errors.As(err, &ue) {
+		return usageError{err}
 	}
-	if f.client == "all" {
-		printTable(e, cmd, table)
-		for _, c := range newContent {
-			fmt.Fprint(e.stdout, c)
-		}
-		for _, c := range clientconf.Clients {
-			if c.Paste != "" {
-				fmt.Fprintf(e.stdout, "%s takes its servers pasted in its settings: mcp-bridge --print-config --client %s\n", c.Name, c.ID)
-			}
-		}
-	}
-	if len(tokenVarUsers) > 0 {
-		fmt.Fprintf(e.stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  %s\n",
-			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, f.tokenFile, setTokenVar(runtime.GOOS, f.tokenFile))
-	}
-	if failed > 0 {
-		return fmt.Errorf("%s failed for %d of %d clients", cmd, failed, len(clients))
-	}
-	return nil
-}
-
-func report(e *env, c *clientconf.Client, name string, results []clientconf.Result, dryRun bool) {
-	changed := false
-	for _, r := range results {
-		switch r.Action {
-		case "added":
-			fmt.Fprintf(e.stdout, "%s: %s %q to %s\n", c.Name, done(r.Action, dryRun), name, r.File)
-		case "updated":
-			fmt.Fprintf(e.stdout, "%s: %s %q in %s\n", c.Name, done(r.Action, dryRun), name, r.File)
-		case "removed":
-			fmt.Fprintf(e.stdout, "%s: %s %q from %s\n", c.Name, done(r.Action, dryRun), name, r.File)
-		case "unchanged":
-			fmt.Fprintf(e.stdout, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
-		default:
-			fmt.Fprintf(e.stdout, "%s: %q is not registered in %s\n", c.Name, name, r.File)
-		}
-		if r.Action == "unchanged" || r.Action == "absent" {
-			continue
-		}
-		changed = true
-		if r.Backup != "" {
-			fmt.Fprintf(e.stdout, "  the previous file is kept as %s\n", r.Backup)
-		}
-		if dryRun && r.After != nil {
-			fmt.Fprintf(e.stdout, "  new content:\n%s\n", indentText(string(r.After), "    "))
-		}
-	}
-	if changed && !dryRun {
-		fmt.Fprintf(e.stdout, "  then: %s\n", c.Restart)
-	}
-}
-
-// done is what install or uninstall did to an entry ("added"), or with
-// --dry-run what it would do ("would add").
-func done(action string, dryRun bool) string {
-	if !dryRun {
-		return action
-	}
-	return "would " + map[string]string{"added": "add", "updated": "update", "removed": "remove"}[action]
-}
-
-// tableRows are --client all's lines for one client: a line per file it
-// changed (or found up to date), and what to do next.
-func tableRows(c *clientconf.Client, name string, results []clientconf.Result, err error, dryRun bool) [][3]string {
-	if err != nil {
-		file := ""
-		if len(results) > 0 {
-			file = results[len(results)-1].File
-		}
-		return [][3]string{{c.Name, file, "FAILED: " + strings.ReplaceAll(err.Error(), "\n", " ")}}
-	}
-	var rows [][3]string
-	for _, r := range results {
-		what := map[string]string{"unchanged": "already up to date", "absent": "not registered"}[r.Action]
-		if what == "" {
-			what = done(r.Action, dryRun)
-		}
-		what += fmt.Sprintf(" (%q)", name)
-		if r.Backup != "" {
-			what += "; previous file kept as " + filepath.Base(r.Backup)
-		}
-		if !dryRun && (r.Action == "added" || r.Action == "updated") {
-			what += "; then " + c.Restart
-		}
-		rows = append(rows, [3]string{c.Name, r.File, what})
-	}
-	return rows
-}
-
-// printTable prints --client all's report: every client found, its
-// file, and what install or uninstall did there.
-func printTable(e *env, cmd string, rows [][3]string) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "CLIENT\tFILE\t%s\n", strings.ToUpper(cmd))
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r[0], r[1], r[2])
-	}
-	tw.Flush()
-}
-
-func osName(goos string) string {
-	return map[string]string{"windows": "Windows", "darwin": "macOS", "linux": "Linux"}[goos]
-}
-
-func indentText(s, prefix string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i := range lines {
-		lines[i] = prefix + lines[i]
-	}
-	return strings.Join(lines, "\n")
+	return err
 }
 
 // urlClients are the clients --print-config --listen writes the URL entry
@@ -337,7 +130,7 @@ func listenRefusal(f *bridgeFlags, args []string) error {
 		case strings.HasPrefix(a, "--listen="):
 			fromEnv = false
 		default:
-			rest = append(rest, shellQuoteIfNeeded(a))
+			rest = append(rest, register.ShellQuoteIfNeeded(a))
 		}
 	}
 	var b strings.Builder
@@ -363,31 +156,8 @@ func listenRefusal(f *bridgeFlags, args []string) error {
 	return errors.New(b.String())
 }
 
-func shellQuoteIfNeeded(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\"'$`\\|&;<>()*?[]{}~") {
-		return s
-	}
-	return shellQuote(s)
-}
-
 // warnTransient warns, on stderr, when the binary being registered lives
-// in a folder that will not last, and shows the command that registers a
-// copy that stays instead.
-// args are the arguments of that command, after the program's name.
+// in a folder that will not last (register.TransientWarning).
 func warnTransient(e *env, ce clientconf.Env, exe, args string) {
-	if why := ce.Transient(exe); why != "" {
-		fmt.Fprintf(e.stderr, "warning: %s is in %s: once it is gone, the client cannot start the bridge.\n  Register a copy that stays (%s):\n  %s\n", exe, why, filepath.Dir(ce.CopyTarget()), strings.Join(runFrom(ce.OS, exe, ce.Dir, args), "\n  "))
-	}
-}
-
-// setTokenVar is the command that sets the token variable from the token
-// file: for the user's environment in PowerShell on Windows (clients
-// started from the Start menu inherit it; restart them), for the shell's
-// profile elsewhere.
-func setTokenVar(goos, tokenFile string) string {
-	if goos == "windows" {
-		return fmt.Sprintf("[Environment]::SetEnvironmentVariable('%s', (Get-Content -Raw '%s').Trim(), 'User')",
-			clientconf.TokenVar, strings.ReplaceAll(tokenFile, "'", "''"))
-	}
-	return fmt.Sprintf("export %s=\"$(cat %s)\"", clientconf.TokenVar, shellQuoteIfNeeded(tokenFile))
+	fmt.Fprint(e.stderr, register.TransientWarning(ce, exe, args))
 }

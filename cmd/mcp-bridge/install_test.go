@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // runCLIAs is runCLI with argv[0] set, as the shell would.
@@ -94,7 +96,7 @@ func TestPrintConfigDefects(t *testing.T) {
 	// --add-mcp wants a name in it.
 	out, errs, _ := runCLI(t, nil, "", "--print-config", "--client", "claude-code")
 	// quoted is how the start of s looks quoted for this OS's shell.
-	quoted := func(s string) string { q := shellQuote(s); return q[:len(q)-1] }
+	quoted := func(s string) string { q := register.ShellQuote(s); return q[:len(q)-1] }
 	if !strings.Contains(errs, "claude mcp add-json --scope user cad-autocad "+quoted(`{"type":"stdio","command":`)) {
 		t.Errorf("claude-code: no ready command on stderr:\n%s", errs)
 	}

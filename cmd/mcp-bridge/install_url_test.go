@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // TestInstallURLForms: install --url writes the client's own URL form
@@ -57,7 +59,7 @@ func TestInstallURLForms(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", tt.client, code, out, errs)
 		}
-		if !strings.Contains(out, "CAD_MCP_TOKEN variable") || !strings.Contains(out, setTokenVar(runtime.GOOS, tok)) {
+		if !strings.Contains(out, "CAD_MCP_TOKEN variable") || !strings.Contains(out, register.SetTokenVar(runtime.GOOS, tok)) {
 			t.Errorf("%s: install does not say which variable to set:\n%s", tt.client, out)
 		}
 		if strings.Contains(errs, "warning:") {
@@ -106,17 +108,6 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// TestSetTokenVar: the command install shows sets the variable from the
-// token file in the user's shell: PowerShell on Windows, sh elsewhere.
-func TestSetTokenVar(t *testing.T) {
-	if got, want := setTokenVar("linux", "/home/me/token"), `export CAD_MCP_TOKEN="$(cat /home/me/token)"`; got != want {
-		t.Errorf("linux: %s, want %s", got, want)
-	}
-	if got, want := setTokenVar("windows", `C:\Users\O'Neil\token`), `[Environment]::SetEnvironmentVariable('CAD_MCP_TOKEN', (Get-Content -Raw 'C:\Users\O''Neil\token').Trim(), 'User')`; got != want {
-		t.Errorf("windows: %s, want %s", got, want)
-	}
 }
 
 // TestInstallURLRefusesVariables: clients fill variables in where they

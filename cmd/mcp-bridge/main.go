@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -85,10 +86,7 @@ func run(ctx context.Context, e *env) error {
 	if len(e.args) > 0 {
 		switch e.args[0] {
 		case "help":
-			if len(e.args) > 1 && e.args[1] != "help" && e.args[1] != "version" {
-				return run(ctx, &env{argv0: e.argv0, args: []string{e.args[1], "--help"}, getenv: e.getenv, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
-			}
-			return runBridge(ctx, e, []string{"--help"})
+			return runHelp(ctx, e, e.args[1:])
 		case "version":
 			return runBridge(ctx, e, []string{"--version"})
 		case "sim":
@@ -117,6 +115,26 @@ func run(ctx context.Context, e *env) error {
 		}
 	}
 	return runBridge(ctx, e, e.args)
+}
+
+// runHelp is `help`, `help <command>` (the command's --help) and
+// `help <topic>`.
+func runHelp(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "version" {
+		return runBridge(ctx, e, []string{"--help"})
+	}
+	if len(args) > 1 {
+		return usageError{fmt.Errorf("help takes one command or topic, got %q", strings.Join(args, " "))}
+	}
+	if t := lookupTopic(args[0]); t != nil {
+		fmt.Fprint(e.stderr, t.help())
+		return nil
+	}
+	if !slices.Contains(commands, args[0]) {
+		words := append(slices.Clone(commands), topicNames()...)
+		return usageError{fmt.Errorf("no command or topic %q%s; the commands are %s, the topics %s", args[0], didYouMean(args[0], words), strings.Join(commands, ", "), strings.Join(topicNames(), ", "))}
+	}
+	return run(ctx, &env{argv0: e.argv0, args: []string{args[0], "--help"}, getenv: e.getenv, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
 }
 
 // parseFlags parses a subcommand's flags. done is true when the command

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // notSettings are flags of --print-config and install themselves, never
@@ -113,21 +114,11 @@ func printConfig(e *env, f *bridgeFlags) error {
 	}
 	switch c.ID {
 	case "claude-code":
-		fmt.Fprintf(e.stderr, "or run:\n  claude mcp add-json --scope user %s %s\n", f.name, shellQuote(entry))
+		fmt.Fprintf(e.stderr, "or run:\n  claude mcp add-json --scope user %s %s\n", f.name, register.ShellQuote(entry))
 	case "vscode", "vscode-insiders":
 		named, _ := clientconf.Marshal(append(clientconf.Named(f.name), clientconf.EntryJSON(c, s)...), "")
 		code := map[string]string{"vscode": "code", "vscode-insiders": "code-insiders"}[c.ID]
-		fmt.Fprintf(e.stderr, "or run:\n  %s --add-mcp %s\n", code, shellQuote(named))
+		fmt.Fprintf(e.stderr, "or run:\n  %s --add-mcp %s\n", code, register.ShellQuote(named))
 	}
 	return nil
-}
-
-// shellQuote quotes s for the shell the user most likely has: single
-// quotes for POSIX shells, double quotes (inner ones doubled) for cmd and
-// PowerShell on Windows.
-func shellQuote(s string) string {
-	if runtime.GOOS == "windows" {
-		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Expansion is what a client fills in in the strings of its file (the
@@ -25,7 +26,11 @@ type Expansion struct {
 // file a file's path whose content replaces it; a match with none of
 // them is a value of the client's own (${workspaceFolder}, ${input:id}).
 type ExpandPass struct {
-	Re *regexp.Regexp
+	// Re is the pattern, compiled when first used: a stdio bridge, which
+	// edits no client's file, never compiles it (package initialisation
+	// compiled ten of them, 47 KB and the regexp compiler's code pages,
+	// in every run).
+	Re func() *regexp.Regexp
 	// UnsetEmpty: an unset variable becomes "" (OpenCode, VS Code); else
 	// the reference stays as written.
 	UnsetEmpty bool
@@ -35,31 +40,36 @@ type ExpandPass struct {
 var (
 	// Gemini CLI's resolveEnvVarsInString: $NAME (\w+, digits first too),
 	// ${NAME} and ${NAME:-default}; an unset one stays as written.
-	shellVars = &Expansion{Passes: []ExpandPass{{Re: regexp.MustCompile(`\$(?:(?P<name>\w+)|\{(?P<name2>[^}]+?)(?::-(?P<def>[^}]*))?\})`)}}}
+	shellVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$(?:(?P<name>\w+)|\{(?P<name2>[^}]+?)(?::-(?P<def>[^}]*))?\})`)}}}
 	// Claude Code: ${NAME} and ${NAME:-default}, never $NAME.
-	braceVars = &Expansion{Passes: []ExpandPass{{Re: regexp.MustCompile(`\$\{(?P<name>[^}]+?)(?::-(?P<def>[^}]*))?\}`)}}}
+	braceVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{(?P<name>[^}]+?)(?::-(?P<def>[^}]*))?\}`)}}}
 	// VS Code's resolver: every ${…}; ${env:NAME} is a variable ("" when
 	// unset), the others (${workspaceFolder}, ${input:id}, ${config:…},
 	// ${command:…}) its own.
-	vscodeVars = &Expansion{Passes: []ExpandPass{{Re: regexp.MustCompile(`\$\{env:(?P<name>[^}]*)\}|\$\{[^}]*\}`), UnsetEmpty: true}}}
+	vscodeVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{env:(?P<name>[^}]*)\}|\$\{[^}]*\}`), UnsetEmpty: true}}}
 	// Cursor: ${env:NAME}, and its own ${userHome}, ${workspaceFolder},
 	// ${workspaceFolderBasename}, ${pathSeparator}, ${/}.
-	cursorVars = &Expansion{Passes: []ExpandPass{{Re: regexp.MustCompile(`\$\{env:(?P<name>[^}]+)\}|\$\{[^}]*\}`)}}}
+	cursorVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{env:(?P<name>[^}]+)\}|\$\{[^}]*\}`)}}}
 	// Windsurf: ${env:NAME} and ${file:PATH}.
-	windsurfVars = &Expansion{Passes: []ExpandPass{{Re: regexp.MustCompile(`\$\{env:(?P<name>[^}]+)\}|\$\{file:(?P<file>[^}]+)\}|\$\{[^}]*\}`)}}}
+	windsurfVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{env:(?P<name>[^}]+)\}|\$\{file:(?P<file>[^}]+)\}|\$\{[^}]*\}`)}}}
 	// OpenCode's ConfigVariable.substitute, on the file's text: first
 	// {env:NAME} ("" when unset), then {file:PATH}.
 	opencodeVars = &Expansion{Passes: []ExpandPass{
-		{Re: regexp.MustCompile(`\{env:(?P<name>[^}]+)\}`), UnsetEmpty: true},
-		{Re: regexp.MustCompile(`\{file:(?P<file>[^}]+)\}`)},
+		{Re: lazyRegexp(`\{env:(?P<name>[^}]+)\}`), UnsetEmpty: true},
+		{Re: lazyRegexp(`\{file:(?P<file>[^}]+)\}`)},
 	}}
 	// Codex reads its strings as written.
 	noVars = &Expansion{}
 	// Every syntax above, and Windows' %NAME%: for a client nothing says
 	// anything about.
-	anyVars = &Expansion{Unconfirmed: true, Passes: []ExpandPass{{Re: regexp.MustCompile(
+	anyVars = &Expansion{Unconfirmed: true, Passes: []ExpandPass{{Re: lazyRegexp(
 		`\$(?P<name>\w+)|\$\{[^}]*\}|\{env:(?P<name2>[^}]+)\}|\{file:(?P<file>[^}]+)\}|%(?P<name3>[A-Za-z_][A-Za-z0-9_]*)%`)}}}
 )
+
+// lazyRegexp is a pattern compiled once, when first used.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // expansion is what c fills in.
 func (c *Client) expansion() *Expansion {
@@ -87,7 +97,7 @@ type Ref struct {
 func (c *Client) Expand(v string, getenv func(string) string) (out string, refs []Ref) {
 	out = v
 	for _, p := range c.expansion().Passes {
-		out = p.Re.ReplaceAllStringFunc(out, func(m string) string {
+		out = p.Re().ReplaceAllStringFunc(out, func(m string) string {
 			ref, def, hasDef := p.ref(m)
 			switch {
 			case ref.Var != "":
@@ -117,8 +127,9 @@ func (c *Client) Expand(v string, getenv func(string) string) (out string, refs 
 // ref reads one match of the pattern.
 func (p ExpandPass) ref(m string) (ref Ref, def string, hasDef bool) {
 	ref.Text = m
-	sub := p.Re.FindStringSubmatchIndex(m)
-	for i, name := range p.Re.SubexpNames() {
+	re := p.Re()
+	sub := re.FindStringSubmatchIndex(m)
+	for i, name := range re.SubexpNames() {
 		if name == "" || sub[2*i] < 0 {
 			continue
 		}

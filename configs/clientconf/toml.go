@@ -3,7 +3,6 @@ package clientconf
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +49,20 @@ type tomlStmt struct {
 // tomlScalar is a number, boolean or date, as written.
 type tomlScalar string
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// isBareKey says whether k may stand as a TOML key without quotes:
+// A-Z, a-z, 0-9, _ and -, at least one.
+func isBareKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if !isBareKeyByte(k[i]) {
+			return false
+		}
+	}
+	return k != ""
+}
+
+func isBareKeyByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
 
 type tomlScanner struct {
 	src  []byte
@@ -215,7 +227,7 @@ func (sc *tomlScanner) key(stop byte) ([]string, error) {
 			k = v.(string)
 		default:
 			from := sc.i
-			for !sc.eof() && bareKey.Match(sc.src[sc.i:sc.i+1]) {
+			for !sc.eof() && isBareKeyByte(sc.src[sc.i]) {
 				sc.i++
 			}
 			if from == sc.i {
@@ -421,7 +433,7 @@ func (sc *tomlScanner) escape(b *strings.Builder) error {
 }
 
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if isBareKey(k) {
 		return k
 	}
 	return tomlString(k)

@@ -2,13 +2,13 @@ package clientconf
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 // explorerZip is the folder Windows Explorer extracts a zip's file to when
 // it is run from inside the zip: %TEMP%\Temp1_name.zip\.
-var explorerZip = regexp.MustCompile(`(?i)^Temp[0-9]+_.*\.zip$`)
+// Compiled when first used, as the expansion patterns (lazyRegexp).
+var explorerZip = lazyRegexp(`(?i)^Temp[0-9]+_.*\.zip$`)
 
 // Transient says, for people, why the program at path will not stay
 // where it is (a zip Explorer opened, the temporary folder, Downloads), or
@@ -22,7 +22,7 @@ func (e Env) Transient(path string) string {
 		norm = func(p string) string { return strings.ToLower(strings.ReplaceAll(p, "/", `\`)) }
 	}
 	for _, part := range strings.Split(strings.ReplaceAll(path, `\`, "/"), "/") {
-		if explorerZip.MatchString(part) {
+		if explorerZip().MatchString(part) {
 			return "a folder Windows Explorer made to run it from inside a zip; it is deleted when Explorer closes the zip"
 		}
 	}

@@ -5,6 +5,7 @@
 package bench
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"maps"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -32,8 +34,11 @@ type Options struct {
 	Go     string   // the go command that builds the floor; default "go" on PATH
 	Rounds int      // times each figure is measured; the median is reported (default 3)
 	Runs   int      // samples per latency figure and round (default 300)
-	Calls  int      // pipelined calls in the throughput run (default 10000)
-	Log    io.Writer
+	Calls  int      // pipelined calls in the throughput runs (default 10000)
+	// Symbols is a build of Bridge that keeps its symbols (without -s -w),
+	// for the idle-RSS account; "" leaves the account out.
+	Symbols string
+	Log     io.Writer
 }
 
 // window is how many calls the throughput run keeps in flight, as a
@@ -64,6 +69,7 @@ type bench struct {
 	floorWeb string // over HTTP
 	bridges  []subject
 	tmp      string // cache directories, the floor's build
+	instant  string // a base that answers at once (instantBase), for the pipelined figure
 	figs     *figures
 	logf     func(string, ...any)
 }
@@ -86,8 +92,8 @@ func Run(opts Options) (*Report, error) {
 			fmt.Fprintf(opts.Log, format+"\n", a...)
 		}
 	}}
-	rep := &Report{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-		Rounds: opts.Rounds, LoadBefore: loadAverage()}
+	rep := &Report{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+		Date: time.Now().UTC().Format("2006-01-02 15:04 MST"), Bridge: bridgeVersion(opts.Bridge), Rounds: opts.Rounds, LoadBefore: loadAverage()}
 	var err error
 	if b.tmp, err = os.MkdirTemp("", "mcp-bridge-bench-"); err != nil {
 		return nil, err
@@ -107,6 +113,12 @@ func Run(opts Options) (*Report, error) {
 		b.base, b.faults = addr, true
 	}
 	rep.Base = b.base
+	instant, stopInstant, err := instantBase()
+	if err != nil {
+		return nil, err
+	}
+	defer stopInstant()
+	b.instant = instant
 	b.logf("bench: building the floor relay")
 	if b.floorBin, b.floorWeb, err = buildFloor(opts.Go, b.tmp); err != nil {
 		rep.Floor = "not measured: " + err.Error()
@@ -130,6 +142,13 @@ func Run(opts Options) (*Report, error) {
 		b.round()
 	}
 	rep.Figures = b.figs.report()
+	if opts.Symbols != "" {
+		b.logf("bench: the idle RSS account (%s)", opts.Symbols)
+		if rep.Account, err = b.account(opts.Symbols); err != nil {
+			rep.AccountNote = "not measured: " + err.Error()
+			b.logf("bench: %s", rep.AccountNote)
+		}
+	}
 	rep.LoadAfter = loadAverage()
 	return rep, nil
 }
@@ -153,6 +172,7 @@ func (b *bench) round() {
 	try("connect", b.connectFigures())
 	try("start-up", b.startup())
 	try("throughput", b.throughput())
+	try("pipelined throughput", b.pipelinedThroughput())
 	try("idle RSS", b.idleRSS())
 }
 
@@ -167,9 +187,14 @@ func (b *bench) stdioSubjects() []subject {
 
 // spawn starts a subject over stdio; a bridge gets extra flags.
 func (b *bench) spawn(s subject, extra ...string) (*verify.Bridge, error) {
-	args := []string{"-base", b.base}
+	return b.spawnAt(s, b.base, extra...)
+}
+
+// spawnAt starts a subject over stdio against the base at base.
+func (b *bench) spawnAt(s subject, base string, extra ...string) (*verify.Bridge, error) {
+	args := []string{"-base", base}
 	if s.isBridge() {
-		host, port, _ := net.SplitHostPort(b.base)
+		host, port, _ := net.SplitHostPort(base)
 		args = append(append([]string{"--host", host, "--port", port, "--log-level", "error"}, b.cacheFlags(s)...), extra...)
 	}
 	return verify.Start(s.bin, args, verify.Options{Stderr: os.Stderr})
@@ -496,6 +521,118 @@ func pipelined(p *verify.Bridge, from, to int, frame func(int) string) error {
 	return nil
 }
 
+// pipelinedThroughput is the pipelined figure of issue 31: one stdio pipe
+// with window tools/call in flight, a new one sent as each answer arrives,
+// Calls calls in one go against a base that answers at once (so that the
+// relay's own cost is what is measured), answers checked to come in
+// order; calls/s for the floor and each bridge, taking turns.
+func (b *bench) pipelinedThroughput() error {
+	n := b.opts.Calls
+	name := fmt.Sprintf(figPipelined, n, window)
+	b.logf("bench: %s", name)
+	frame := func(i int) string { return verify.ToolCall(strconv.Itoa(i), "get_drawing_info", `{}`) }
+	subjects := b.stdioSubjects()
+	ps := started{}
+	defer ps.close()
+	for _, s := range subjects {
+		p, err := b.spawnAt(s, b.instant)
+		if err != nil {
+			return err
+		}
+		ps[s.name] = p
+		if _, err := roundTrip(p, verify.Initialize("0", "2025-06-18")); err != nil {
+			return fmt.Errorf("%s: initialize: %w", s.name, err)
+		}
+		if err := pipelined(p, 0, window, frame); err != nil { // warm up
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	for j := range subjects {
+		s := subjects[(b.figs.round+j)%len(subjects)]
+		start := time.Now()
+		if err := pipelined(ps[s.name], 0, n, frame); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		b.figs.add(name, "calls/s", s.name, sample{P50: float64(n) / time.Since(start).Seconds()})
+	}
+	return nil
+}
+
+// instantBase is a base that answers every frame at once, with the frame's
+// id and a fixed small result (tools/list: no tools), one frame per
+// connection as the real base: what is measured against it is the relay.
+func instantBase() (addr string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, err := bufio.NewReader(c).ReadBytes('\n')
+				if err != nil && len(line) == 0 {
+					return
+				}
+				var req struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+				}
+				if json.Unmarshal(line, &req) != nil || req.ID == nil {
+					return
+				}
+				result := `{"content":[{"type":"text","text":"ok"}]}`
+				if req.Method == "tools/list" {
+					result = `{"tools":[]}`
+				}
+				_, _ = io.WriteString(c, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":`+result+"}\n")
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() { ln.Close() }, nil
+}
+
+// account is the idle-RSS account of the symbols build (rssaccount's
+// text), in the run of three whose total is the median.
+func (b *bench) account(bin string) (string, error) {
+	tool, err := buildAccount(b.opts.Go, b.tmp)
+	if err != nil {
+		return "", err
+	}
+	type account struct {
+		TotalKiB int    `json:"total_kib"`
+		Text     string `json:"text"`
+	}
+	var accs []account
+	for range 3 {
+		p, err := b.start(subject{"symbols", bin})
+		if err != nil {
+			return "", err
+		}
+		time.Sleep(100 * time.Millisecond) // idle, as idleRSS
+		out, err := exec.Command(tool, "-pid", strconv.Itoa(p.PID()), bin).Output()
+		p.Close()
+		var a account
+		if err == nil {
+			err = json.Unmarshal(out, &a)
+		}
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+			}
+			return "", fmt.Errorf("rssaccount: %w", err)
+		}
+		accs = append(accs, a)
+	}
+	slices.SortFunc(accs, func(x, y account) int { return x.TotalKiB - y.TotalKiB })
+	return accs[len(accs)/2].Text, nil
+}
+
 func (b *bench) idleRSS() error {
 	ps, err := b.startAll(b.stdioSubjects())
 	if err != nil {
@@ -555,6 +692,29 @@ func roundTrip(b *verify.Bridge, line string) (string, error) {
 
 // maxMessageMiB is the bridge's default --max-message, for the batch goal.
 const maxMessageMiB = rpc.DefaultMaxMessage >> 20
+
+// cpuModel is the CPU's name, where /proc/cpuinfo has it.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return ""
+}
+
+// bridgeVersion is what the bridge binary says of itself (--version).
+func bridgeVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(out)), " ")
+}
 
 // loadAverage is the machine's 1, 5 and 15 minute load, where /proc has it.
 func loadAverage() string {

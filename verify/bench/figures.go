@@ -31,6 +31,7 @@ const (
 	figStart      = "start-up: spawn → initialize answered"
 	figExit       = "exit: stdin EOF → process gone"
 	figThroughput = "throughput, %d calls pipelined (window %d)"
+	figPipelined  = "pipelined throughput, one pipe: %d calls, %d in flight, a base that answers at once"
 	figIdle       = "idle RSS after initialize"
 	// What of it is the process's own (heap, stacks): the rest is the
 	// binary's pages, shared with every process running it.
@@ -85,6 +86,8 @@ func targetOf(name string) (target, bool) {
 		return target{"p50 ≤ 5 ms", func(r Row) bool { return r.P50 <= 5000 }}, true
 	case strings.HasPrefix(name, "throughput,"):
 		return perFloorAtLeast(0.95), true
+	case strings.HasPrefix(name, "pipelined throughput,"):
+		return perFloorAtLeast(1.0), true
 	case name == figIdle:
 		return atMost(5.5, "MiB"), true
 	case name == figConnectSmallPS:
@@ -176,14 +179,22 @@ func (f *figures) fail(name string, err error) {
 // Report is the whole run.
 type Report struct {
 	CPUs       int      `json:"cpus"`
+	CPUModel   string   `json:"cpu_model,omitempty"`
 	GoVersion  string   `json:"go_version"`
 	OS         string   `json:"os"`
+	Date       string   `json:"date"`             // when the run started (UTC)
+	Bridge     string   `json:"bridge,omitempty"` // the bridge's --version`
 	Base       string   `json:"base"`
 	Floor      string   `json:"floor"`
 	Rounds     int      `json:"rounds"`
 	LoadBefore string   `json:"load_before,omitempty"` // load average (1, 5, 15 min) at the start
 	LoadAfter  string   `json:"load_after,omitempty"`
 	Figures    []Figure `json:"figures"`
+	// Account is where the idle RSS of the bridge's symbols build goes
+	// (Options.Symbols; rssaccount's tables); AccountNote says why there
+	// is none.
+	Account     string `json:"idle_rss_account,omitempty"`
+	AccountNote string `json:"idle_rss_account_note,omitempty"`
 }
 
 // Figure is one measured line of the report, a row per subject.
@@ -263,7 +274,10 @@ func (f *figures) report() []Figure {
 
 // Print writes the report as a table for people.
 func Print(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "mcp-bridge bench: %d CPUs, %s, %s, base %s; medians of %d rounds\n", rep.CPUs, rep.GoVersion, rep.OS, rep.Base, rep.Rounds)
+	fmt.Fprintf(w, "mcp-bridge bench, %s: %d CPUs (%s), %s, %s, base %s; medians of %d rounds\n", rep.Date, rep.CPUs, rep.CPUModel, rep.GoVersion, rep.OS, rep.Base, rep.Rounds)
+	if rep.Bridge != "" {
+		fmt.Fprintf(w, "bridge: %s\n", rep.Bridge)
+	}
 	fmt.Fprintf(w, "floor: %s\n", rep.Floor)
 	if rep.LoadBefore != "" {
 		fmt.Fprintf(w, "load average: %s before, %s after\n", rep.LoadBefore, rep.LoadAfter)
@@ -284,6 +298,11 @@ func Print(w io.Writer, rep *Report) {
 		}
 	}
 	tw.Flush()
+	if rep.Account != "" {
+		fmt.Fprintf(w, "\n%s", rep.Account)
+	} else if rep.AccountNote != "" {
+		fmt.Fprintf(w, "\nidle RSS account: %s\n", rep.AccountNote)
+	}
 }
 
 func value(r Row, unit string) string {

@@ -44,3 +44,33 @@ func TestReportMedians(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+// TestReplaceBlock: make bench rewrites only what stands between the
+// marks; the text around it stays byte for byte, and a file without both
+// marks, or with one twice, is refused (never half written).
+func TestReplaceBlock(t *testing.T) {
+	doc := "# Performance\n\nHand text.\n" + docBegin + "\nold figures\n" + docEnd + "\n\nMore hand text.\n"
+	got, err := replaceBlock([]byte(doc), "new figures\n\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Performance\n\nHand text.\n" + docBegin + "\n\nnew figures\n\n" + docEnd + "\n\nMore hand text.\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	again, err := replaceBlock(got, "new figures\n")
+	if err != nil || string(again) != string(got) {
+		t.Errorf("a second run with the same figures changed the file: %v\n%s", err, again)
+	}
+	for _, bad := range []string{
+		"no marks\n",
+		docBegin + "\nfigures\n",
+		"figures\n" + docEnd + "\n",
+		docEnd + "\nx\n" + docBegin + "\n",
+		docBegin + "\n" + docBegin + "\nx\n" + docEnd + "\n",
+	} {
+		if _, err := replaceBlock([]byte(bad), "x"); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}

@@ -17,6 +17,25 @@ import (
 //go:embed floor/main.go floor/http.go
 var floorSource embed.FS
 
+// accountSource is rssaccount, which the bench builds the same way, so that
+// what it links (debug/elf) stays out of the bridge.
+//
+//go:embed rssaccount/main.go
+var accountSource []byte
+
+// buildAccount builds rssaccount in dir and returns its path.
+func buildAccount(goCmd, dir string) (string, error) {
+	sub := filepath.Join(dir, "rssaccount")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		return "", err
+	}
+	src := filepath.Join(sub, "main.go")
+	if err := os.WriteFile(src, accountSource, 0o600); err != nil {
+		return "", err
+	}
+	return goBuild(goCommand(goCmd), sub, "rssaccount", []string{src})
+}
+
 func goCommand(goCmd string) string {
 	if goCmd == "" {
 		return "go"
@@ -59,7 +78,7 @@ func goBuild(goCmd, dir, name string, srcs []string) (string, error) {
 		if out := strings.TrimSpace(string(out)); out != "" {
 			err = fmt.Errorf("%v: %s", err, out)
 		}
-		return "", fmt.Errorf("%s build of the floor relay: %w", goCmd, err)
+		return "", fmt.Errorf("%s build of %s: %w", goCmd, name, err)
 	}
 	return bin, nil
 }
