@@ -4,12 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // TestStoreLoad: what is stored comes back on one line; a file that is not
 // one tools/list result, or over the limit by one byte, is not used.
 func TestStoreLoad(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	c := New(dir, "127.0.0.1:9876", 32)
 	if got, err := c.Load(); got != nil || err != nil {
 		t.Fatalf("empty cache: %s, %v", got, err)

@@ -419,7 +419,7 @@ func TestYAMLReadersDisagree(t *testing.T) {
 	// left over, another key changed, each fails.
 	goose := Lookup("goose")
 	src := []byte("k: 1\nextensions:\n  cad:\n    cmd: old\n    mine: 2\n    envs:\n      KEEP: a\n      CAD_MCP_OLD: b\n")
-	good := "k: 1\nextensions:\n  cad:\n    cmd: opt/mcp-bridge/mcp-bridge\n    mine: 2\n    envs:\n      KEEP: a\n      CAD_MCP_HOST: 127.0.0.1\n      CAD_MCP_PORT: \"8080\"\n    type: stdio\n    args: [--log-file, /var/log/b & c.log]\n"
+	good := "k: 1\nextensions:\n  cad:\n    cmd: '" + bridge.Command + "'\n    mine: 2\n    envs:\n      KEEP: a\n      CAD_MCP_HOST: 127.0.0.1\n      CAD_MCP_PORT: \"8080\"\n    type: stdio\n    args: [--log-file, /var/log/b & c.log]\n"
 	if err := yamlCrossCheck(src, []byte(good), goose, "cad", &bridge); err != nil {
 		t.Fatalf("the entry as meant: %v", err)
 	}
