@@ -418,6 +418,30 @@ func TestLaunchCancelledCall(t *testing.T) {
 	h.closeAndWait()
 }
 
+// TestLaunchStoppedBridge: the bridge stopped (a signal, then its grace)
+// while CAD is still starting for a call answers that call "not sent to
+// CAD": nothing of it reached the base, and the client must not read
+// that it may have run.
+func TestLaunchStoppedBridge(t *testing.T) {
+	c := newFakeCAD(t)
+	c.fake.Hold = c.file("hold")
+	h := newHarness(t, nil, c.config(c.launcher(), func(cfg *Config) { cfg.Grace = 10 * time.Millisecond }))
+	h.send(callWithToken("1", "draw_line", lineArgs, `"p"`))
+	progressUntil(t, h, "p", 0, "starting FakeCAD…")
+	h.cancel() // as a SIGTERM would
+	for {
+		got := h.recv()
+		if field(t, got, "id") != float64(1) {
+			continue // the launch's progress
+		}
+		if want := "mcp-bridge is shutting down; tools/call was not sent to CAD"; field(t, got, "error.message") != want {
+			t.Fatalf("answer %s; want %q", got, want)
+		}
+		break
+	}
+	c.touch(c.fake.Hold)
+}
+
 // index is element i of a JSON array (-1: the last), or nil.
 func index(v any, i int) any {
 	a, _ := v.([]any)

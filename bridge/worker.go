@@ -149,6 +149,11 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 	failed := func(werr *rpc.WireError) outcome { return outcome{answer: rpc.EncodeError(id, werr), err: werr} }
 	if err != nil {
 		if context.Cause(hardCtx) == errShutdown {
+			if !j.sent || errors.Is(err, tcpbase.ErrUnreachable) {
+				// Stopped before anything reached CAD (while CAD was
+				// being started, or no connection was made): not run.
+				return failed(clienterr.ShuttingDown.New(method))
+			}
 			return failed(clienterr.StoppedWhileRun.With(map[string]string{"address": b.cfg.BaseAddr, "method": method}, method))
 		}
 		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
