@@ -65,9 +65,10 @@ func (l *Launcher) exitError(p proc, how string, waited time.Duration, own bool)
 		who = "another mcp-bridge had started"
 	}
 	e := &Error{Kind: ErrFailed, Command: l.o.Command.String(), Waited: waited, Exit: how, Log: l.logPath}
-	e.Output = lastLines(l.logPath, 10, 2000)
+	var err error
+	e.Output, err = lastLines(l.logPath, 10, 2000)
 	e.Msg = fmt.Sprintf("CAD base at %s was down; %s %s (%s), which %s after %s without its MCP base accepting connections.%s",
-		l.o.Addr, who, l.o.Name, l.o.Command, how, waited.Round(100*time.Millisecond), outputText(e.Output, l.logPath))
+		l.o.Addr, who, l.o.Name, l.o.Command, how, waited.Round(100*time.Millisecond), outputText(e.Output, err, l.logPath))
 	return e
 }
 
@@ -77,14 +78,19 @@ func (l *Launcher) timeoutError(p proc, waited time.Duration, own bool) *Error {
 		who = "an earlier launch had started"
 	}
 	e := &Error{Kind: ErrTimeout, Command: l.o.Command.String(), Waited: waited, Log: l.logPath}
-	e.Output = lastLines(l.logPath, 10, 2000)
+	var err error
+	e.Output, err = lastLines(l.logPath, 10, 2000)
 	e.Msg = fmt.Sprintf("CAD base at %s was down; %s %s (%s) and waited %s, but its MCP base did not accept connections. %s is still running (pid %d) and is left alone: check that it starts its MCP base (and on which port), or raise --launch-wait.%s",
-		l.o.Addr, who, l.o.Name, l.o.Command, waited.Round(time.Second), l.o.Name, p.id(), outputText(e.Output, l.logPath))
+		l.o.Addr, who, l.o.Name, l.o.Command, waited.Round(time.Second), l.o.Name, p.id(), outputText(e.Output, err, l.logPath))
 	return e
 }
 
-// outputText is the program's last lines for a message, or "".
-func outputText(lines []string, log string) string {
+// outputText is the program's last lines for a message, or why there are
+// none.
+func outputText(lines []string, err error, log string) string {
+	if err != nil {
+		return fmt.Sprintf(" Its output cannot be read (%s).", printable(err.Error()))
+	}
 	if len(lines) == 0 {
 		return fmt.Sprintf(" It wrote nothing (%s).", log)
 	}
@@ -93,18 +99,20 @@ func outputText(lines []string, log string) string {
 
 // lastLines is the end of the program's output: at most n non-empty
 // lines, at most max bytes in all, each line's control characters
-// escaped (the output is the program's, read by an assistant).
-func lastLines(path string, n, max int) []string {
-	f, err := os.Open(path)
+// escaped (the output is the program's, read by an assistant). Only the
+// user's own output file is read (openOwn): what another account put at
+// its name, or a link to another file, is not quoted.
+func lastLines(path string, n, max int) ([]string, error) {
+	f, err := openOwn(path, os.O_RDONLY)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer f.Close()
 	const window = 16 << 10
 	var buf []byte
 	if fi, err := f.Stat(); err == nil && fi.Size() > window {
 		if _, err := f.Seek(fi.Size()-window, 0); err != nil {
-			return nil
+			return nil, err
 		}
 	}
 	buf = make([]byte, window)
@@ -131,7 +139,7 @@ func lastLines(path string, n, max int) []string {
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
-	return out
+	return out, nil
 }
 
 // printable escapes controls and invisible formatting (\x1b, \u202e) in

@@ -25,7 +25,10 @@ func FuzzWhatAProgramWrites(f *testing.F) {
 		if err := os.WriteFile(out, output, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		lines := lastLines(out, 10, 2000)
+		lines, err := lastLines(out, 10, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
 		size := 0
 		for _, l := range lines {
 			size += len(l)

@@ -305,7 +305,12 @@ func (l *Launcher) spawn() (*child, error) {
 	// Its output goes to the log file; where that cannot be made, nowhere
 	// (the program starts all the same, its last lines are not known).
 	_ = os.MkdirAll(l.o.Dir, 0o700)
-	out, err := os.OpenFile(l.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	out, err := openOwn(l.logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	if err == nil {
+		if err = out.Truncate(0); err != nil { // emptied once it is known to be the user's own
+			out.Close()
+		}
+	}
 	if err != nil {
 		l.o.Log.Warn().Err(err).Msg("the CAD program's output goes nowhere: its file cannot be written")
 		if out, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {

@@ -29,21 +29,40 @@ const maxWhy = 1000
 // not be made) reads nothing, writes nothing and releases nothing.
 type lockedFile struct{ f *os.File }
 
-// openLock opens (creating) the lock file: no link followed, a regular
-// file only, readable by this user only.
+// openLock opens (creating) the lock file: readable by this user only,
+// and only the user's own (openOwn).
 func openLock(path string) (*lockedFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
+	f, err := openOwn(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	return &lockedFile{f: f}, nil
+}
+
+// openOwn opens path (creating it 0600 when flag says so) only when it is
+// a regular file of this user's that nobody else may write (mine): no
+// link followed, and a FIFO or device put there is refused without
+// waiting for its other end.
+func openOwn(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|openNoFollow, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if err == nil {
+		err = mine(fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
 // try takes the lock if it is free; it never waits.
