@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"net/http"
@@ -272,6 +272,6 @@ func (o *httpOut) abandon() { o.abandonOnce.Do(func() { close(o.abandoned) }) }
 // kick ends a GET stream to make room for a newer one (streamTable).
 func (o *httpOut) kick() { o.kickOnce.Do(func() { close(o.kicked) }) }
 
-// goneCh is closed when the response has ended: a question asked on it
+// Ended is closed when the response has ended: a question asked on it
 // can no longer be answered.
-func (o *httpOut) goneCh() <-chan struct{} { return o.gone }
+func (o *httpOut) Ended() <-chan struct{} { return o.gone }
