@@ -151,7 +151,7 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	switch a := confirm.ReadInput(req.InputResponses); a {
+	switch a := confirm.Read(req.Input); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true

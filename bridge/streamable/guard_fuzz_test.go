@@ -37,7 +37,8 @@ func FuzzModernHeaders(f *testing.F) {
 		f := lifecycle.ReadRequest(req.ID, req.Method, req.Params)
 		status, werr := checkModernRequest(h, f)
 		if werr == nil {
-			_, v := lifecycle.EraOf(req.Params)
+			// The version as a reader of its own sees it: params._meta's.
+			v, _ := rpc.String(rpc.Field(rpc.Field(req.Params, "_meta"), lifecycle.MetaProtocolVersion))
 			got, ok := headerValue(name)
 			if status != 0 || !f.EraChecked() || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
 				t.Fatalf("let through: status %d, headers %q %q %q, body %s", status, version, method, name, body)
