@@ -257,3 +257,29 @@ func TestLeadingWhitespaceNotHeld(t *testing.T) {
 		t.Errorf("%d bytes allocated for 8 MiB of whitespace and a tiny answer", got)
 	}
 }
+
+// TestHalfALargeValue: a base that closes in the middle of an answer of
+// several chunks (here a string left open) gave half a value, whatever its
+// size: ErrMalformed, the bytes that came and nothing else.
+func TestHalfALargeValue(t *testing.T) {
+	for _, size := range []int{40 << 10, 3 << 20} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			_, _ = bufio.NewReader(c).ReadSlice('\n')
+			_, _ = c.Write(append([]byte(`{"jsonrpc":"2.0","id":1,"result":"`), bytes.Repeat([]byte("x"), size)...))
+		}()
+		c := &tcpbase.Client{Addr: ln.Addr().String()}
+		if _, err := c.Call(context.Background(), callFrame("1", "x", `{}`)); !errors.Is(err, tcpbase.ErrMalformed) {
+			t.Errorf("%d bytes of half a value: err = %v, want ErrMalformed", size, err)
+		}
+	}
+}
