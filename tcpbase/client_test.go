@@ -283,3 +283,23 @@ func TestHalfALargeValue(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersAreTheirOwn: an answer is the caller's to keep: the calls
+// after it, which read into the same buffers, leave it as it came.
+func TestAnswersAreTheirOwn(t *testing.T) {
+	sim := startSim(t, simbase.Options{Faults: true})
+	c := &tcpbase.Client{Addr: sim.Addr()}
+	first, err := c.Call(context.Background(), callFrame(`"first"`, "get_drawing_info", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(first)
+	for i := range 20 {
+		if _, err := c.Call(context.Background(), callFrame(fmt.Sprintf(`"later-%d"`, i), "fault_big", `{"mib":0.01}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(first) != kept {
+		t.Fatalf("the first answer changed under later calls:\nwas %.100s\nnow %.100s", kept, first)
+	}
+}
