@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // SWAR constants: a byte value repeated in all 8 lanes of a uint64.
@@ -17,9 +18,9 @@ const (
 // characters, for scanners that only look for a string's end. Both test
 // eight bytes at a time. The strings of most messages (keys, names, a
 // tool's description, a line of text) end within shortLen, where a call to
-// bytes.IndexByte would cost more than it saves. A lane test may report a
-// false hit next to a real one, never a miss, so the byte loop after it
-// keeps the answer exact.
+// bytes.IndexByte would cost more than it saves. A lane test reports every
+// lane that holds such a byte, and may add false hits only in lanes above
+// (a borrow carries upward), so its lowest hit is exact.
 func plainRun(b []byte) int {
 	n := min(len(b), shortLen)
 	i := 0
@@ -27,8 +28,8 @@ func plainRun(b []byte) int {
 		x := binary.LittleEndian.Uint64(b[i:])
 		q := x ^ (lanes01 * '"')
 		s := x ^ (lanes01 * '\\')
-		if ((q-lanes01)&^q|(s-lanes01)&^s|(x-lanes01*0x20)&^x)&lanes80 != 0 {
-			break
+		if hit := ((q-lanes01)&^q | (s-lanes01)&^s | (x-lanes01*0x20)&^x) & lanes80; hit != 0 {
+			return i + bits.TrailingZeros64(hit)/8
 		}
 	}
 	for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
@@ -44,8 +45,8 @@ func skipRun(b []byte) int {
 		x := binary.LittleEndian.Uint64(b[i:])
 		q := x ^ (lanes01 * '"')
 		s := x ^ (lanes01 * '\\')
-		if ((q-lanes01)&^q|(s-lanes01)&^s)&lanes80 != 0 {
-			break
+		if hit := ((q-lanes01)&^q | (s-lanes01)&^s) & lanes80; hit != 0 {
+			return i + bits.TrailingZeros64(hit)/8
 		}
 	}
 	for i < n && b[i] != '"' && b[i] != '\\' {
