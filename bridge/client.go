@@ -80,11 +80,12 @@ func (c *Client) notifyOn(out Stream, m rpc.Encoded) {
 	_ = out.Write(m)
 }
 
-// inUse reports whether id names a request of this client in progress.
-func (c *Client) inUse(id rpc.ID) bool {
+// inUse reports whether r's id names a request of this client in
+// progress.
+func (c *Client) inUse(r *reply) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.ids[id.Key()] != nil
+	return c.ids[r.key] != nil
 }
 
 // A request's state, from the moment it is tracked until its reply ends.
@@ -121,8 +122,8 @@ func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 	case cur == reqEnded:
 		return false
 	case next == reqEnded:
-		if k := r.id.Key(); cur != reqNew && c.ids[k] == r {
-			delete(c.ids, k)
+		if cur != reqNew && c.ids[r.key] == r {
+			delete(c.ids, r.key)
 		}
 	case c.ended && next != reqWaiting:
 		return false
@@ -142,14 +143,13 @@ func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 func (c *Client) track(r *reply, asking bool) *rpc.WireError {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := r.id.Key()
 	switch {
 	case c.ended:
 		return clienterr.SessionGone.New(r.method)
-	case c.ids[k] != nil:
+	case c.ids[r.key] != nil:
 		return errIDInUse(r.id)
 	}
-	c.ids[k] = r
+	c.ids[r.key] = r
 	next := reqWaiting
 	if asking {
 		next = reqAsking
@@ -233,6 +233,7 @@ func (c *Client) listening() []*reply {
 // the batch the request came in.
 type reply struct {
 	id     rpc.ID
+	key    string // id.Key(), worked out once: the client's ids are by key
 	method string
 	req    *lifecycle.Request // the request as decoded; nil for an invalid message
 	times  lifecycle.Times    // when it got where; Ended is set where it ends (ended)
@@ -260,7 +261,11 @@ func (c *Client) newReply(id rpc.ID, method string, bt *batch) *reply {
 	if bt != nil {
 		bt.hold()
 	}
-	return &reply{id: id, method: method, client: c, batch: bt}
+	r := &reply{id: id, method: method, client: c, batch: bt}
+	if !id.IsZero() {
+		r.key = id.Key()
+	}
+	return r
 }
 
 // errAnswered is the cause a request's context ends with when its reply

@@ -211,7 +211,7 @@ func TestCancelEndsContext(t *testing.T) {
 	if r.ctx.Err() == nil || context.Cause(r.ctx) != errCallCancelled {
 		t.Errorf("context after cancel: %v (cause %v); want cancelled by the client", r.ctx.Err(), context.Cause(r.ctx))
 	}
-	if c.inUse(id) {
+	if c.inUse(r) {
 		t.Error("the cancelled request's id is still in use")
 	}
 	if r.end(rpc.EncodeResult(id, []byte(`{}`))) {

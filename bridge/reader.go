@@ -169,7 +169,7 @@ func (b *bridge) notification(c *Client, n *lifecycle.Request) {
 // method table says (lifecycle.Method).
 func (b *bridge) request(c *Client, m *Message, r *reply) {
 	req := m.Req
-	if c.inUse(req.ID) {
+	if c.inUse(r) {
 		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
 		r.fail(errIDInUse(req.ID))
 		return
