@@ -49,10 +49,6 @@ func (m Encoded) AppendTo(b []byte) []byte {
 	return append(b, m.tail...)
 }
 
-// Parts are the message's bytes in order, as they lie: for a writer that
-// sends a large message without copying it.
-func (m Encoded) Parts() [3][]byte { return [3][]byte{m.head, m.body, []byte(m.tail)} }
-
 // WriteTo writes the message to w from where its bytes lie: a 15 MiB
 // result is not copied to be sent. It stops at the first failed write.
 func (m Encoded) WriteTo(w io.Writer) (int64, error) {

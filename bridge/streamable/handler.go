@@ -53,7 +53,7 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		return
 	}
 	acc := r.Header.Values("Accept")
-	if !accepts(acc, "application/json") || !accepts(acc, "text/event-stream") {
+	if !accepts(acc, "application/json", "text/event-stream") {
 		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: a Streamable HTTP client must send the header \"Accept: application/json, text/event-stream\" with each POST (the answer comes as either)")
 		return
 	}
