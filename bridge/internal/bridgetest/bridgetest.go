@@ -30,7 +30,7 @@ const WaitLimit = 15 * time.Second
 
 // StartSim starts a simulated base with its fault tools on a loopback
 // port; it is closed when the test ends.
-func StartSim(t *testing.T) *simbase.Server {
+func StartSim(t testing.TB) *simbase.Server {
 	t.Helper()
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
