@@ -251,7 +251,7 @@ func foldTwinsByTokens(data []byte, deep bool) bool {
 // FuzzAppendString: a string is written exactly as encoding/json writes
 // it, whether it takes the plain path or not.
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "tools/call", "get_drawing_info", "a\"b", `a\b`, "<&>", "\x00\x1f\x7f", "é", "\xff", "\u2028", " ~"} {
+	for _, s := range []string{"", "tools/call", "get_drawing_info", "a\"b", `a\b`, "a<b", "a>b", "a&b", "\x00\x1f\x7f", "é", "\xff", "\u2028", " ~"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
