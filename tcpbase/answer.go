@@ -2,7 +2,6 @@ package tcpbase
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -12,17 +11,13 @@ import (
 // and joins them once at the end. Compared with one growing buffer this
 // copies each byte once instead of about twice and never holds three
 // generations of a large answer, which keeps the bridge's peak memory near
-// twice the largest answer. The first chunk is lent by a pool and the
-// answer copied out of it: most answers fit in it, and a call then
-// allocates only its answer's size.
+// twice the largest answer.
 type answerReader struct {
 	done [][]byte // full chunks
 	cur  []byte   // the chunk being filled
 	size int      // bytes kept in done and cur
 	scan rpc.ValueEnd
 	seen bool // a byte other than whitespace has arrived
-
-	first *[firstChunk]byte // the pool's, until release
 }
 
 const (
@@ -30,28 +25,17 @@ const (
 	maxChunk   = 1 << 20
 )
 
-// firstChunks lends the first chunk of every answer (answerReader).
-var firstChunks = sync.Pool{New: func() any { return new([firstChunk]byte) }}
-
 // space returns room to read into.
 func (r *answerReader) space() []byte {
-	switch {
-	case r.cur == nil:
-		r.first = firstChunks.Get().(*[firstChunk]byte)
-		r.cur = r.first[:0]
-	case len(r.cur) == cap(r.cur):
-		r.done = append(r.done, r.cur)
-		r.cur = make([]byte, 0, min(2*cap(r.cur), maxChunk))
+	if r.cur == nil || len(r.cur) == cap(r.cur) {
+		next := firstChunk
+		if r.cur != nil {
+			r.done = append(r.done, r.cur)
+			next = min(2*cap(r.cur), maxChunk)
+		}
+		r.cur = make([]byte, 0, next)
 	}
 	return r.cur[len(r.cur):cap(r.cur)]
-}
-
-// release gives the first chunk back; r is done with.
-func (r *answerReader) release() {
-	if r.first != nil {
-		firstChunks.Put(r.first)
-		r.first, r.cur, r.done = nil, nil, nil
-	}
 }
 
 // filled records n new bytes and returns the current chunk and where the
@@ -75,11 +59,11 @@ func (r *answerReader) filled(n int) ([]byte, int) {
 	return r.cur, start
 }
 
-// bytes returns the answer, everything before offset end of the current
-// chunk, as one slice of its own.
+// bytes returns the answer: everything before offset end of the current
+// chunk, as one slice.
 func (r *answerReader) bytes(end int) []byte {
 	if len(r.done) == 0 {
-		return bytes.Clone(r.cur[:end])
+		return r.cur[:end]
 	}
 	return bytes.Join(append(r.done, r.cur[:end]), nil)
 }
