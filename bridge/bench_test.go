@@ -8,10 +8,10 @@ import (
 	"io"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
-	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
 // BenchmarkBaseFrame: the client's request read and encoded as the base gets it.
@@ -37,17 +37,7 @@ func BenchmarkForward(b *testing.B) {
 		{"list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sim.Close()
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), CacheDir: b.TempDir()}
-			done := make(chan error, 1)
-			go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
-			out := bufio.NewReaderSize(outR, 4<<20)
+			inW, out := stdioBridge(b)
 			line := []byte(tc.line + "\n")
 			b.ReportAllocs()
 			for b.Loop() {
@@ -58,8 +48,6 @@ func BenchmarkForward(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			inW.Close()
-			<-done
 		})
 	}
 }
@@ -69,17 +57,7 @@ func BenchmarkForward(b *testing.B) {
 // does; each loop is one call.
 func BenchmarkPipelined(b *testing.B) {
 	const window = 16
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sim.Close()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), CacheDir: b.TempDir()}
-	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
-	out := bufio.NewReaderSize(outR, 1<<20)
+	inW, out := stdioBridge(b)
 	send := make(chan struct{}, window)
 	for range window {
 		send <- struct{}{}
@@ -105,11 +83,22 @@ func BenchmarkPipelined(b *testing.B) {
 		send <- struct{}{}
 	}
 	close(send)
-	inW.Close()
-	for {
-		if _, err := out.ReadSlice('\n'); err != nil {
-			break
-		}
-	}
-	<-done
+}
+
+// stdioBridge runs Run in-process on pipes against a simulated base of its
+// own, with the tool list cache on as it is by default, until the
+// benchmark ends: stdin closed, the answers still owed read and dropped.
+func stdioBridge(b *testing.B) (stdin *io.PipeWriter, stdout *bufio.Reader) {
+	sim := bridgetest.StartSim(b)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	cfg := Config{Base: &tcpbase.Client{Addr: sim.Addr()}, BaseAddr: sim.Addr(), CacheDir: b.TempDir()}
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), cfg, inR, outW); outW.Close() }()
+	b.Cleanup(func() {
+		inW.Close()
+		_, _ = io.Copy(io.Discard, outR)
+		<-done
+	})
+	return inW, bufio.NewReaderSize(outR, 4<<20)
 }

@@ -15,41 +15,31 @@ const (
 // plainRun is how many leading bytes of b, looking at no more than the
 // first shortLen, are plain string content: not '"', not '\\' and not a
 // control character (< 0x20). skipRun is the same without the control
-// characters, for scanners that only look for a string's end. Both test
-// eight bytes at a time. The strings of most messages (keys, names, a
-// tool's description, a line of text) end within shortLen, where a call to
-// bytes.IndexByte would cost more than it saves. A lane test reports every
+// characters, for scanners that only look for a string's end. The
+// strings of most messages (keys, names, a tool's description, a line of
+// text) end within shortLen, where a call to bytes.IndexByte would cost
+// more than it saves.
+func plainRun(b []byte) int { return run(b, 0x20) }
+
+func skipRun(b []byte) int { return run(b, 0) }
+
+// run is plainRun with bytes below ctl (0: none) counted as control
+// characters. It tests eight bytes at a time. A lane test reports every
 // lane that holds such a byte, and may add false hits only in lanes above
 // (a borrow carries upward), so its lowest hit is exact.
-func plainRun(b []byte) int {
+func run(b []byte, ctl byte) int {
 	n := min(len(b), shortLen)
+	c := lanes01 * uint64(ctl)
 	i := 0
 	for ; i+8 <= n; i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		q := x ^ (lanes01 * '"')
 		s := x ^ (lanes01 * '\\')
-		if hit := ((q-lanes01)&^q | (s-lanes01)&^s | (x-lanes01*0x20)&^x) & lanes80; hit != 0 {
+		if hit := ((q-lanes01)&^q | (s-lanes01)&^s | (x-c)&^x) & lanes80; hit != 0 {
 			return i + bits.TrailingZeros64(hit)/8
 		}
 	}
-	for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-		i++
-	}
-	return i
-}
-
-func skipRun(b []byte) int {
-	n := min(len(b), shortLen)
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ (lanes01 * '"')
-		s := x ^ (lanes01 * '\\')
-		if hit := ((q-lanes01)&^q | (s-lanes01)&^s) & lanes80; hit != 0 {
-			return i + bits.TrailingZeros64(hit)/8
-		}
-	}
-	for i < n && b[i] != '"' && b[i] != '\\' {
+	for i < n && b[i] >= ctl && b[i] != '"' && b[i] != '\\' {
 		i++
 	}
 	return i

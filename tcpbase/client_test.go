@@ -222,21 +222,33 @@ func TestAnswerShapes(t *testing.T) {
 	}
 }
 
-// Whitespace before the answer is discarded as it streams: 8 MiB of it
-// costs no memory, and does not count against the cap.
-func TestLeadingWhitespaceNotHeld(t *testing.T) {
+// oneAnswer is a base that takes one connection, reads the request line,
+// answers with answer and closes; it returns its address.
+func oneAnswer(t *testing.T, answer func(c net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		_, _ = bufio.NewReader(c).ReadSlice('\n')
+	go answerOne(ln, answer)
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
+}
+
+func answerOne(ln net.Listener, answer func(c net.Conn)) {
+	c, err := ln.Accept()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	_, _ = bufio.NewReader(c).ReadSlice('\n')
+	answer(c)
+}
+
+// Whitespace before the answer is discarded as it streams: 8 MiB of it
+// costs no memory, and does not count against the cap.
+func TestLeadingWhitespaceNotHeld(t *testing.T) {
+	addr := oneAnswer(t, func(c net.Conn) {
 		spaces := bytes.Repeat([]byte(" \n\t\r"), 1<<10)
 		for range 2 << 10 { // 8 MiB
 			if _, err := c.Write(spaces); err != nil {
@@ -244,8 +256,8 @@ func TestLeadingWhitespaceNotHeld(t *testing.T) {
 			}
 		}
 		_, _ = c.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	}()
-	c := &tcpbase.Client{Addr: ln.Addr().String(), MaxAnswer: 1 << 20}
+	})
+	c := &tcpbase.Client{Addr: addr, MaxAnswer: 1 << 20}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	ans, err := c.Call(context.Background(), callFrame("1", "x", `{}`))
@@ -263,21 +275,10 @@ func TestLeadingWhitespaceNotHeld(t *testing.T) {
 // size: ErrMalformed, the bytes that came and nothing else.
 func TestHalfALargeValue(t *testing.T) {
 	for _, size := range []int{40 << 10, 3 << 20} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			_, _ = bufio.NewReader(c).ReadSlice('\n')
+		addr := oneAnswer(t, func(c net.Conn) {
 			_, _ = c.Write(append([]byte(`{"jsonrpc":"2.0","id":1,"result":"`), bytes.Repeat([]byte("x"), size)...))
-		}()
-		c := &tcpbase.Client{Addr: ln.Addr().String()}
+		})
+		c := &tcpbase.Client{Addr: addr}
 		if _, err := c.Call(context.Background(), callFrame("1", "x", `{}`)); !errors.Is(err, tcpbase.ErrMalformed) {
 			t.Errorf("%d bytes of half a value: err = %v, want ErrMalformed", size, err)
 		}

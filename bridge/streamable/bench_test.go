@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,18 +19,19 @@ import (
 // for a legacy session's small call and 1 MiB answer, a stateless small
 // call, and ten legacy sessions calling at once.
 func BenchmarkServe(b *testing.B) {
-	const legacy = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":%s}}`
-	modern := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_drawing_info","arguments":{},` + bridgetest.WireMeta + `}}`
-	modern = fmt.Sprintf(modern, `{}`)
+	legacy := func(tool, args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+	}
+	modern := bridgetest.ModernCall("1", "get_drawing_info", `{}`, `{}`, "")
 	for _, tc := range []struct {
 		name, body string
 		modern     bool
 		clients    int
 	}{
-		{"legacy", fmt.Sprintf(legacy, "get_drawing_info", `{}`), false, 1},
+		{"legacy", legacy("get_drawing_info", `{}`), false, 1},
 		{"modern", modern, true, 1},
-		{"1MiB", fmt.Sprintf(legacy, "fault_big", `{"mib":1}`), false, 1},
-		{"ten", fmt.Sprintf(legacy, "get_drawing_info", `{}`), false, 10},
+		{"1MiB", legacy("fault_big", `{"mib":1}`), false, 1},
+		{"ten", legacy("get_drawing_info", `{}`), false, 10},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			sim := bridgetest.StartSim(b)
