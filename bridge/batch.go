@@ -20,7 +20,7 @@ import (
 // how many were; room for it is kept from the start. So a batch never
 // holds more than --max-message of answers, whatever its length.
 type batch struct {
-	out stream
+	out Stream
 	max int
 
 	mu      sync.Mutex
@@ -33,7 +33,7 @@ type batch struct {
 // omittedRoom is kept free in every batch answer for the omitted note.
 const omittedRoom = 256
 
-func newBatch(out stream, max int) *batch { return &batch{out: out, max: max, refs: 1, size: 2} }
+func newBatch(out Stream, max int) *batch { return &batch{out: out, max: max, refs: 1, size: 2} }
 
 func (bt *batch) hold() {
 	bt.mu.Lock()

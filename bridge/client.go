@@ -15,24 +15,24 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// stream is where one client's messages go, one message per line (a batch
+// Stream is where one client's messages go, one message per line (a batch
 // answer is one line too): stdout for the stdio front end. *rpc.Writer is
 // one. A failed write is the stream's business (for stdout, it stops the
 // bridge).
-type stream interface {
+type Stream interface {
 	Write(m rpc.Encoded) error
 	WriteBatch(ms []rpc.Encoded) error
 }
 
-// client is one client as the core sees it, whatever front end it came
+// Client is one client as the core sees it, whatever front end it came
 // through: where its messages go, how long one may be, and the requests it
 // has in progress, by id. Ids are the client's own namespace: a duplicate
 // is refused, and notifications/cancelled names a request by its id.
-type client struct {
-	out  stream // nil: the client has no stream for notifications of its own
+type Client struct {
+	out  Stream // nil: the client has no stream for notifications of its own
 	max  int    // bytes per message, --max-message
 	log  zerolog.Logger
-	turn *turn // its place in the worker's rotation (jobQueue)
+	turn *Turn // its place in the worker's rotation (jobQueue)
 
 	// initialized is set once a legacy client has sent initialize: it was
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
@@ -46,19 +46,19 @@ type client struct {
 	ended bool              // gone: no request of it is taken any more
 }
 
-func newClient(out stream, max int, log zerolog.Logger) *client {
-	return &client{out: out, max: max, log: log, turn: &turn{}, ids: map[string]*reply{}}
+func newClient(out Stream, max int, log zerolog.Logger) *Client {
+	return &Client{out: out, max: max, log: log, turn: &Turn{}, ids: map[string]*reply{}}
 }
 
 // setVersion keeps the protocol version an initialize result agreed.
-func (c *client) setVersion(result []byte) {
+func (c *Client) setVersion(result []byte) {
 	v, _ := rpc.String(rpc.Field(result, "protocolVersion"))
 	c.version.Store(&v)
 }
 
-// legacyVersion is the protocol version the client's initialize agreed,
+// LegacyVersion is the protocol version the client's initialize agreed,
 // or the latest handshake-era one when there was none.
-func (c *client) legacyVersion() string {
+func (c *Client) LegacyVersion() string {
 	if v := c.version.Load(); v != nil && *v != "" {
 		return *v
 	}
@@ -67,9 +67,9 @@ func (c *client) legacyVersion() string {
 
 // notify sends a message that answers nothing (a notification). One that
 // would pass the size limit is dropped with a warning.
-func (c *client) notify(m rpc.Encoded) { c.notifyOn(c.out, m) }
+func (c *Client) notify(m rpc.Encoded) { c.notifyOn(c.out, m) }
 
-func (c *client) notifyOn(out stream, m rpc.Encoded) {
+func (c *Client) notifyOn(out Stream, m rpc.Encoded) {
 	if out == nil {
 		return
 	}
@@ -80,11 +80,12 @@ func (c *client) notifyOn(out stream, m rpc.Encoded) {
 	_ = out.Write(m)
 }
 
-// inUse reports whether id names a request of this client in progress.
-func (c *client) inUse(id rpc.ID) bool {
+// inUse reports whether r's id names a request of this client in
+// progress.
+func (c *Client) inUse(r *reply) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.ids[id.Key()] != nil
+	return c.ids[r.key] != nil
 }
 
 // A request's state, from the moment it is tracked until its reply ends.
@@ -109,20 +110,20 @@ const (
 // (next == reqEnded) also forgets its id, and is refused only when it had
 // ended already; taking it to the worker or to a question is refused once
 // the client is gone.
-func (c *client) update(r *reply, next reqState, from ...reqState) bool {
+func (c *Client) update(r *reply, next reqState, from ...reqState) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.updateLocked(r, next, from...)
 }
 
-func (c *client) updateLocked(r *reply, next reqState, from ...reqState) bool {
+func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 	cur := reqState(r.state.Load())
 	switch {
 	case cur == reqEnded:
 		return false
 	case next == reqEnded:
-		if k := r.id.Key(); cur != reqNew && c.ids[k] == r {
-			delete(c.ids, k)
+		if cur != reqNew && c.ids[r.key] == r {
+			delete(c.ids, r.key)
 		}
 	case c.ended && next != reqWaiting:
 		return false
@@ -139,17 +140,16 @@ func (c *client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 // refuses r when the id is already in use, or when the client is gone: a
 // request read while its session ended (the POST found the session just
 // before) must not run after the end.
-func (c *client) track(r *reply, asking bool) *rpc.WireError {
+func (c *Client) track(r *reply, asking bool) *rpc.WireError {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := r.id.Key()
 	switch {
 	case c.ended:
 		return clienterr.SessionGone.New(r.method)
-	case c.ids[k] != nil:
+	case c.ids[r.key] != nil:
 		return errIDInUse(r.id)
 	}
-	c.ids[k] = r
+	c.ids[r.key] = r
 	next := reqWaiting
 	if asking {
 		next = reqAsking
@@ -158,11 +158,11 @@ func (c *client) track(r *reply, asking bool) *rpc.WireError {
 	return nil
 }
 
-// cancel handles notifications/cancelled for id: the request is ended with
+// Cancel handles notifications/cancelled for id: the request is ended with
 // no answer, and its context cancelled: queued, the worker skips it;
 // asking, its question is withdrawn; running, its call is stopped.
 // Unknown and finished ids are ignored.
-func (c *client) cancel(id rpc.ID) {
+func (c *Client) Cancel(id rpc.ID) {
 	c.mu.Lock()
 	r := c.ids[id.Key()]
 	if r == nil || !c.updateLocked(r, reqEnded) {
@@ -177,12 +177,12 @@ func (c *client) cancel(id rpc.ID) {
 	}
 }
 
-// gone ends every request of the client in progress: it is gone (an HTTP
+// End ends every request of the client in progress: it is gone (an HTTP
 // session that ended). Queued requests are dropped unsent (their POSTs get
 // 404: nothing ran), running ones are answered that they may have run,
 // then stopped; a question still out is withdrawn, and its call refused as
 // cancelled (question.go).
-func (c *client) gone() {
+func (c *Client) End() {
 	c.mu.Lock()
 	c.ended = true
 	var ids []rpc.ID
@@ -201,7 +201,7 @@ func (c *client) gone() {
 	// The calls queued first: stopping the running one or withdrawing a
 	// question lets the worker take them.
 	for _, id := range ids {
-		c.cancel(id)
+		c.Cancel(id)
 	}
 	// A request CAD is working on gets an answer, not the 404 its POST
 	// would get: 404 says the session ran nothing, and a client (connect)
@@ -215,7 +215,7 @@ func (c *client) gone() {
 }
 
 // listening returns the client's open listens.
-func (c *client) listening() []*reply {
+func (c *Client) listening() []*reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var ls []*reply
@@ -233,16 +233,17 @@ func (c *client) listening() []*reply {
 // the batch the request came in.
 type reply struct {
 	id     rpc.ID
+	key    string // id.Key(), worked out once: the client's ids are by key
 	method string
 	req    *lifecycle.Request // the request as decoded; nil for an invalid message
 	times  lifecycle.Times    // when it got where; Ended is set where it ends (ended)
-	client *client
+	client *Client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
 	// out, when not nil, is where the answer and the notifications about
 	// this request go instead of the client's stream: the HTTP response of
 	// the POST that carried it.
-	out stream
+	out Stream
 
 	// state is changed only by client.update (under client.mu); the
 	// queue reads it without the lock to skip a job whose question is out.
@@ -259,11 +260,15 @@ type reply struct {
 
 // newReply starts the reply owed for a request (or for a message whose
 // error must be answered); a batch waits for it.
-func (c *client) newReply(id rpc.ID, method string, bt *batch) *reply {
+func (c *Client) newReply(id rpc.ID, method string, bt *batch) *reply {
 	if bt != nil {
 		bt.hold()
 	}
-	return &reply{id: id, method: method, client: c, batch: bt}
+	r := &reply{id: id, method: method, client: c, batch: bt}
+	if !id.IsZero() {
+		r.key = id.Key()
+	}
+	return r
 }
 
 // errAnswered is the cause a request's context ends with when its reply
@@ -314,7 +319,7 @@ func (r *reply) endWith(m rpc.Encoded, won func()) bool {
 }
 
 // stream is where the reply's messages go.
-func (r *reply) stream() stream {
+func (r *reply) stream() Stream {
 	if r.out != nil {
 		return r.out
 	}

@@ -1,10 +1,7 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,49 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
-// scriptedDesktop is a desktop whose user is the test: each question is
-// handed to the test on asked, and Ask returns what the test answers, or
-// Cancelled once the question is withdrawn (ctx done), telling the test so
-// on withdrawn.
-type scriptedDesktop struct {
-	asked     chan desktop.Question
-	answers   chan desktop.Answer
-	withdrawn chan desktop.Question
-}
-
-func newScriptedDesktop() *scriptedDesktop {
-	return &scriptedDesktop{asked: make(chan desktop.Question, 16), answers: make(chan desktop.Answer, 16), withdrawn: make(chan desktop.Question, 16)}
-}
-
-func (d *scriptedDesktop) Name() string { return "scripted" }
-
-func (d *scriptedDesktop) Ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
-	d.asked <- q
-	select {
-	case a := <-d.answers:
-		return a, nil
-	case <-ctx.Done():
-		d.withdrawn <- q
-		return desktop.Cancelled, nil
-	}
-}
-
-func (d *scriptedDesktop) question(t *testing.T) desktop.Question {
-	t.Helper()
-	select {
-	case q := <-d.asked:
-		return q
-	case <-time.After(waitLimit):
-		t.Fatal("no question was shown on the desktop")
-		return desktop.Question{}
-	}
-}
-
-func withDesktop(d *scriptedDesktop, with ...string) func(*Config) {
+func withDesktop(d *bridgetest.Desktop, with ...string) func(*Config) {
 	return func(c *Config) {
 		c.Name = "cad-test"
 		if d != nil {
@@ -79,7 +39,7 @@ func initWith(elicitation string) string {
 
 func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 	jpath, jw := newJournal(t)
-	d := newScriptedDesktop()
+	d := bridgetest.NewDesktop()
 	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) { c.Journal = jw }))
 	h.send(initPlain)
 	h.recv()
@@ -90,7 +50,7 @@ func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 
 	// Run: sent once, and its answer reaches the client.
 	h.send(call("1", "delete_entities", args))
-	q := d.question(t)
+	q := d.Question(t)
 	if d := cmp.Diff(desktop.Question{Bridge: "cad-test", Client: "Claude Desktop", Tool: "delete_entities", Args: []byte(args), Timeout: q.Timeout}, q); d != "" || q.Timeout <= 0 {
 		t.Errorf("the question (-want +got):\n%s", d)
 	}
@@ -99,7 +59,7 @@ func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 	h.send(call("2", "get_drawing_info", `{}`))
 	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
-	d.answers <- desktop.Run
+	d.Answers <- desktop.Run
 	if line := h.recv(); field(t, line, "id") != float64(1) || field(t, line, "result.isError") == true {
 		t.Errorf("run on the desktop: want the call's answer first, got %s", line)
 	}
@@ -114,8 +74,8 @@ func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 		id := fmt.Sprint(3 + i)
 		h.send(call(id, "delete_entities", args))
 		h.skipCount(id)
-		d.question(t)
-		d.answers <- c.answer
+		d.Question(t)
+		d.Answers <- c.answer
 		if line := h.recv(); field(t, line, "result.isError") != true || !strings.Contains(line, c.says) || !strings.Contains(line, "Nothing was sent to CAD") {
 			t.Errorf("%v: %s", c.answer, line)
 		}
@@ -123,10 +83,10 @@ func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 	// The client cancels: the question is withdrawn, nothing sent, no answer.
 	h.send(call("5", "delete_entities", args))
 	h.skipCount("5")
-	d.question(t)
+	d.Question(t)
 	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
 	select {
-	case <-d.withdrawn:
+	case <-d.Withdrawn:
 	case <-time.After(waitLimit):
 		t.Fatal("the desktop question stayed open after the client cancelled the call")
 	}
@@ -154,16 +114,16 @@ func TestDesktopAsksWhenTheClientCannot(t *testing.T) {
 }
 
 func TestDesktopBridgeStopClosesTheQuestion(t *testing.T) {
-	d := newScriptedDesktop()
+	d := bridgetest.NewDesktop()
 	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d)))
 	h.send(initPlain)
 	h.recv()
 	h.send(call("1", "delete_entities", `{"handles":["h-1"]}`))
 	h.skipCount("1")
-	d.question(t)
+	d.Question(t)
 	h.cancel() // a signal
 	select {
-	case <-d.withdrawn:
+	case <-d.Withdrawn:
 	case <-time.After(waitLimit):
 		t.Fatal("the desktop question stayed open after the bridge was stopped")
 	}
@@ -202,7 +162,7 @@ func TestConfirmWho(t *testing.T) {
 		{"modern form mode", nil, true, "", `{"elicitation":{"form":{}}}`, "client"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := newScriptedDesktop()
+			d := bridgetest.NewDesktop()
 			dd := d
 			if !c.desktop {
 				dd = nil
@@ -216,8 +176,8 @@ func TestConfirmWho(t *testing.T) {
 			}
 			h.send(req)
 			if c.want == "desktop" {
-				d.question(t)
-				d.answers <- desktop.Run
+				d.Question(t)
+				d.Answers <- desktop.Run
 				// The base's own answer (it has no such entity), not a refusal.
 				if line := h.recv(); field(t, line, "id") != float64(1) || !strings.Contains(line, `no entity with handle`) {
 					t.Errorf("want the base's answer after Run on the desktop, got %s", line)
@@ -234,78 +194,12 @@ func TestConfirmWho(t *testing.T) {
 				t.Errorf("want a refusal saying %q, got %s", c.want, line)
 			}
 			select {
-			case q := <-d.asked:
+			case q := <-d.Asked:
 				if c.want != "desktop" {
 					t.Errorf("the desktop was asked: %+v", q)
 				}
 			default:
 			}
 		})
-	}
-}
-
-// TestDesktopQuestionHoldsOnlyItsClient, over HTTP: while the desktop asks
-// about A's call, A's later call waits and B's calls are answered; A
-// dropping the call's POST closes the question at once (nothing sent, A's
-// later call runs); A's session ending closes the next one.
-func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
-	d := newScriptedDesktop()
-	usePolicy := withPolicy(t, testPolicy, policy.Options{})
-	jpath, jw := newJournal(t)
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
-		usePolicy(c)
-		withDesktop(d)(c)
-		c.Journal, c.ConfirmTimeout = jw, time.Hour
-	})
-	a := h.initialize("2025-11-25") // declares no elicitation
-	ctx, drop := context.WithCancel(context.Background())
-	first := make(chan struct{})
-	go func() {
-		defer close(first)
-		_, _ = h.try(ctx, withSession(a), call(`"q"`, "delete_entities", `{"handles":["1"]}`))
-	}()
-	if q := d.question(t); q.Client != "t" || q.Tool != "delete_entities" {
-		t.Errorf("the question: %+v", q)
-	}
-	queued := field(t, h.health(), "queue").(float64)
-	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
-	b := h.initialize("2025-06-18")
-	for i := range 3 {
-		if r := h.post(withSession(b), call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
-			t.Fatalf("B's call %d while A's question is open: %d %s", i, r.status, r.body)
-		}
-	}
-	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
-		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
-	}
-	drop()
-	<-first
-	select {
-	case <-d.withdrawn:
-	case <-time.After(waitLimit):
-		t.Fatal("the dialog stayed open after the client dropped the call")
-	}
-	if r := within(t, later); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
-		t.Fatalf("A's later call after the question was withdrawn: %d %s", r.status, r.body)
-	}
-	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
-
-	// The session ends (DELETE) while the desktop asks: closed, not sent.
-	later2 := h.postAsync(withSession(a), call(`"q2"`, "delete_entities", `{"handles":["1"]}`))
-	d.question(t)
-	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(a), ""); r.status != http.StatusNoContent {
-		t.Fatalf("DELETE: %d %s", r.status, r.body)
-	}
-	select {
-	case <-d.withdrawn:
-	case <-time.After(waitLimit):
-		t.Fatal("the dialog stayed open after the session ended")
-	}
-	<-later2
-	for _, id := range []string{`"q"`, `"q2"`} {
-		if n := h.sim.CallsFor(id); n != 0 {
-			t.Errorf("%s ran %d times", id, n)
-		}
 	}
 }

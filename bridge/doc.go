@@ -1,14 +1,18 @@
-// Package bridge serves the CAD base to MCP clients. A front end (stdio, or
-// Streamable HTTP) reads a client's messages and dispatches them: the
-// protocol the bridge speaks itself is answered at once; tools/list and
-// tools/call become jobs for the one ordered worker, which forwards each to
-// the base on a fresh TCP connection and answers with the client's id. Run
-// (stdio) and Serve (HTTP) wire a front end to the core and own every
-// goroutine they start.
+// Package bridge is the core that serves the CAD base to MCP clients, and
+// its stdio front end. A front end reads a client's messages and dispatches
+// them: the protocol the bridge speaks itself is answered at once;
+// tools/list and tools/call become jobs for the one ordered worker, which
+// forwards each to the base on a fresh TCP connection and answers with the
+// client's id. Run wires stdio to the core; the Streamable HTTP front end is
+// package bridge/streamable, which meets the core through front.go. Each
+// owns every goroutine it starts.
 //
 // Files by role:
 //   - run.go: the core (bridge, job), stdio start-up, the named goroutines,
 //     the one shutdown.
+//   - front.go: what a front end in its own package sees of the core
+//     (Start, Core: Decode, Dispatch, AsksFirst, its clients, Stop); a
+//     Client, the Stream its messages go to, its Turn with the worker.
 //   - reader.go: the stdio reader, decode (each message read once into a
 //     lifecycle.Request, with the policy's say) and dispatch, routed by the
 //     method table (lifecycle.Method); callable by any front end, it must
@@ -19,7 +23,7 @@
 //     place, client.update, under the client's lock; each request has its
 //     context from its arrival, and whatever ends it (answer, cancel,
 //     session end) cancels that context: reply.ended is where a request
-//     ends, and lifecycle.Request.Times has when it got where.
+//     ends, and reply.times has when it got where.
 //   - queue.go: the jobs waiting for the worker, in turns per client.
 //   - worker.go: the worker (invoked sequentially): call the base, turn its
 //     answer into the client's. It never waits for a client.
@@ -40,9 +44,9 @@
 //     policy), confirmation (sub-package confirm: elicitation/create in the
 //     handshake era, input_required with a signed requestState in
 //     2026-07-28) and the journal (sub-package journal).
-//   - http.go: Serve, the Streamable HTTP front end's start-up, shutdown
-//     and janitor; httpserve.go: its requests in both eras; httpout.go: a
-//     response's own writer (the core only hands messages over);
-//     httpsession.go, httpstreams.go: the session and stream tables with
-//     their limits; httpguard.go: Origin, Host and token checks.
+//
+// Sub-packages: streamable (the Streamable HTTP front end), toolcache,
+// clienterr (the errors a client can get), policy, confirm, journal,
+// connect (mcp-bridge connect), tlscert; internal/bridgetest is what the
+// tests of the core and of its front ends share.
 package bridge

@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"encoding/json"
-
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -25,7 +23,7 @@ func baseFrame(req *lifecycle.Request) []byte {
 	var params []byte
 	switch {
 	case req.Method == lifecycle.MethodToolsCall:
-		params = appendName(append(buf[:0], `{"name":`...), tp.Name)
+		params = rpc.AppendString(append(buf[:0], `{"name":`...), tp.Name)
 		if tp.Args != nil {
 			params = append(append(params, `,"arguments":`...), tp.Args...)
 		}
@@ -36,19 +34,4 @@ func baseFrame(req *lifecycle.Request) []byte {
 		params = []byte(`{}`)
 	}
 	return rpc.AppendRequest(make([]byte, 0, 64+len(params)), req.ID, req.Method, params)
-}
-
-// appendName appends a tool's name as encoding/json writes it: a plain
-// name (printable ASCII that JSON and its HTML escaping leave alone) as
-// it is, any other through json.Marshal.
-func appendName(b []byte, name string) []byte {
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(name) // a Go string always marshals
-			return append(b, quoted...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, name...)
-	return append(b, '"')
 }

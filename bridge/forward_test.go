@@ -1,75 +1,35 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
-	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
-
-// recorder is a base in front of the harness's simulated one that keeps
-// every frame the base received.
-type recorder struct {
-	mu     sync.Mutex
-	frames []string
-}
 
 // recordedHarness is newHarness with a recorder between the bridge and a
 // simulated base of its own.
-func recordedHarness(t *testing.T, tweak func(*Config)) (*harness, *recorder) {
+func recordedHarness(t *testing.T, tweak func(*Config)) (*harness, *bridgetest.Recorder) {
 	t.Helper()
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	rec := &recorder{}
-	direct := &tcpbase.Client{Addr: sim.Addr()}
-	base := baseFunc(func(ctx context.Context, frame []byte) ([]byte, error) {
-		rec.mu.Lock()
-		rec.frames = append(rec.frames, string(frame))
-		rec.mu.Unlock()
-		return direct.Call(ctx, frame)
-	})
+	sim := bridgetest.StartSim(t)
+	rec := &bridgetest.Recorder{Next: &tcpbase.Client{Addr: sim.Addr()}}
 	return newHarness(t, sim, func(c *Config) {
-		c.Base = base
+		c.Base = rec
 		if tweak != nil {
 			tweak(c)
 		}
 	}), rec
 }
 
-func (r *recorder) all() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.frames...)
-}
-
 // acceptState is the extra params of a 2026-07-28 call re-sent with the
 // user's yes and the requestState (%q).
 const acceptState = `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":%q`
-
-// newJournal opens a journal in a fresh folder; it is closed when the
-// test ends.
-func newJournal(t *testing.T) (string, *journal.Writer) {
-	t.Helper()
-	jpath := filepath.Join(tempDir(t), "journal.jsonl")
-	jw, err := journal.Open(jpath, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jw.Close() })
-	return jpath, jw
-}
 
 // drawingName asks the base (through the bridge) what the open drawing is
 // called: the simulated base's new_drawing changes it.
@@ -165,7 +125,7 @@ func TestBaseFrameHoldsOnlyWhatWasRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`,
 	}
-	if d := cmp.Diff(want, rec.all()); d != "" {
+	if d := cmp.Diff(want, rec.All()); d != "" {
 		t.Errorf("frames the base received (-want +got):\n%s", d)
 	}
 }
@@ -245,7 +205,7 @@ func TestJournalRecordsTheFrameSent(t *testing.T) {
 		got = append(got, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"name":%q,"arguments":%s}}`, l.Entry.ID, l.Entry.Method, l.Entry.Tool, l.Entry.Args))
 		return true
 	})
-	if d := cmp.Diff(rec.all(), got); d != "" {
+	if d := cmp.Diff(rec.All(), got); d != "" {
 		t.Errorf("journal vs frames sent (-sent +journal):\n%s", d)
 	}
 }
@@ -258,44 +218,13 @@ func TestJournalRecordsTheFrameSent(t *testing.T) {
 // for a request of its own: here a call to a tool the policy denies, never
 // checked. The frame the base gets is one line, the request that was
 // checked.
+//
+// Over HTTP: bridge/streamable's TestFrameIsOneLine.
 func TestFrameIsOneLine(t *testing.T) {
-	smuggled := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"new_drawing","arguments":{"name":"pwned"}}}`
-	args := func(brk string) string { return `{"a":[` + brk + smuggled + brk + `]}` }
-	oneLine := func(t *testing.T, frames []string) {
-		t.Helper()
-		for _, f := range frames {
-			if lines := strings.FieldsFunc(f, func(r rune) bool { return r == '\r' || r == '\n' }); len(lines) != 1 {
-				t.Errorf("a base reading lines gets %d requests from one frame:\n%q", len(lines), lines)
-			}
-		}
-	}
 	deny := policy.Options{Deny: []string{"new_drawing"}}
-
-	t.Run("stdio", func(t *testing.T) {
-		h, rec := recordedHarness(t, withPolicy(t, "", deny))
-		h.send(call("1", "get_drawing_info", args("\r\t \r")))
-		h.recv()
-		h.closeAndWait()
-		oneLine(t, rec.all())
-	})
-	t.Run("http", func(t *testing.T) {
-		rec := &recorder{}
-		h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
-			withPolicy(t, "", deny)(c)
-			direct := c.Base
-			c.Base = baseFunc(func(ctx context.Context, frame []byte) ([]byte, error) {
-				rec.mu.Lock()
-				rec.frames = append(rec.frames, string(frame))
-				rec.mu.Unlock()
-				return direct.Call(ctx, frame)
-			})
-		})
-		for _, brk := range []string{"\n", "\r\n", "\r"} {
-			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_drawing_info","arguments":` + args(brk) + `,` + fmt.Sprintf(wireMeta, `{}`) + `}}`
-			if r := h.post(modernHeaders("tools/call", "get_drawing_info"), body); r.status != 200 {
-				t.Fatalf("POST: %d %s", r.status, r.body)
-			}
-		}
-		oneLine(t, rec.all())
-	})
+	h, rec := recordedHarness(t, withPolicy(t, "", deny))
+	h.send(call("1", "get_drawing_info", bridgetest.SmuggledArgs("\r\t \r")))
+	h.recv()
+	h.closeAndWait()
+	bridgetest.OneLine(t, rec.All())
 }

@@ -13,13 +13,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rs/zerolog"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
-	"github.com/mcp-bridge/mcp-bridge/verify"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
-	"github.com/rs/zerolog"
 )
 
 // harness runs Run in-process on pipes, as a client would see it.
@@ -42,17 +44,38 @@ type harness struct {
 	skipped map[string]bool
 }
 
-const waitLimit = 15 * time.Second
+// The helpers this package's tests share with the front ends' tests
+// (bridgetest), under the names these tests have always used.
+const (
+	waitLimit  = bridgetest.WaitLimit
+	testPolicy = bridgetest.TestPolicy
+	modernMeta = bridgetest.ModernMeta
+	wireMeta   = bridgetest.WireMeta
+)
+
+var (
+	call          = bridgetest.Call
+	modernCall    = bridgetest.ModernCall
+	field         = bridgetest.Field
+	waitFor       = bridgetest.WaitFor
+	listed        = bridgetest.Listed
+	inputRequired = bridgetest.InputRequired
+	newJournal    = bridgetest.NewJournal
+	journalLines  = bridgetest.JournalLines
+)
+
+// withPolicy sets a policy built from a file's text ("" for none) and
+// options.
+func withPolicy(t *testing.T, file string, opt policy.Options) func(*Config) {
+	t.Helper()
+	p := bridgetest.Policy(t, file, opt)
+	return func(c *Config) { c.Policy = p }
+}
 
 func newHarness(t *testing.T, sim *simbase.Server, tweak func(*Config)) *harness {
 	t.Helper()
 	if sim == nil {
-		var err error
-		sim, err = simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { sim.Close() })
+		sim = bridgetest.StartSim(t)
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -220,34 +243,9 @@ func (h *harness) checkExactlyOnce() {
 	}
 }
 
-func call(id, tool, args string) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
-}
-
 func textResult(id, text string, isError bool) string {
 	t, _ := json.Marshal(text)
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":%v}}`, id, t, isError)
-}
-
-// field extracts a value from a JSON line by a dotted path, for checks on
-// answers whose text carries variable parts.
-func field(t *testing.T, line, path string) any {
-	t.Helper()
-	if !json.Valid([]byte(line)) {
-		t.Fatalf("not JSON: %s", line)
-	}
-	return verify.Get(line, path)
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // checkNoLeaks waits for the goroutine count to come back to before.

@@ -14,7 +14,7 @@ import (
 // acknowledged and answered at once. Otherwise its reply stays open, among
 // the client's requests in progress, until the client cancels it (no
 // answer) or the bridge stops (an empty result).
-func (b *bridge) listen(c *client, req *lifecycle.Request, r *reply) {
+func (b *bridge) listen(c *Client, req *lifecycle.Request, r *reply) {
 	wantTools := req.ListensTools
 	agreed := `{}`
 	if wantTools {

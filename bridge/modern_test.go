@@ -11,9 +11,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
-// modernMeta is the _meta a 2026-07-28 client puts on every request.
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
 const serverInfoMeta = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-bridge","version":"test"}}`
 
 func TestDiscover(t *testing.T) {

@@ -72,9 +72,18 @@ func (b *bridge) runQuestion(j *job) {
 	b.queue.remove(j)
 }
 
-// goner is a stream that can end before its client does (an HTTP
+// ender is a Stream that can end before its client does (an HTTP
 // response): a question asked on it cannot be answered once it has.
-type goner interface{ goneCh() <-chan struct{} }
+type ender interface{ Ended() <-chan struct{} }
+
+// streamEnded is closed when out has ended; nil (never) for a stream that
+// lasts as long as its client.
+func streamEnded(out Stream) <-chan struct{} {
+	if e, ok := out.(ender); ok {
+		return e.Ended()
+	}
+	return nil
+}
 
 // askUser is the handshake-era confirmation: an elicitation/create request
 // to the client, on the stream the call's answer goes to, and its answer.
@@ -83,11 +92,7 @@ type goner interface{ goneCh() <-chan struct{} }
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	g, c := b.rules, j.reply.client
 	if j.askedBy == AskDesktop {
-		var gone <-chan struct{}
-		if gn, ok := j.reply.stream().(goner); ok {
-			gone = gn.goneCh()
-		}
-		return b.askDesktop(ctx, j, gone)
+		return b.askDesktop(ctx, j, streamEnded(j.reply.stream()))
 	}
 	a := &c.asker
 	name, args := j.req.Tool.Name, j.req.Tool.Args // what was checked, and what runs
@@ -115,10 +120,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	}()
 	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
 	out := j.reply.stream() // stdio; over HTTP, the call's own response stream
-	var gone <-chan struct{}
-	if gn, ok := out.(goner); ok {
-		gone = gn.goneCh()
-	}
+	gone := streamEnded(out)
 	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
 		return refused("refused", "the question could not be sent to the client")
 	}

@@ -11,11 +11,11 @@ var (
 	errQueueClosed = errors.New("queue closed")
 )
 
-// turn is one place in the worker's rotation: a client's own line of jobs.
+// Turn is one place in the worker's rotation: a client's own line of jobs.
 // The stdio client and each legacy HTTP session have one; the stateless
 // clients that the HTTP front end takes for one program share one (see
 // httpClientKey).
-type turn struct {
+type Turn struct {
 	jobs []*job // guarded by jobQueue.mu
 }
 
@@ -32,7 +32,7 @@ type turn struct {
 type jobQueue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond // signalled when a job may be ready, or the queue closed
-	ring   []*turn    // turns with jobs, in rotation order
+	ring   []*Turn    // turns with jobs, in rotation order
 	n      int        // jobs queued, all turns
 	max    int
 	closed bool
@@ -83,8 +83,8 @@ func (q *jobQueue) push(j *job) (out *job, err error) {
 // queue and returns it, when that turn has at least two jobs more than t
 // and the job is a plain one (no question asked or to ask for it); nil
 // when there is none. q.mu is held.
-func (q *jobQueue) pushOut(t *turn) *job {
-	var longest *turn
+func (q *jobQueue) pushOut(t *Turn) *job {
+	var longest *Turn
 	for _, u := range q.ring {
 		if u == t || len(u.jobs) < len(t.jobs)+2 {
 			continue
@@ -157,7 +157,7 @@ func (q *jobQueue) remove(j *job) {
 	q.n--
 	if len(t.jobs) == 0 {
 		t.jobs = nil
-		q.ring = slices.DeleteFunc(q.ring, func(o *turn) bool { return o == t })
+		q.ring = slices.DeleteFunc(q.ring, func(o *Turn) bool { return o == t })
 	}
 	q.cond.Broadcast()
 }

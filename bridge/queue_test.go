@@ -12,12 +12,12 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-func schedJob(c *client, id string) *job {
+func schedJob(c *Client, id string) *job {
 	rid, _ := rpc.ParseID([]byte(`"` + id + `"`))
 	return &job{reply: &reply{id: rid, client: c}}
 }
 
-func newTestClient(string) *client {
+func newTestClient(string) *Client {
 	return newClient(nil, rpc.DefaultMaxMessage, zerolog.Nop())
 }
 
@@ -32,7 +32,7 @@ func TestQueueTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i, cl := range []*client{a, b, c} {
+	for i, cl := range []*Client{a, b, c} {
 		if _, err := s.push(schedJob(cl, []string{"a1", "b1", "c1"}[i])); err != nil {
 			t.Fatal(err)
 		}
@@ -146,9 +146,9 @@ func TestQueueShares(t *testing.T) {
 // share already (giving way then would only move the shortfall, each
 // client's call pushed out in turn).
 func TestQueuePushOutEdge(t *testing.T) {
-	fill := func(counts ...int) (*jobQueue, []*client) {
+	fill := func(counts ...int) (*jobQueue, []*Client) {
 		s := newJobQueue(8)
-		var cs []*client
+		var cs []*Client
 		for i, n := range counts {
 			c := newTestClient("")
 			cs = append(cs, c)
@@ -207,11 +207,11 @@ func TestCancelEndsContext(t *testing.T) {
 	if err := c.track(r, false); err != nil {
 		t.Fatal(err)
 	}
-	c.cancel(id)
+	c.Cancel(id)
 	if r.ctx.Err() == nil || context.Cause(r.ctx) != errCallCancelled {
 		t.Errorf("context after cancel: %v (cause %v); want cancelled by the client", r.ctx.Err(), context.Cause(r.ctx))
 	}
-	if c.inUse(id) {
+	if c.inUse(r) {
 		t.Error("the cancelled request's id is still in use")
 	}
 	if r.end(rpc.EncodeResult(id, []byte(`{}`))) {

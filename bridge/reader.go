@@ -14,7 +14,7 @@ import (
 // read is the stdio front end's reader goroutine: it reads stdin line by
 // line and dispatches each line for the stdio client c, until stdin ends or
 // the bridge stops.
-func (b *bridge) read(c *client, stdin io.Reader) {
+func (b *bridge) read(c *Client, stdin io.Reader) {
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
 	for !b.dropping.Load() {
 		line, err := lr.Next()
@@ -36,35 +36,35 @@ func (b *bridge) read(c *client, stdin io.Reader) {
 	}
 }
 
-// message is one message from a client as the core carries it: the
+// Message is one message from a client as the core carries it: the
 // framing's verdict and, for a request or a notification, its value
 // (lifecycle.ReadRequest), read once when the line or body was decoded,
 // with what the user's policy says of it. Every front end decodes with
 // decode and hands these to dispatch; nothing after reads the params again.
-type message struct {
+type Message struct {
 	rpc.Decoded
-	req *lifecycle.Request // nil for a response or an invalid message
+	Req *lifecycle.Request // nil for a response or an invalid message
 	// confirm: a tools/call the policy says needs the user's confirmation.
 	confirm bool
 }
 
 // decode decodes one line (or HTTP body) of client messages.
-func (b *bridge) decode(line []byte) (msgs []message, isBatch bool) {
+func (b *bridge) decode(line []byte) (msgs []Message, isBatch bool) {
 	ds, isBatch := rpc.DecodeLine(line)
-	msgs = make([]message, len(ds))
+	msgs = make([]Message, len(ds))
 	for i, d := range ds {
 		m := &msgs[i]
 		m.Decoded = d
 		switch x := d.Msg.(type) {
 		case *rpc.Request:
-			m.req = lifecycle.ReadRequest(x.ID, x.Method, x.Params)
+			m.Req = lifecycle.ReadRequest(x.ID, x.Method, x.Params)
 		case *rpc.Notification:
-			m.req = lifecycle.ReadRequest(rpc.ID{}, x.Method, x.Params)
+			m.Req = lifecycle.ReadRequest(rpc.ID{}, x.Method, x.Params)
 		default:
 			continue
 		}
-		if m.req.Method == lifecycle.MethodToolsCall && m.req.ParamsErr == nil {
-			_, m.confirm = b.rules.policy.NeedsConfirm(m.req.Tool.Name)
+		if m.Req.Method == lifecycle.MethodToolsCall && m.Req.ParamsErr == nil {
+			_, m.confirm = b.rules.policy.NeedsConfirm(m.Req.Tool.Name)
 		}
 	}
 	return msgs, isBatch
@@ -79,7 +79,7 @@ func (b *bridge) decode(line []byte) (msgs []message, isBatch bool) {
 // errors, a full or closed queue) or hands a job to the worker without
 // waiting, so that ping and cancellation stay responsive while CAD works.
 // Any front end may call it, for any client.
-func (b *bridge) dispatchLine(c *client, line []byte) {
+func (b *bridge) dispatchLine(c *Client, line []byte) {
 	msgs, isBatch := b.decode(line)
 	b.dispatchAll(c, c.out, msgs, isBatch)
 }
@@ -87,7 +87,7 @@ func (b *bridge) dispatchLine(c *client, line []byte) {
 // dispatchAll dispatches decoded messages with the answers (and the
 // notifications about the requests) going to out: the client's stream, or
 // an HTTP front end's response.
-func (b *bridge) dispatchAll(c *client, out stream, msgs []message, isBatch bool) {
+func (b *bridge) dispatchAll(c *Client, out Stream, msgs []Message, isBatch bool) {
 	var bt *batch
 	if isBatch {
 		bt = newBatch(out, c.max)
@@ -103,12 +103,12 @@ func (b *bridge) dispatchAll(c *client, out stream, msgs []message, isBatch bool
 var testHookHandle func(rpc.Decoded)
 
 // dispatch handles one message from client c; its answer goes to out.
-func (b *bridge) dispatch(c *client, out stream, m *message, bt *batch) {
+func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	var r *reply // the answer this message is owed, if any
 	switch {
-	case m.req != nil && !m.req.IsNotification():
-		r = c.newReply(m.req.ID, m.req.Method, bt)
-		r.req = m.req
+	case m.Req != nil && !m.Req.IsNotification():
+		r = c.newReply(m.Req.ID, m.Req.Method, bt)
+		r.req = m.Req
 	case m.Msg == nil:
 		r = c.newReply(m.ID, "", bt)
 	}
@@ -132,12 +132,12 @@ func (b *bridge) dispatch(c *client, out stream, m *message, bt *batch) {
 		return
 	}
 	switch {
-	case m.req == nil:
+	case m.Req == nil:
 		if resp, ok := m.Msg.(*rpc.Response); ok {
 			b.clientResponse(c, resp)
 		}
-	case m.req.IsNotification():
-		b.notification(c, m.req)
+	case m.Req.IsNotification():
+		b.notification(c, m.Req)
 	default:
 		b.request(c, m, r)
 	}
@@ -146,17 +146,17 @@ func (b *bridge) dispatch(c *client, out stream, m *message, bt *batch) {
 // clientResponse is where every response from a client arrives. The only
 // requests the bridge sends clients are its confirmation questions
 // (elicitation/create); any other response is not due.
-func (b *bridge) clientResponse(c *client, m *rpc.Response) {
+func (b *bridge) clientResponse(c *Client, m *rpc.Response) {
 	if !c.asker.answered(m) {
 		b.log.Debug().Str("id", m.ID.String()).Msg("ignoring a response from the client")
 	}
 }
 
-func (b *bridge) notification(c *client, n *lifecycle.Request) {
+func (b *bridge) notification(c *Client, n *lifecycle.Request) {
 	switch n.Method {
 	case lifecycle.MethodCancelled:
 		if !n.Cancels.IsZero() {
-			c.cancel(n.Cancels)
+			c.Cancel(n.Cancels)
 		}
 	case lifecycle.MethodInitialized:
 		b.log.Debug().Msg("client initialized")
@@ -167,9 +167,9 @@ func (b *bridge) notification(c *client, n *lifecycle.Request) {
 
 // request answers a request at once, or queues it for the base, as the
 // method table says (lifecycle.Method).
-func (b *bridge) request(c *client, m *message, r *reply) {
-	req := m.req
-	if c.inUse(req.ID) {
+func (b *bridge) request(c *Client, m *Message, r *reply) {
+	req := m.Req
+	if c.inUse(r) {
 		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
 		r.fail(errIDInUse(req.ID))
 		return
@@ -205,7 +205,7 @@ func (b *bridge) request(c *client, m *message, r *reply) {
 		}
 		c.initialized.Store(true)
 		c.setVersion(res)
-		c.asker.initialized(req, c.legacyVersion())
+		c.asker.initialized(req, c.LegacyVersion())
 		r.result(res)
 	case lifecycle.MethodPing:
 		r.result([]byte(`{}`))

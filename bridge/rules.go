@@ -89,15 +89,15 @@ func (a *asker) answered(m *rpc.Response) bool {
 // may be asked to confirm before it is sent (question.go), so that its
 // answer goes on an SSE stream that can carry the question first. A call
 // the reader then refuses gets its error on that stream, which is as good.
-func (b *bridge) asksFirst(c *client, m *message) bool {
-	return m.confirm && m.req.Era == lifecycle.Legacy && c.asker.canElicit.Load()
+func (b *bridge) asksFirst(c *Client, m *Message) bool {
+	return m.confirm && m.Req.Era == lifecycle.Legacy && c.asker.canElicit.Load()
 }
 
 // admitCall applies the policy and confirmation to a tools/call the reader
 // has checked. It returns false when it answered the call itself (denied,
 // refused, or a modern client asked to confirm); true when the job goes to
 // the worker, possibly marked to ask the user first.
-func (b *bridge) admitCall(c *client, j *job) bool {
+func (b *bridge) admitCall(c *Client, j *job) bool {
 	g, req := b.rules, j.req
 	name, args := req.Tool.Name, req.Tool.Args
 	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
@@ -151,7 +151,7 @@ func (b *bridge) admitCall(c *client, j *job) bool {
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	switch a := confirm.ReadInput(req.InputResponses); a {
+	switch a := confirm.Read(req.Input); a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true

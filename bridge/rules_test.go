@@ -17,30 +17,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
-const testPolicy = `{
-  // what the user allows the assistant to do
-  "deny": ["save_*", "new_drawing"],
-  "confirm": ["delete_*"],
-  "annotations": {
-    "get_*": {"readOnlyHint": true},
-    "list_*": {"readOnlyHint": true},
-    "delete_entities": {"destructiveHint": true, "title": "Delete entities"}
-  }
-}`
-
-func withPolicy(t *testing.T, file string, opt policy.Options) func(*Config) {
-	t.Helper()
-	var data []byte
-	if file != "" {
-		data = []byte(file)
-	}
-	p, err := policy.Build("test-policy.json", data, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(c *Config) { c.Policy = p }
-}
-
 func both(fns ...func(*Config)) func(*Config) {
 	return func(c *Config) {
 		for _, f := range fns {
@@ -49,32 +25,8 @@ func both(fns ...func(*Config)) func(*Config) {
 	}
 }
 
-const wireMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"wire-test","version":"9"}}`
-
 func modernList(id string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":{`+wireMeta+`}}`, id, `{}`)
-}
-
-func modernCall(id, tool, args, caps, extra string) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s,`+wireMeta+`%s}}`, id, tool, args, caps, extra)
-}
-
-// listed returns name → annotations of a tools/list answer line.
-func listed(t *testing.T, line string) map[string]any {
-	t.Helper()
-	var r struct {
-		Result struct {
-			Tools []map[string]any `json:"tools"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(line), &r); err != nil || r.Result.Tools == nil {
-		t.Fatalf("not a tools/list answer: %.300s", line)
-	}
-	out := map[string]any{}
-	for _, tl := range r.Result.Tools {
-		out[tl["name"].(string)] = tl["annotations"]
-	}
-	return out
 }
 
 func TestDeniedToolNeitherListedNorSent(t *testing.T) {
@@ -284,20 +236,6 @@ func TestConfirmLegacyTimeoutAndUnsupportedClient(t *testing.T) {
 		t.Errorf("unsupported client: %s", line)
 	}
 	h2.checkExactlyOnce()
-}
-
-// inputRequired checks an input_required answer and returns its requestState.
-func inputRequired(t *testing.T, line string) string {
-	t.Helper()
-	if field(t, line, "result.resultType") != "input_required" ||
-		field(t, line, "result.inputRequests.confirm.method") != "elicitation/create" ||
-		field(t, line, "result._meta") == nil {
-		t.Fatalf("want an input_required result, got %s", line)
-	}
-	if msg, _ := field(t, line, "result.inputRequests.confirm.params.message").(string); !strings.Contains(msg, "delete_entities") {
-		t.Errorf("the question does not name the tool: %q", msg)
-	}
-	return field(t, line, "result.requestState").(string)
 }
 
 func TestConfirmModern(t *testing.T) {

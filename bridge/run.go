@@ -40,7 +40,7 @@ type bridge struct {
 	queue     *jobQueue
 
 	clientsMu sync.Mutex
-	clients   map[*client]bool // every client, for list changes and shutdown
+	clients   map[*Client]bool // every client, for list changes and shutdown
 
 	// dropping: shutting down on a signal or a dead stdout; the worker
 	// answers the jobs still queued without sending them.
@@ -166,7 +166,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		cfg:        cfg,
 		log:        cfg.Log,
 		queue:      newJobQueue(cfg.Queue),
-		clients:    map[*client]bool{},
+		clients:    map[*Client]bool{},
 		abort:      abort,
 		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
@@ -175,22 +175,22 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 	}
 }
 
-func (b *bridge) addClient(c *client) {
+func (b *bridge) addClient(c *Client) {
 	b.clientsMu.Lock()
 	b.clients[c] = true
 	b.clientsMu.Unlock()
 }
 
-func (b *bridge) removeClient(c *client) {
+func (b *bridge) removeClient(c *Client) {
 	b.clientsMu.Lock()
 	delete(b.clients, c)
 	b.clientsMu.Unlock()
 }
 
-func (b *bridge) allClients() []*client {
+func (b *bridge) allClients() []*Client {
 	b.clientsMu.Lock()
 	defer b.clientsMu.Unlock()
-	cs := make([]*client, 0, len(b.clients))
+	cs := make([]*Client, 0, len(b.clients))
 	for c := range b.clients {
 		cs = append(cs, c)
 	}
@@ -206,7 +206,7 @@ func (b *bridge) runProber(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-func (b *bridge) runReader(c *client, stdin io.Reader, done chan<- struct{}) {
+func (b *bridge) runReader(c *Client, stdin io.Reader, done chan<- struct{}) {
 	defer close(done)
 	b.read(c, stdin)
 }

@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 func BenchmarkDecorateCall(b *testing.B) {
@@ -25,10 +27,11 @@ func BenchmarkDecorateList(b *testing.B) {
 	}
 }
 
-func BenchmarkEraOf(b *testing.B) {
+// BenchmarkReadRequest: a 2026-07-28 tools/call decoded.
+func BenchmarkReadRequest(b *testing.B) {
 	params := []byte(`{"name":"x","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = EraOf(params)
+		_ = ReadRequest(rpc.ID{}, MethodToolsCall, params)
 	}
 }

@@ -2,6 +2,8 @@ package lifecycle
 
 import (
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 func TestDecorate(t *testing.T) {
@@ -21,6 +23,8 @@ func TestDecorate(t *testing.T) {
 	}
 }
 
+// TestEraOf: the decoder takes a request for a modern one exactly when
+// params._meta names a version as a string.
 func TestEraOf(t *testing.T) {
 	tests := []struct {
 		params string
@@ -37,9 +41,13 @@ func TestEraOf(t *testing.T) {
 		{`[1]`, Legacy, ""},
 	}
 	for _, tt := range tests {
-		era, v := EraOf([]byte(tt.params))
-		if era != tt.era || v != tt.v {
-			t.Errorf("EraOf(%s) = %v %q, want %v %q", tt.params, era, v, tt.era, tt.v)
+		var params []byte
+		if tt.params != "" {
+			params = []byte(tt.params)
+		}
+		r := ReadRequest(rpc.ID{}, MethodPing, params)
+		if r.Era != tt.era || r.Version != tt.v {
+			t.Errorf("ReadRequest(%s) era %v %q, want %v %q", tt.params, r.Era, r.Version, tt.era, tt.v)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -23,7 +24,7 @@ type Request struct {
 	Era     Era
 	Version string // 2026-07-28: params._meta's protocol version
 	// EraErr is why the modern era's per-request rules refuse it
-	// (CheckModern); nil when they pass or the request is of the
+	// (checkModern); nil when they pass or the request is of the
 	// handshake era.
 	EraErr *rpc.WireError
 
@@ -35,17 +36,24 @@ type Request struct {
 	// Elicits: the client can show a form elicitation (2026-07-28: its
 	// _meta clientCapabilities; initialize: its capabilities).
 	Elicits bool
+	// Capabilities are those capabilities as sent, Elicitation their member
+	// elicitation, and Meta is params._meta as sent when it is an object:
+	// for a relay (mcp-bridge connect) that passes them on amended.
+	Capabilities, Elicitation []byte
+	Meta                      []byte
 
 	// ParamsErr is why the method's reader refused the params (-32602);
 	// nil when they can be used.
 	ParamsErr *rpc.WireError
 	// Tool is what tools/call and tools/list carry, read by exact keys.
 	Tool ToolParams
-	// RequestState and InputResponses: a 2026-07-28 tools/call sent again
-	// with the answer to the bridge's input request. InputResponses is nil
-	// when two of its members are one to a case-insensitive reader.
-	RequestState   []byte
-	InputResponses []byte
+	// RequestState and Input: a 2026-07-28 tools/call sent again with the
+	// answer to the bridge's input request. Input is that answer as sent
+	// (the member confirm.InputKey of inputResponses), for confirm.Read;
+	// nil when absent, or when two members of inputResponses are one to a
+	// case-insensitive reader.
+	RequestState []byte
+	Input        []byte
 	// ListensTools: a subscriptions/listen that asks for
 	// notifications/tools/list_changed.
 	ListensTools bool
@@ -108,6 +116,7 @@ func ReadRequest(id rpc.ID, method string, params []byte) *Request {
 		p = scanParams(params, method, known)
 	}
 	if rpc.Kind(p.v[pMeta]) == rpc.KindObject {
+		r.Meta = p.v[pMeta]
 		r.readMeta(p.v[pMeta])
 	}
 	if r.Info != nil && r.Info.read != nil {
@@ -225,9 +234,16 @@ func (r *Request) readMeta(meta []byte) {
 	if v, ok := rpc.String(m[mVersion]); ok {
 		r.Era, r.Version = Modern, v
 		r.EraErr = checkModern(v, m[mCapabilities])
-		r.Elicits = ElicitsForms(rpc.Field(m[mCapabilities], "elicitation"))
+		r.readCapabilities(m[mCapabilities])
 		r.ClientInfo = readClientInfo(m[mClientInfo])
 	}
+}
+
+// readCapabilities reads what the client can do: whether it shows a form.
+func (r *Request) readCapabilities(caps []byte) {
+	r.Capabilities = caps
+	r.Elicitation = rpc.Field(caps, "elicitation")
+	r.Elicits = ElicitsForms(r.Elicitation)
 }
 
 // readClientInfo reads a clientInfo object by its members' exact names, as
@@ -247,7 +263,7 @@ func readInitialize(r *Request, params []byte, p paramMembers) {
 	}
 	r.AskedVersion, _ = rpc.String(p.v[pVersion])
 	r.ClientInfo = readClientInfo(p.v[pClientInfo])
-	r.Elicits = ElicitsForms(rpc.Field(p.v[pCapabilities], "elicitation"))
+	r.readCapabilities(p.v[pCapabilities])
 }
 
 func readListen(r *Request, _ []byte, p paramMembers) {
@@ -320,9 +336,8 @@ func readToolsCall(r *Request, params []byte, p paramMembers) {
 		return
 	}
 	r.RequestState = p.v[pRequestState]
-	r.InputResponses = p.v[pInputResponses]
-	if _, _, twins := rpc.FoldTwins(r.InputResponses, false); twins {
-		r.InputResponses = nil // two answers to one question: none
+	if _, _, twins := rpc.FoldTwins(p.v[pInputResponses], false); !twins { // else two answers to one question: none
+		r.Input = rpc.Field(p.v[pInputResponses], confirm.InputKey)
 	}
 }
 
@@ -341,9 +356,10 @@ func checkArguments(v []byte) *rpc.WireError {
 	return clienterr.ArgumentCaseTwins.New(first, second)
 }
 
-// checkModern is CheckModern on the _meta members already read: an
-// unsupported version gets -32022 with the supported list, and missing or
-// non-object client capabilities get -32602.
+// checkModern applies the per-request rules of the modern era to the
+// _meta members read: an unsupported version gets -32022 with the
+// supported list, and missing or non-object client capabilities get
+// -32602.
 func checkModern(v string, caps []byte) *rpc.WireError {
 	if !slices.Contains(ModernVersions, v) {
 		return clienterr.UnsupportedVersion.New(v, ModernVersions).

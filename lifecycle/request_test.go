@@ -132,16 +132,17 @@ func TestReadMeta(t *testing.T) {
 }
 
 // TestReadConfirmation: a 2026-07-28 call sent again with its answer
-// carries requestState and inputResponses as sent; inputResponses in which
-// two members are one to a case-insensitive reader are no answer.
+// carries requestState and the answer in inputResponses as sent;
+// inputResponses in which two members are one to a case-insensitive reader
+// are no answer.
 func TestReadConfirmation(t *testing.T) {
 	r := read(t, call(`{"name":"a","requestState":"s","inputResponses":{"confirm":{"action":"accept"}}}`))
-	if string(r.RequestState) != `"s"` || string(r.InputResponses) != `{"confirm":{"action":"accept"}}` {
-		t.Errorf("got %s %s", r.RequestState, r.InputResponses)
+	if string(r.RequestState) != `"s"` || string(r.Input) != `{"action":"accept"}` {
+		t.Errorf("got %s %s", r.RequestState, r.Input)
 	}
 	r = read(t, call(`{"name":"a","requestState":"s","inputResponses":{"confirm":{},"CONFIRM":{}}}`))
-	if r.InputResponses != nil {
-		t.Errorf("twins kept: %s", r.InputResponses)
+	if r.Input != nil {
+		t.Errorf("twins kept: %s", r.Input)
 	}
 	r = read(t, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`)
 	if !r.ListensTools {

@@ -45,37 +45,6 @@ func (e Era) String() string {
 	return "legacy"
 }
 
-// EraOf decides a request's era from its params: modern exactly when
-// params._meta["io.modelcontextprotocol/protocolVersion"] is a string.
-// It returns that version for modern requests.
-func EraOf(params []byte) (Era, string) {
-	v, ok := rpc.String(metaField(params, MetaProtocolVersion))
-	if !ok {
-		return Legacy, ""
-	}
-	return Modern, v
-}
-
-// metaField returns params._meta[key] raw, or nil.
-func metaField(params []byte, key string) []byte {
-	if rpc.Kind(params) != rpc.KindObject {
-		return nil
-	}
-	meta := rpc.Field(params, "_meta")
-	if rpc.Kind(meta) != rpc.KindObject {
-		return nil
-	}
-	return rpc.Field(meta, key)
-}
-
-// CheckModern applies the per-request rules of the modern era to a request
-// whose era is Modern and whose version is v: an unsupported version gets
-// -32022 with the supported list, and missing or non-object client
-// capabilities get -32602. It returns nil when the request may proceed.
-func CheckModern(v string, params []byte) *rpc.WireError {
-	return checkModern(v, metaField(params, MetaClientCapabilities))
-}
-
 // ElicitsForms reports whether an elicitation capability covers a form:
 // {} (what 2025-06-18 clients send, and form only for 2025-11-25 and
 // later) or one with "form"; one with only "url" cannot show a form.

@@ -75,3 +75,47 @@ func BenchmarkDecodeLargeAnswer(b *testing.B) {
 		}
 	}
 }
+
+// largeAnswers are answers as a base sends them: 1 MiB of one long plain
+// text, 1 MiB of a listing whose lines are escaped ("\n") every 40 bytes or
+// so, and a tool list of 15 KiB (many short strings).
+var largeAnswers = map[string][]byte{
+	"list": []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.TrimSuffix(strings.Repeat(
+		`{"name":"draw_line","description":"Draw a line from start to end on the current layer; returns the new entity's handle.","inputSchema":{"type":"object","properties":{"start":{"type":"object","description":"Start point"},"end":{"type":"object","description":"End point"}},"required":["start","end"]}},`, 50), ",") + `]}}`),
+	"plain":   []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}],"isError":false}}`),
+	"listing": []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`entity 12345: LINE (0, 0) to (10, 0)\n`, (1<<20)/38) + `"}],"isError":false}}`),
+}
+
+// BenchmarkLargeAnswer: the passes the bridge makes over a base's 1 MiB
+// answer: finding its end as it arrives (ValueEnd), checking it (Valid),
+// and reading its members (DecodeValidMessage).
+func BenchmarkLargeAnswer(b *testing.B) {
+	for _, name := range []string{"plain", "listing", "list"} {
+		answer := largeAnswers[name]
+		b.Run(name+"/ValueEnd", func(b *testing.B) {
+			b.SetBytes(int64(len(answer)))
+			for b.Loop() {
+				var s ValueEnd
+				if _, ok := s.Feed(answer, 0); !ok {
+					b.Fatal("no end")
+				}
+			}
+		})
+		b.Run(name+"/Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(answer)))
+			for b.Loop() {
+				if !Valid(answer) {
+					b.Fatal("not valid")
+				}
+			}
+		})
+		b.Run(name+"/Decode", func(b *testing.B) {
+			b.SetBytes(int64(len(answer)))
+			for b.Loop() {
+				if d := DecodeValidMessage(answer); d.Err != nil {
+					b.Fatal(d.Err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"io"
 	"strconv"
 	"unicode/utf8"
 )
@@ -48,16 +49,29 @@ func (m Encoded) AppendTo(b []byte) []byte {
 	return append(b, m.tail...)
 }
 
-// Parts are the message's bytes in order, as they lie: for a writer that
-// sends a large message without copying it.
-func (m Encoded) Parts() [3][]byte { return [3][]byte{m.head, m.body, []byte(m.tail)} }
+// WriteTo writes the message to w from where its bytes lie: a 15 MiB
+// result is not copied to be sent. It stops at the first failed write.
+func (m Encoded) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(m.head)
+	if err == nil {
+		var k int
+		k, err = w.Write(m.body)
+		n += k
+	}
+	if err == nil {
+		var k int
+		k, err = io.WriteString(w, m.tail)
+		n += k
+	}
+	return int64(n), err
+}
 
 // EncodeRequest encodes {"jsonrpc":"2.0","id":id,"method":method,"params":params};
 // params is left out when nil.
 func EncodeRequest(id ID, method string, params []byte) Encoded {
 	h := appendHead(make([]byte, 0, 64), id)
 	h = append(h, `,"method":`...)
-	h = appendString(h, method)
+	h = AppendString(h, method)
 	kind := KindRequest
 	if id.IsZero() {
 		kind = KindNotification
@@ -121,7 +135,7 @@ func (e *WireError) appendJSON(b []byte) []byte {
 	b = append(b, `{"code":`...)
 	b = strconv.AppendInt(b, e.Code, 10)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = AppendString(b, e.Message)
 	if len(e.Data) > 0 {
 		b = append(b, `,"data":`...)
 		b = append(b, clean(e.Data)...)

@@ -52,7 +52,18 @@ func (e *WireError) WithData(data any) *WireError {
 	return &c
 }
 
-func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always marshals
-	return append(b, q...)
+// AppendString appends s as a JSON string, exactly as encoding/json writes
+// it: a plain string (printable ASCII that JSON and its HTML escaping leave
+// alone: method names, tool names) as it is, between quotes, without a
+// call to json.Marshal; any other through json.Marshal.
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a Go string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

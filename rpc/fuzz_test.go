@@ -101,6 +101,12 @@ func FuzzValid(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// Strings longer than a short run (shortLen), where the scan goes
+	// vectorized: a quote, an escape or a control character past it.
+	long := strings.Repeat("a", 150)
+	for _, s := range []string{`"` + long + `"`, `["` + long + `\"` + long + `","x"]`, "\"" + long + "\x01" + long + "\"", `{"` + long + `":"` + long + `\u00e9` + long + `"}`, `"` + long} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if got, want := Valid(data), json.Valid(data); got != want {
 			t.Fatalf("Valid(%q) = %v, json.Valid = %v", data, got, want)
@@ -113,6 +119,9 @@ func FuzzValid(f *testing.F) {
 func FuzzValueEnd(f *testing.F) {
 	f.Add([]byte(`{"a":"x\"}y","b":[1,{"c":"\\"}]} trailing`), uint8(3))
 	f.Add([]byte(`"abc\\"def`), uint8(1))
+	long := strings.Repeat("a", 150)
+	f.Add([]byte(`{"a":"`+long+`\"`+long+`}","b":["`+long+`\\"]} trailing`), uint8(15))
+	f.Add([]byte(`["`+long+`\\\"`+long+`"]`), uint8(7))
 	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
 		n := int(step%16) + 1
 		var s ValueEnd
@@ -135,14 +144,42 @@ func FuzzValueEnd(f *testing.F) {
 	})
 }
 
-func TestPlainRun(t *testing.T) {
-	for _, s := range []string{"", "abc", "abcdefghijkl\"", "abcdefgh\\ijkl", "abcdefghijk\x1f", "\xff\xfe\x80abcdefgh\"", strings.Repeat("é", 20) + "\""} {
-		want := 0
-		for want < len(s) && s[want] >= 0x20 && s[want] != '"' && s[want] != '\\' {
-			want++
+// TestStringScan: nextSpecial finds the first quote or backslash from any
+// offset, its quote carried across calls, controlIndex the first control
+// character, and plainRun the plain bytes before the first of either (up
+// to shortLen), as a byte loop does.
+func TestStringScan(t *testing.T) {
+	long := strings.Repeat("y", shortLen)
+	for _, s := range []string{"", "abc", "abcdefghijkl\"", "abcdefgh\\ijkl", "abcdefghijk\x1f", "\xff\xfe\x80abcdefgh\"",
+		strings.Repeat("é", 20) + "\"", `a\"b\\c"d`, strings.Repeat(`x\n`, 20) + `"`, "\x7f\x80\x1f\x20",
+		long + `"`, long + `\"x"`, long[1:] + `\`, long + "x\x01" + long + `"`, long + long + `\\` + long + `"`} {
+		b := []byte(s)
+		q := -1
+		for j := 0; j <= len(b); j++ {
+			want := j
+			for want < len(b) && b[want] != '"' && b[want] != '\\' {
+				want++
+			}
+			if got := nextSpecial(b, j, &q); got != want {
+				t.Errorf("nextSpecial(%q, %d) = %d, want %d", s, j, got, want)
+			}
 		}
-		if got := plainRun([]byte(s)); got != want {
-			t.Errorf("plainRun(%q) = %d, want %d", s, got, want)
+		want := -1
+		for i := range b {
+			if b[i] < 0x20 {
+				want = i
+				break
+			}
+		}
+		if got := controlIndex(b); got != want {
+			t.Errorf("controlIndex(%q) = %d, want %d", s, got, want)
+		}
+		plain := 0
+		for plain < min(len(b), shortLen) && b[plain] >= 0x20 && b[plain] != '"' && b[plain] != '\\' {
+			plain++
+		}
+		if got := plainRun(b); got != plain {
+			t.Errorf("plainRun(%q) = %d, want %d", s, got, plain)
 		}
 	}
 }
@@ -209,4 +246,18 @@ func foldTwinsByTokens(data []byte, deep bool) bool {
 			stack[n-1].wantKey = true
 		}
 	}
+}
+
+// FuzzAppendString: a string is written exactly as encoding/json writes
+// it, whether it takes the plain path or not.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "tools/call", "get_drawing_info", "a\"b", `a\b`, "a<b", "a>b", "a&b", "\x00\x1f\x7f", "é", "\xff", "\u2028", " ~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
+		}
+	})
 }

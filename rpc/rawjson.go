@@ -228,15 +228,14 @@ func skipSpace(data []byte, i int) int {
 
 // skipString returns the index just past the string token starting at i.
 func skipString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		j += skipPlain(data[j:])
-		if j >= len(data) {
+	q := -1
+	for j := i + 1; j < len(data); j += 2 { // past an escape and the character it escapes
+		if j = nextSpecial(data, j, &q); j >= len(data) {
 			break
 		}
 		if data[j] == '"' {
 			return j + 1
 		}
-		j++ // the escaped character
 	}
 	return len(data)
 }

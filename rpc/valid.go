@@ -122,9 +122,17 @@ func validKey(data []byte, i int) (int, bool) {
 
 func validString(data []byte, i int) (int, bool) {
 	i++ // the opening quote
+	q := -1
 	for {
-		i += plainRun(data[i:])
-		if i >= len(data) || data[i] < 0x20 {
+		k := plainRun(data[i:])
+		if k == shortLen { // a long run: find its end, then check it
+			j := nextSpecial(data, i+k, &q)
+			if c := controlIndex(data[i+k : j]); c >= 0 {
+				return i + k + c, false
+			}
+			k = j - i
+		}
+		if i += k; i >= len(data) || data[i] < 0x20 {
 			return i, false
 		}
 		if data[i] == '"' {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -57,6 +59,12 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 		timeout = 3 * time.Second
 	}
 	d := net.Dialer{Timeout: timeout}
+	if isLoopback(c.Addr) {
+		// A peer on this machine cannot vanish without its kernel closing
+		// the socket: keep-alive probes would only cost four setsockopt
+		// calls on every connection.
+		d.KeepAlive = -1
+	}
 	conn, err := d.DialContext(ctx, "tcp", c.Addr)
 	if err == nil {
 		return conn, nil
@@ -92,7 +100,7 @@ func (c *Client) readAnswer(ctx context.Context, conn net.Conn) ([]byte, error) 
 			if r.size == 0 {
 				return nil, &Error{Kind: ErrClosed, Addr: c.Addr}
 			}
-			return c.finish(r.bytes(r.size))
+			return c.finish(r.bytes(len(r.cur)))
 		}
 		if r.size == 0 && isReset(err) && ctx.Err() == nil {
 			return nil, &Error{Kind: ErrClosed, Addr: c.Addr, Err: err}
@@ -131,6 +139,19 @@ func (c *Client) fail(ctx context.Context, otherwise *Kind, err error) error {
 		return &Error{Kind: ErrClosed, Addr: c.Addr, Err: err}
 	}
 	return &Error{Kind: otherwise, Addr: c.Addr, Err: err}
+}
+
+// isLoopback reports whether addr's host is a loopback address or
+// localhost.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().IsLoopback()
+	}
+	return strings.EqualFold(host, "localhost")
 }
 
 func trimSpace(b []byte) []byte {

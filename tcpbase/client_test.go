@@ -222,21 +222,33 @@ func TestAnswerShapes(t *testing.T) {
 	}
 }
 
-// Whitespace before the answer is discarded as it streams: 8 MiB of it
-// costs no memory, and does not count against the cap.
-func TestLeadingWhitespaceNotHeld(t *testing.T) {
+// oneAnswer is a base that takes one connection, reads the request line,
+// answers with answer and closes; it returns its address.
+func oneAnswer(t *testing.T, answer func(c net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		_, _ = bufio.NewReader(c).ReadSlice('\n')
+	go answerOne(ln, answer)
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
+}
+
+func answerOne(ln net.Listener, answer func(c net.Conn)) {
+	c, err := ln.Accept()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	_, _ = bufio.NewReader(c).ReadSlice('\n')
+	answer(c)
+}
+
+// Whitespace before the answer is discarded as it streams: 8 MiB of it
+// costs no memory, and does not count against the cap.
+func TestLeadingWhitespaceNotHeld(t *testing.T) {
+	addr := oneAnswer(t, func(c net.Conn) {
 		spaces := bytes.Repeat([]byte(" \n\t\r"), 1<<10)
 		for range 2 << 10 { // 8 MiB
 			if _, err := c.Write(spaces); err != nil {
@@ -244,8 +256,8 @@ func TestLeadingWhitespaceNotHeld(t *testing.T) {
 			}
 		}
 		_, _ = c.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	}()
-	c := &tcpbase.Client{Addr: ln.Addr().String(), MaxAnswer: 1 << 20}
+	})
+	c := &tcpbase.Client{Addr: addr, MaxAnswer: 1 << 20}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	ans, err := c.Call(context.Background(), callFrame("1", "x", `{}`))
@@ -255,5 +267,40 @@ func TestLeadingWhitespaceNotHeld(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
 		t.Errorf("%d bytes allocated for 8 MiB of whitespace and a tiny answer", got)
+	}
+}
+
+// TestHalfALargeValue: a base that closes in the middle of an answer of
+// several chunks (here a string left open) gave half a value, whatever its
+// size: ErrMalformed, the bytes that came and nothing else.
+func TestHalfALargeValue(t *testing.T) {
+	for _, size := range []int{40 << 10, 3 << 20} {
+		addr := oneAnswer(t, func(c net.Conn) {
+			_, _ = c.Write(append([]byte(`{"jsonrpc":"2.0","id":1,"result":"`), bytes.Repeat([]byte("x"), size)...))
+		})
+		c := &tcpbase.Client{Addr: addr}
+		if _, err := c.Call(context.Background(), callFrame("1", "x", `{}`)); !errors.Is(err, tcpbase.ErrMalformed) {
+			t.Errorf("%d bytes of half a value: err = %v, want ErrMalformed", size, err)
+		}
+	}
+}
+
+// TestAnswersAreTheirOwn: an answer is the caller's to keep: the calls
+// after it, which read into the same buffers, leave it as it came.
+func TestAnswersAreTheirOwn(t *testing.T) {
+	sim := startSim(t, simbase.Options{Faults: true})
+	c := &tcpbase.Client{Addr: sim.Addr()}
+	first, err := c.Call(context.Background(), callFrame(`"first"`, "get_drawing_info", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(first)
+	for i := range 20 {
+		if _, err := c.Call(context.Background(), callFrame(fmt.Sprintf(`"later-%d"`, i), "fault_big", `{"mib":0.01}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(first) != kept {
+		t.Fatalf("the first answer changed under later calls:\nwas %.100s\nnow %.100s", kept, first)
 	}
 }

@@ -290,14 +290,9 @@ func (a Answer) String() string {
 	return [...]string{"accepted", "declined", "cancelled", "invalid"}[a]
 }
 
-// ReadInput reads a 2026-07-28 call's inputResponses (as the request
-// decoder left them: nil when two of its members are one to a
-// case-insensitive reader): the answer to the bridge's one input request.
-func ReadInput(inputResponses []byte) Answer {
-	return Read(rpc.Field(inputResponses, InputKey))
-}
-
-// Read interprets an elicitation result: accepted only when the action is
+// Read interprets an elicitation result (a client's response to the
+// question, or a 2026-07-28 call's answer to the bridge's input request,
+// lifecycle.Request.Input): accepted only when the action is
 // "accept" and the form's confirm is true. Keys are read exactly, as every
 // message is: an object in which two keys are one to a case-insensitive
 // decoder ("action" and "ACTION", or one key twice) says two things, and is

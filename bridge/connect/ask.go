@@ -39,11 +39,10 @@ func (r *relay) asksHere(clientCan bool) bool {
 	return false
 }
 
-// withForms returns caps (a capabilities object) declaring form
-// elicitation: "elicitation":{} added, or "form":{} added to an elicitation
-// object that has only "url".
-func withForms(caps []byte) []byte {
-	el := rpc.Field(caps, "elicitation")
+// withForms returns caps (a capabilities object, whose member elicitation
+// is el) declaring form elicitation: "elicitation":{} added, or "form":{}
+// added to an elicitation object that has only "url".
+func withForms(caps, el []byte) []byte {
 	v := []byte("{}")
 	if rpc.Kind(el) == rpc.KindObject {
 		v = setMember(el, "form", []byte("{}"))
@@ -62,51 +61,44 @@ func setMember(obj []byte, key string, v []byte) []byte {
 // line: it notes the client's name and whether connect asks for it, and
 // returns the line to send, with form elicitation declared when connect
 // asks and the client declared none.
-func (r *relay) legacyInitialize(m *rpc.Request, line []byte) []byte {
-	name, _ := rpc.String(rpc.Field(rpc.Field(m.Params, "clientInfo"), "name"))
+func (r *relay) legacyInitialize(req *lifecycle.Request, line []byte) []byte {
+	name := req.ClientInfo.Name
 	r.clientName.Store(&name)
-	caps := rpc.Field(m.Params, "capabilities")
-	clientCan := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
-	own := r.asksHere(clientCan)
+	caps := req.Capabilities
+	own := r.asksHere(req.Elicits)
 	r.legacyOwn.Store(own)
-	if !own || clientCan || rpc.Kind(caps) != rpc.KindObject {
+	if !own || req.Elicits || rpc.Kind(caps) != rpc.KindObject {
 		return line
 	}
-	params := setMember(m.Params, "capabilities", withForms(caps))
+	params := setMember(req.Params, "capabilities", withForms(caps, req.Elicitation))
 	r.log.Debug().Msg("the client cannot ask for confirmation: connect declares elicitation for it and asks on this desktop")
-	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil)
+	return rpc.EncodeRequest(req.ID, req.Method, params).AppendTo(nil)
 }
 
 // modernCall is the same for a 2026-07-28 tools/call: its _meta's
 // clientCapabilities get form elicitation when connect asks and the
 // client cannot. own is whether connect asks for this call.
-func (r *relay) modernCall(m *rpc.Request, line []byte) (out []byte, own bool) {
-	meta := rpc.Field(m.Params, "_meta")
-	caps := rpc.Field(meta, lifecycle.MetaClientCapabilities)
-	clientCan := lifecycle.ElicitsForms(rpc.Field(caps, "elicitation"))
-	if !r.asksHere(clientCan) || rpc.Kind(caps) != rpc.KindObject {
+func (r *relay) modernCall(req *lifecycle.Request, line []byte) (out []byte, own bool) {
+	caps := req.Capabilities
+	if !r.asksHere(req.Elicits) || rpc.Kind(caps) != rpc.KindObject {
 		return line, false
 	}
-	if clientCan {
+	if req.Elicits {
 		return line, true
 	}
-	meta = setMember(meta, lifecycle.MetaClientCapabilities, withForms(caps))
-	params := setMember(m.Params, "_meta", meta)
-	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil), true
+	meta := setMember(req.Meta, lifecycle.MetaClientCapabilities, withForms(caps, req.Elicitation))
+	params := setMember(req.Params, "_meta", meta)
+	return rpc.EncodeRequest(req.ID, req.Method, params).AppendTo(nil), true
 }
 
-// callOf is the tool and arguments of o, a tools/call connect relayed; ok
-// false when o is no single tools/call with a name.
+// callOf is the tool and arguments of o, a tools/call connect relayed, as
+// read when the client sent it; ok false when o is no single tools/call
+// with a name.
 func callOf(o *outgoing) (tool string, args []byte, ok bool) {
-	if o == nil || o.batch || o.method != "tools/call" {
+	if o == nil || o.batch || o.req == nil || o.method != "tools/call" {
 		return "", nil, false
 	}
-	m, isReq := rpc.DecodeMessage(bytes.TrimSpace(o.body)).Msg.(*rpc.Request)
-	if !isReq {
-		return "", nil, false
-	}
-	tool, _ = rpc.String(rpc.Field(m.Params, "name"))
-	return tool, rpc.Field(m.Params, "arguments"), tool != ""
+	return o.req.Tool.Name, o.req.Tool.Args, o.req.Tool.Name != ""
 }
 
 // isConfirmForm reports whether elicitation params are a form asking the
@@ -353,14 +345,14 @@ func asInputRequired(result []byte) *inputRequired {
 // owed nothing (cancelled, exiting).
 func (r *relay) answerInput(o *outgoing, ir *inputRequired) []byte {
 	p := o.pending[0]
+	// The line as sent last (its capabilities amended, modernCall), to be
+	// sent again with the answer; what the dialog shows, as read.
 	m, ok := rpc.DecodeMessage(bytes.TrimSpace(o.body)).Msg.(*rpc.Request)
 	if !ok {
 		return nil
 	}
-	tool, _ := rpc.String(rpc.Field(m.Params, "name"))
-	args := rpc.Field(m.Params, "arguments")
-	client, _ := rpc.String(rpc.Field(rpc.Field(rpc.Field(m.Params, "_meta"), lifecycle.MetaClientInfo), "name"))
-	ans, err := r.ask(p.asks, desktop.Question{Bridge: r.bridgeName(ir.serverInfo), Client: client, Tool: tool, Args: args})
+	tool, args := o.req.Tool.Name, o.req.Tool.Args
+	ans, err := r.ask(p.asks, desktop.Question{Bridge: r.bridgeName(ir.serverInfo), Client: o.req.ClientInfo.Name, Tool: tool, Args: args})
 	if p.ctx.Err() != nil {
 		return nil // the client cancelled, or connect is exiting
 	}

@@ -303,17 +303,16 @@ func (r *relay) handle(line []byte) {
 	}
 	switch m := d.Msg.(type) {
 	case *rpc.Request:
-		era, version := lifecycle.EraOf(m.Params)
-		o := &outgoing{body: line, method: m.Method, modern: era == lifecycle.Modern, version: version, ids: []rpc.ID{m.ID}}
-		if o.modern && m.Method == "tools/call" {
-			o.name, _ = rpc.String(rpc.Field(m.Params, "name"))
-		}
+		// Read once, as the remote reads it (lifecycle.ReadRequest): the
+		// era and version, the tool, what the client says of itself.
+		req := lifecycle.ReadRequest(m.ID, m.Method, m.Params)
+		o := &outgoing{body: line, req: req, method: m.Method, modern: req.Era == lifecycle.Modern, ids: []rpc.ID{m.ID}}
 		if !o.modern && m.Method == "initialize" {
-			o.body = r.legacyInitialize(m, line)
+			o.body = r.legacyInitialize(req, line)
 			r.sess.recordInitialize(o.body)
 		}
 		if o.modern && m.Method == "tools/call" {
-			o.body, o.own = r.modernCall(m, line)
+			o.body, o.own = r.modernCall(req, line)
 		}
 		if !o.modern && m.Method == "ping" && r.down.Load() {
 			// The remote is away: the client must not drop the server.
@@ -331,10 +330,10 @@ func (r *relay) handle(line []byte) {
 		o.pending = []*pending{p}
 		r.sendOrdered(func(sent func()) { r.request(o, sent) }, p.ctx)
 	case *rpc.Notification:
-		era, version := lifecycle.EraOf(m.Params)
-		o := &outgoing{body: line, method: m.Method, modern: era == lifecycle.Modern, version: version}
+		req := lifecycle.ReadRequest(rpc.ID{}, m.Method, m.Params)
+		o := &outgoing{body: line, req: req, method: m.Method, modern: req.Era == lifecycle.Modern}
 		if m.Method == "notifications/cancelled" {
-			if id, ok := rpc.ParseID(rpc.Field(m.Params, "requestId")); ok {
+			if id := req.Cancels; !id.IsZero() {
 				if p := r.lookup(id); p != nil {
 					p.cancelled.Store(true)
 					p.stopAsks() // a dialog about it closes at once

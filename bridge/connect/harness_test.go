@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -31,7 +32,7 @@ const waitLimit = 30 * time.Second
 
 const testToken = "t0ken"
 
-// remote is an HTTPS mcp-bridge (bridge.Serve behind the same TLS listener
+// remote is an HTTPS mcp-bridge (streamable.Serve behind the same TLS listener
 // the binary uses) on a fixed loopback address, that a test can kill and
 // start again there. It records every HTTP request it reads, after TLS.
 type remote struct {
@@ -41,7 +42,7 @@ type remote struct {
 	addr string
 
 	tweak     func(*bridge.Config)     // applied at each start
-	httpTweak func(*bridge.HTTPConfig) // applied at each start
+	httpTweak func(*streamable.Config) // applied at each start
 
 	mu    sync.Mutex
 	conns []*recConn // every connection ever accepted, in order
@@ -56,7 +57,7 @@ func newRemoteWith(t *testing.T, tweak func(*bridge.Config)) *remote {
 	return newRemoteFull(t, tweak, nil)
 }
 
-func newRemoteFull(t *testing.T, tweak func(*bridge.Config), httpTweak func(*bridge.HTTPConfig)) *remote {
+func newRemoteFull(t *testing.T, tweak func(*bridge.Config), httpTweak func(*streamable.Config)) *remote {
 	t.Helper()
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
 	if err != nil {
@@ -107,12 +108,12 @@ func (r *remote) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	rl := &recListener{Listener: tls.NewListener(ln, tlscert.ServerConfig(r.cert)), r: r}
-	hc := bridge.HTTPConfig{Token: testToken, Version: "test"}
+	hc := streamable.Config{Token: testToken, Version: "test"}
 	if r.httpTweak != nil {
 		r.httpTweak(&hc)
 	}
 	go func() {
-		done <- bridge.Serve(ctx, cfg, hc, rl)
+		done <- streamable.Serve(ctx, cfg, hc, rl)
 	}()
 	r.mu.Lock()
 	r.stop, r.done = cancel, done

@@ -16,11 +16,10 @@ import (
 
 // outgoing is one client message on its way to the remote.
 type outgoing struct {
-	body    []byte // the line as the client sent it
-	method  string // "" for a response or a batch
+	body    []byte             // the line as the client sent it
+	req     *lifecycle.Request // the request or notification as read; nil for a response or a batch
+	method  string             // "" for a response or a batch
 	modern  bool
-	version string // a modern request's protocol version
-	name    string // a modern tools/call's tool name (Mcp-Name)
 	batch   bool
 	ids     []rpc.ID   // the requests owed an answer
 	pending []*pending // their entries, in the order of ids

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 )
 
 // silentRemote is a raw TCP listener that speaks just enough HTTP: it
@@ -126,7 +126,7 @@ func TestSilentRemoteList(t *testing.T) {
 // a stall of the whole test process under -race beside other packages).
 func TestLongCallKeptAlive(t *testing.T) {
 	const idle = 2500 * time.Millisecond
-	r := newRemoteFull(t, nil, func(hc *bridge.HTTPConfig) { hc.KeepAlive = 10 * time.Millisecond })
+	r := newRemoteFull(t, nil, func(hc *streamable.Config) { hc.KeepAlive = 10 * time.Millisecond })
 	cfg := r.config(t)
 	cfg.answerIdle = idle
 	c := startConnect(t, cfg)

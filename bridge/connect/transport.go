@@ -225,12 +225,12 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 // before it left, as if the remote could not be reached.
 func modernHeaders(o *outgoing) http.Header {
 	h := http.Header{}
-	h.Set(lifecycle.HeaderVersion, headerSafe(o.version))
+	h.Set(lifecycle.HeaderVersion, headerSafe(o.req.Version))
 	if o.method != "" {
 		h.Set(lifecycle.HeaderMethod, headerSafe(o.method))
 	}
 	if o.method == "tools/call" {
-		h.Set(lifecycle.HeaderName, headerSafe(o.name))
+		h.Set(lifecycle.HeaderName, headerSafe(o.req.Tool.Name))
 	}
 	return h
 }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -232,7 +232,7 @@ func (c *connectEntry) clearText(f *bridgeFlags) bool {
 	if err != nil || u.Scheme != "http" || f.tokenFile == "" {
 		return false
 	}
-	return !bridge.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
+	return !streamable.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
 }
 
 // server is the entry: this executable, connect, the URL and its settings.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/configs/register"
@@ -104,7 +105,7 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	if err != nil {
 		return usageError{err}
 	}
-	if !bridge.IsLoopbackAddr(f.listen) && token == "" && !f.allowRemote {
+	if !streamable.IsLoopbackAddr(f.listen) && token == "" && !f.allowRemote {
 		return usageError{fmt.Errorf("--listen %s is reachable from other machines: set a token (--token-file or CAD_MCP_TOKEN), or pass --allow-remote to serve it without one", f.listen)}
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -122,10 +123,10 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	ln = tln
 	proxies, _ := parseCIDRs(f.trustProxy) // checked by checkHTTP
 	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Msg("mcp-bridge serving Streamable HTTP")
-	if !bridge.IsLoopbackAddr(f.listen) && token == "" {
+	if !streamable.IsLoopbackAddr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
-	return bridge.Serve(ctx, cfg, bridge.HTTPConfig{
+	return streamable.Serve(ctx, cfg, streamable.Config{
 		AllowOrigins: f.allowOrigins,
 		Token:        token,
 		SessionIdle:  f.sessionIdle,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 )
 
@@ -43,7 +43,7 @@ func (t *tlsFlags) check(set *settings) error {
 // the names the certificate was made for (the server accepts them as Host).
 func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, set *settings, log zerolog.Logger) (net.Listener, string, []string, error) {
 	if !t.on() {
-		if !bridge.IsLoopbackAddr(listen) {
+		if !streamable.IsLoopbackAddr(listen) {
 			log.Warn().Str("listen", listen).Msg("serving plain http:// to other machines: the token and every drawing travel in clear text; use --tls-self-signed (or --tls-cert/--tls-key) unless a proxy ends TLS in front of this bridge")
 		}
 		return ln, "http", nil, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -17,7 +18,7 @@ import (
 
 // serveHTTP runs the HTTP front end in-process against a simulated base
 // and returns its MCP URL.
-func serveHTTP(t *testing.T, hc bridge.HTTPConfig) string {
+func serveHTTP(t *testing.T, hc streamable.Config) string {
 	t.Helper()
 	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{})
 	if err != nil {
@@ -28,7 +29,7 @@ func serveHTTP(t *testing.T, hc bridge.HTTPConfig) string {
 }
 
 // serveHTTPFor is serveHTTP in front of the base at addr.
-func serveHTTPFor(t *testing.T, addr string, hc bridge.HTTPConfig) string {
+func serveHTTPFor(t *testing.T, addr string, hc streamable.Config) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -38,13 +39,13 @@ func serveHTTPFor(t *testing.T, addr string, hc bridge.HTTPConfig) string {
 	done := make(chan error, 1)
 	cfg := bridge.Config{Base: &tcpbase.Client{Addr: addr, ConnectTimeout: time.Second}, BaseAddr: addr,
 		Server: lifecycle.NewServer("mcp-bridge", "test", "", true), Log: zerolog.Nop()}
-	go func() { done <- bridge.Serve(ctx, cfg, hc, ln) }()
+	go func() { done <- streamable.Serve(ctx, cfg, hc, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return "http://" + ln.Addr().String() + "/mcp"
 }
 
 func TestVerifyURLPasses(t *testing.T) {
-	url := serveHTTP(t, bridge.HTTPConfig{Token: "tok"})
+	url := serveHTTP(t, streamable.Config{Token: "tok"})
 	rep := RunHTTP(context.Background(), HTTPOptions{URL: url, Token: "tok"}, nil)
 	for _, r := range rep.Results {
 		if r.Status != Pass {
@@ -68,7 +69,7 @@ func TestVerifyURLAgainstForeignBases(t *testing.T) {
 	for _, fb := range foreignBases {
 		t.Run(fb.name, func(t *testing.T) {
 			base := fb.start(t)
-			rep := RunHTTP(context.Background(), HTTPOptions{URL: serveHTTPFor(t, base.addr(), bridge.HTTPConfig{})}, nil)
+			rep := RunHTTP(context.Background(), HTTPOptions{URL: serveHTTPFor(t, base.addr(), streamable.Config{})}, nil)
 			got := results(rep)
 			for _, r := range rep.Results {
 				if r.Status != Pass {

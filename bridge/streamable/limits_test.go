@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 )
 
 // fromAddr makes the harness's client connect from another loopback
@@ -16,7 +19,7 @@ import (
 func (h *httpHarness) fromAddr(ip string) *httpHarness {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	other := *h
-	other.client = &http.Client{Timeout: waitLimit, Transport: &http.Transport{DialContext: d.DialContext}}
+	other.client = &http.Client{Timeout: bridgetest.WaitLimit, Transport: &http.Transport{DialContext: d.DialContext}}
 	return &other
 }
 
@@ -35,7 +38,7 @@ func (h *httpHarness) used(version string) string {
 // oldest never-used one makes room. A session in use is never evicted.
 // Before, every new client got 503 until the idle timeout (30 min).
 func TestNeverUsedSessionsDoNotLockOut(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.UnusedIdle = time.Hour })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.UnusedIdle = time.Hour })
 	inUse := h.used("2025-06-18")
 	for i := range 1000 {
 		r := h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
@@ -50,7 +53,7 @@ func TestNeverUsedSessionsDoNotLockOut(t *testing.T) {
 	if r := h.post(withSession(inUse), pingBody); r.status != http.StatusOK {
 		t.Errorf("the session in use was evicted: %d %s", r.status, r.body)
 	}
-	if n := field(t, h.health(), "sessions").(float64); n > 1000 {
+	if n := bridgetest.Field(t, h.health(), "sessions").(float64); n > 1000 {
 		t.Errorf("%v sessions open, the limit is 1000", n)
 	}
 }
@@ -58,10 +61,10 @@ func TestNeverUsedSessionsDoNotLockOut(t *testing.T) {
 // TestUnusedSessionsExpireQuickly: a session never used after initialize
 // ends after the short unused timeout; one in use waits for the idle one.
 func TestUnusedSessionsExpireQuickly(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.UnusedIdle = 20 * time.Millisecond })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.UnusedIdle = 20 * time.Millisecond })
 	inUse := h.used("2025-06-18")
 	unused := h.initialize("2025-06-18")
-	waitFor(t, func() bool { return field(t, h.health(), "sessions") == float64(1) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "sessions") == float64(1) })
 	if r := h.post(withSession(unused), pingBody); r.status != http.StatusNotFound {
 		t.Errorf("the unused session: %d %s", r.status, r.body)
 	}
@@ -75,10 +78,10 @@ func TestUnusedSessionsExpireQuickly(t *testing.T) {
 // running, a GET stream open), it is refused (503, naming the flag) while
 // another address still gets a session.
 func TestSessionShareOfOneAddress(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
 	calling := h.used("2025-06-18")
-	hang := h.postAsync(withSession(calling), call(`"hang"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	hang := h.postAsync(withSession(calling), bridgetest.Call(`"hang"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	streaming := h.used("2025-06-18")
 	status, _, _, closeStream := h.stream(http.MethodGet, append(withSession(streaming), "Accept", "text/event-stream"), "")
 	defer closeStream()
@@ -102,7 +105,7 @@ func TestSessionShareOfOneAddress(t *testing.T) {
 // longest makes room, and the others stay. Before, the address's share
 // full of such sessions meant 503 for 30 minutes.
 func TestUsedIdleSessionsDoNotLockOut(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.MaxSessions, hc.UnusedIdle = 4, time.Hour })
 	older := h.used("2025-06-18")
 	newer := h.used("2025-06-18")
 	if r := h.post(withSession(older), pingBody); r.status != http.StatusOK { // now newer is idle the longest
@@ -120,7 +123,7 @@ func TestUsedIdleSessionsDoNotLockOut(t *testing.T) {
 // or with a call running, does not expire after --session-idle, while an
 // idle session opened after them does.
 func TestBusySessionsOutliveTheIdleTimeout(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) {
 		hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, 20*time.Millisecond
 	})
 	streaming := h.used("2025-06-18")
@@ -130,11 +133,11 @@ func TestBusySessionsOutliveTheIdleTimeout(t *testing.T) {
 		t.Fatalf("GET: %d", status)
 	}
 	calling := h.used("2025-06-18")
-	hang := h.postAsync(withSession(calling), call(`"hang"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	hang := h.postAsync(withSession(calling), bridgetest.Call(`"hang"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	idle := h.used("2025-06-18")
 	// Asking about the session would keep it alive: watch the health count.
-	waitFor(t, func() bool { return field(t, h.health(), "sessions").(float64) < 3 })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "sessions").(float64) < 3 })
 	if r := h.post(withSession(idle), pingBody); r.status != http.StatusNotFound {
 		t.Fatalf("the idle session: %d %s", r.status, r.body)
 	}
@@ -156,7 +159,7 @@ func TestBusySessionsOutliveTheIdleTimeout(t *testing.T) {
 // takes the place of the oldest; a listen is never ended to make room,
 // and one address holds at most half of the table.
 func TestMaxStreams(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxStreams = 1 })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.MaxStreams = 1 })
 	getStream := func(h *httpHarness) <-chan string {
 		sid := h.used("2025-06-18")
 		status, _, events, closeStream := h.stream(http.MethodGet, append(withSession(sid), "Accept", "text/event-stream"), "")
@@ -167,18 +170,18 @@ func TestMaxStreams(t *testing.T) {
 		return events
 	}
 	first := getStream(h)
-	if n := field(t, h.health(), "streams"); n != float64(1) {
+	if n := bridgetest.Field(t, h.health(), "streams"); n != float64(1) {
 		t.Fatalf("streams: %v", n)
 	}
 	getStream(h)
 	streamEnds(t, first, "the oldest GET stream, for a newer one")
-	if n := field(t, h.health(), "streams"); n != float64(1) {
+	if n := bridgetest.Field(t, h.health(), "streams"); n != float64(1) {
 		t.Errorf("streams after the newer one: %v", n)
 	}
 
-	h2 := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.MaxStreams = 2 })
+	h2 := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.MaxStreams = 2 })
 	listen := func(h *httpHarness, id string) int {
-		body := `{"jsonrpc":"2.0","id":"` + id + `","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+		body := `{"jsonrpc":"2.0","id":"` + id + `","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + bridgetest.ModernMeta + `}}`
 		req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
 		hd := modernHeaders("subscriptions/listen", "")
 		for i := 0; i+1 < len(hd); i += 2 {
@@ -213,7 +216,7 @@ func TestMaxStreams(t *testing.T) {
 // streamEnds waits for a stream to end, reading past its events.
 func streamEnds(t *testing.T, events <-chan string, what string) {
 	t.Helper()
-	deadline := time.After(waitLimit)
+	deadline := time.After(bridgetest.WaitLimit)
 	for {
 		select {
 		case _, ok := <-events:
@@ -229,9 +232,9 @@ func streamEnds(t *testing.T, events <-chan string, what string) {
 // TestChunkedPostOverTheLimit: a POST without Content-Length (chunked)
 // larger than --max-message is refused with 413 like one with a length.
 func TestChunkedPostOverTheLimit(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.MaxMessage = 4096 })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.MaxMessage = 4096 })
 	sid := h.initialize("2025-06-18")
-	big := call("1", "get_drawing_info", fmt.Sprintf(`{"x":%q}`, strings.Repeat("x", 5000)))
+	big := bridgetest.Call("1", "get_drawing_info", fmt.Sprintf(`{"x":%q}`, strings.Repeat("x", 5000)))
 	// A reader of unknown length: the client sends the body chunked.
 	req, _ := http.NewRequest(http.MethodPost, h.url, io.MultiReader(strings.NewReader(big)))
 	for _, kv := range [][2]string{{"Content-Type", "application/json"}, {"Accept", "application/json, text/event-stream"}, {"Mcp-Session-Id", sid}} {
@@ -264,7 +267,7 @@ func TestStatelessClientsAreNotKept(t *testing.T) {
 			t.Fatalf("tools/list %d: %d %.200s", i, r.status, r.body)
 		}
 	}
-	waitFor(t, func() bool { return field(t, h.health(), "statelessClients") == float64(0) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "statelessClients") == float64(0) })
 }
 
 // TestSessionShareOfOneIPv6Network: behind a trusted proxy, clients named
@@ -274,7 +277,7 @@ func TestStatelessClientsAreNotKept(t *testing.T) {
 // one address does. Another /64 is another client.
 func TestSessionShareOfOneIPv6Network(t *testing.T) {
 	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) {
 		hc.MaxSessions, hc.UnusedIdle = 4, time.Hour // an address's share: 2
 		hc.TrustProxy = []*net.IPNet{loopback}
 	})

@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"context"
@@ -7,13 +7,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 )
 
 // statsIndex reads the base's execution count from a sim_stats answer: the
 // position of that call in the order the base ran them.
 func statsIndex(t *testing.T, answer string) int {
 	t.Helper()
-	text, _ := field(t, answer, "result.content").([]any)
+	text, _ := bridgetest.Field(t, answer, "result.content").([]any)
 	if len(text) != 1 {
 		t.Fatalf("sim_stats answer: %s", answer)
 	}
@@ -32,14 +35,14 @@ func statsIndex(t *testing.T, answer string) int {
 // from starving the others.
 func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 	const perClient = 100
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Queue = 256 })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Queue = 256 })
 
 	// The batch client goes first, its first call a long one, so that the
 	// other 99 are certainly queued when the others start.
 	batchSID := h.initialize("2025-03-26")
-	parts := []string{call(`"b-sleep"`, "fault_sleep", `{"ms":1500}`)}
+	parts := []string{bridgetest.Call(`"b-sleep"`, "fault_sleep", `{"ms":1500}`)}
 	for k := range perClient - 1 {
-		parts = append(parts, call(fmt.Sprintf(`"b-%d"`, k), "sim_stats", `{}`))
+		parts = append(parts, bridgetest.Call(fmt.Sprintf(`"b-%d"`, k), "sim_stats", `{}`))
 	}
 	batchDone := make(chan answer, 1)
 	go func() {
@@ -49,14 +52,14 @@ func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 		}
 		batchDone <- r
 	}()
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(perClient-1) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(perClient-1) })
 
 	// ping and server/discover while 99 calls wait behind one in flight.
 	pingSID := h.initialize("2025-06-18")
 	if r := h.post(withSession(pingSID), `{"jsonrpc":"2.0","id":"p","method":"ping"}`); r.body != `{"jsonrpc":"2.0","id":"p","result":{}}` {
 		t.Errorf("ping: %s", r.body)
 	}
-	if r := h.post(modernHeaders("server/discover", ""), `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{`+modernMeta+`}}`); field(t, r.body, "result.resultType") != "complete" {
+	if r := h.post(modernHeaders("server/discover", ""), `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{`+bridgetest.ModernMeta+`}}`); bridgetest.Field(t, r.body, "result.resultType") != "complete" {
 		t.Errorf("discover: %s", r.body)
 	}
 	select {
@@ -77,7 +80,7 @@ func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 		clients = append(clients, seqClient{
 			name:    fmt.Sprintf("legacy%d", i),
 			headers: func(string) hdr { return withSession(sid) },
-			body:    func(id string) string { return call(id, "sim_stats", `{}`) },
+			body:    func(id string) string { return bridgetest.Call(id, "sim_stats", `{}`) },
 		})
 	}
 	for i := range 5 {
@@ -138,7 +141,7 @@ func TestHTTPTenClientsShareOneWorker(t *testing.T) {
 	}
 	byID := map[string]int{}
 	for _, a := range answers {
-		id, _ := field(t, string(a), "id").(string)
+		id, _ := bridgetest.Field(t, string(a), "id").(string)
 		if id != "b-sleep" {
 			byID[id] = statsIndex(t, string(a))
 		}

@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"crypto/sha256"
@@ -122,18 +122,24 @@ func jsonContent(ct string) bool {
 	return err == nil && mt == "application/json"
 }
 
-// accepts reports whether the Accept header lines list the media type (or
-// a wildcard for it). No Accept header accepts nothing: the transport
-// requires a client to list what it takes, and both official SDKs answer
-// such a request 406.
-func accepts(accept []string, want string) bool {
+// accepts reports whether the Accept header lines list every one of the
+// media types wants (or a wildcard for it), reading each part once. No
+// Accept header accepts nothing: the transport requires a client to list
+// what it takes, and both official SDKs answer such a request 406.
+func accepts(accept []string, wants ...string) bool {
+	missing := 1<<len(wants) - 1 // a bit for each want not yet listed
 	for _, line := range accept {
 		for part := range strings.SplitSeq(line, ",") {
 			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
 			if err != nil {
 				continue
 			}
-			if mt == want || mt == "*/*" || (strings.HasSuffix(mt, "/*") && strings.HasPrefix(want, strings.TrimSuffix(mt, "*"))) {
+			for i, want := range wants {
+				if mt == want || mt == "*/*" || (strings.HasSuffix(mt, "/*") && strings.HasPrefix(want, strings.TrimSuffix(mt, "*"))) {
+					missing &^= 1 << i
+				}
+			}
+			if missing == 0 {
 				return true
 			}
 		}

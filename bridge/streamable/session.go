@@ -1,18 +1,20 @@
-package bridge
+package streamable
 
 import (
 	"crypto/rand"
 	"encoding/base64"
 	"sync"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 )
 
 // session is one legacy-era (2025-03-26 … 2025-11-25) HTTP client, from
 // its initialize to DELETE, the idle timeout or eviction.
 type session struct {
 	id     string
-	addr   string  // the remote host that opened it, for its share of the table
-	client *client // its protocol version is the one its initialize agreed
+	addr   string         // the remote host that opened it, for its share of the table
+	client *bridge.Client // its protocol version is the one its initialize agreed
 
 	mu       sync.Mutex
 	lastUsed time.Time
@@ -99,7 +101,7 @@ func newSessionID() string {
 // it), with the client newClient makes for it; nil when there is no room.
 // evicted, when not nil, is the session that made room: the caller ends
 // it.
-func (t *sessions) open(addr string, newClient func(*session) *client) (s, evicted *session) {
+func (t *sessions) open(addr string, newClient func(*session) *bridge.Client) (s, evicted *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {

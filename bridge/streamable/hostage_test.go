@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 // rawPost sends a POST on a connection of its own and never reads the
@@ -49,28 +49,17 @@ func TestUnreadAnswerHoldsNobody(t *testing.T) {
 	h := newHTTPHarness(t, nil) // the write timeout is the default minute
 	a := h.initialize("2025-06-18")
 	b := h.initialize("2025-06-18")
-	conn := rawPost(t, h, withSession(a), call(`"big"`, "fault_big", `{"mib":15}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"big"`) == 1 })
-	if r := h.post(withSession(b), call(`"small"`, "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+	conn := rawPost(t, h, withSession(a), bridgetest.Call(`"big"`, "fault_big", `{"mib":15}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"big"`) == 1 })
+	if r := h.post(withSession(b), bridgetest.Call(`"small"`, "get_drawing_info", `{}`)); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Fatalf("B's call: %d %s", r.status, r.body)
 	}
 	// A has not read its answer; B was answered all the same. A goes away:
 	// its answer is dropped and the bridge goes on.
 	conn.Close()
-	if r := h.post(withSession(b), call(`"after"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+	if r := h.post(withSession(b), bridgetest.Call(`"after"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
 		t.Fatalf("after A left: %d %s", r.status, r.body)
 	}
-}
-
-// journalLines reads a journal as "id tool outcome confirm" lines.
-func journalLines(path string) []string {
-	var got []string
-	_ = journal.Each(path, func(l journal.Line) bool {
-		e := l.Entry
-		got = append(got, fmt.Sprintf("%s %s %s %s", e.ID, e.Tool, e.Outcome, e.Confirm))
-		return true
-	})
-	return got
 }
 
 // confirmHarness serves the test policy (delete_entities needs the user's
@@ -78,10 +67,10 @@ func journalLines(path string) []string {
 // test's patience: a question ends only by an answer or a withdrawal.
 func confirmHarness(t *testing.T) (*httpHarness, string) {
 	t.Helper()
-	usePolicy := withPolicy(t, testPolicy, policy.Options{})
-	jpath, jw := newJournal(t)
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) {
-		usePolicy(c)
+	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
+	jpath, jw := bridgetest.NewJournal(t)
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
+		c.Policy = p
 		c.Journal, c.ConfirmTimeout = jw, time.Hour
 	})
 	return h, jpath
@@ -98,11 +87,11 @@ func askingSession(t *testing.T, h *httpHarness, id string) (string, <-chan stri
 	if sid == "" {
 		t.Fatalf("initialize: %d %s", r.status, r.body)
 	}
-	status, _, events, drop := h.stream(http.MethodPost, withSession(sid), call(id, "delete_entities", `{"handles":["1"]}`))
+	status, _, events, drop := h.stream(http.MethodPost, withSession(sid), bridgetest.Call(id, "delete_entities", `{"handles":["1"]}`))
 	if status != http.StatusOK {
 		t.Fatalf("the call to confirm: status %d", status)
 	}
-	if q := next(t, events); field(t, q, "method") != "elicitation/create" {
+	if q := next(t, events); bridgetest.Field(t, q, "method") != "elicitation/create" {
 		t.Fatalf("want the question, got %s", q)
 	}
 	return sid, events, drop
@@ -117,13 +106,13 @@ func askingSession(t *testing.T, h *httpHarness, id string) (string, <-chan stri
 func TestQuestionHoldsOnlyItsClient(t *testing.T) {
 	h, jpath := confirmHarness(t)
 	a, _, drop := askingSession(t, h, `"q"`)
-	queued := field(t, h.health(), "queue").(float64)
-	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
+	queued := bridgetest.Field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), bridgetest.Call(`"a-later"`, "get_drawing_info", `{}`))
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == queued+1 })
 
 	b := h.initialize("2025-06-18")
 	for i := range 3 {
-		if r := h.post(withSession(b), call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+		if r := h.post(withSession(b), bridgetest.Call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
 			t.Fatalf("B's call %d while A's question is out: %d %s", i, r.status, r.body)
 		}
 	}
@@ -132,10 +121,12 @@ func TestQuestionHoldsOnlyItsClient(t *testing.T) {
 	}
 
 	drop()
-	if r := within(t, later); r.status != http.StatusOK || field(t, r.body, "result.isError") != false {
+	if r := within(t, later); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Fatalf("A's later call after the question was withdrawn: %d %s", r.status, r.body)
 	}
-	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
+	bridgetest.WaitFor(t, func() bool {
+		return slices.Contains(bridgetest.JournalLines(jpath), `"q" delete_entities declined cancelled`)
+	})
 	if n := h.sim.CallsFor(`"q"`); n != 0 {
 		t.Errorf("the call whose question was withdrawn ran %d times", n)
 	}
@@ -148,24 +139,26 @@ func TestDeleteWithdrawsTheQuestion(t *testing.T) {
 	h, jpath := confirmHarness(t)
 	a, events, drop := askingSession(t, h, `"q"`)
 	defer drop()
-	queued := field(t, h.health(), "queue").(float64)
-	later := h.postAsync(withSession(a), call(`"a-later"`, "get_drawing_info", `{}`))
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == queued+1 })
+	queued := bridgetest.Field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), bridgetest.Call(`"a-later"`, "get_drawing_info", `{}`))
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == queued+1 })
 	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(a), ""); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
-	waitFor(t, func() bool { return slices.Contains(journalLines(jpath), `"q" delete_entities declined cancelled`) })
+	bridgetest.WaitFor(t, func() bool {
+		return slices.Contains(bridgetest.JournalLines(jpath), `"q" delete_entities declined cancelled`)
+	})
 	if r := within(t, later); r.status != http.StatusNotFound {
 		t.Errorf("A's later call's POST after DELETE: %d %s", r.status, r.body)
 	}
 	for e := range events { // the stream ends; at most the withdrawal made it out first
-		if field(t, e, "method") != "notifications/cancelled" && field(t, e, "result.isError") != true {
+		if bridgetest.Field(t, e, "method") != "notifications/cancelled" && bridgetest.Field(t, e, "result.isError") != true {
 			t.Errorf("an event after DELETE: %s", e)
 		}
 	}
 	// The worker has passed the point where they would have run.
 	b := h.initialize("2025-06-18")
-	if r := h.post(withSession(b), call(`"b"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+	if r := h.post(withSession(b), bridgetest.Call(`"b"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
 		t.Fatalf("B: %d %s", r.status, r.body)
 	}
 	for _, id := range []string{`"q"`, `"a-later"`} {
@@ -182,11 +175,11 @@ func TestDeleteWithdrawsTheQuestion(t *testing.T) {
 func TestDeleteDropsQueuedCalls(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	x := h.initialize("2025-06-18")
-	slow := h.postAsync(withSession(x), call(`"hang"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	slow := h.postAsync(withSession(x), bridgetest.Call(`"hang"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	s := h.initialize("2025-06-18")
-	queued := h.postAsync(withSession(s), call(`"queued"`, "get_drawing_info", `{}`))
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
+	queued := h.postAsync(withSession(s), bridgetest.Call(`"queued"`, "get_drawing_info", `{}`))
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(1) })
 	if r := h.do(context.Background(), http.MethodDelete, h.url, withSession(s), ""); r.status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", r.status, r.body)
 	}
@@ -196,7 +189,7 @@ func TestDeleteDropsQueuedCalls(t *testing.T) {
 	h.post(withSession(x), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
 	<-slow
 	// X's next call runs after the place the deleted call had in line.
-	if r := h.post(withSession(x), call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+	if r := h.post(withSession(x), bridgetest.Call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
 		t.Fatalf("X's next call: %d %s", r.status, r.body)
 	}
 	if n := h.sim.CallsFor(`"queued"`); n != 0 {
@@ -210,7 +203,7 @@ func within(t *testing.T, ch <-chan answer) answer {
 	select {
 	case r := <-ch:
 		return r
-	case <-time.After(waitLimit):
+	case <-time.After(bridgetest.WaitLimit):
 		t.Fatal("no answer")
 	}
 	return answer{}
@@ -224,24 +217,24 @@ func within(t *testing.T, ch <-chan answer) answer {
 func TestDeleteDuringDispatchRunsNothing(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	s := h.used("2025-06-18")
-	testHookHandle = func(d rpc.Decoded) {
-		if r, ok := d.Msg.(*rpc.Request); ok && string(r.ID.Raw()) == `"race"` {
+	testHookDispatch = func(msgs []bridge.Message) {
+		if req := msgs[0].Req; req != nil && string(req.ID.Raw()) == `"race"` {
 			if a := h.do(context.Background(), http.MethodDelete, h.url, withSession(s), ""); a.status != http.StatusNoContent {
 				t.Errorf("DELETE: %d %s", a.status, a.body)
 			}
 		}
 	}
-	defer func() { testHookHandle = nil }()
+	defer func() { testHookDispatch = nil }()
 	// Its answer: 404, or the refusal saying nothing was sent.
-	if r := h.post(withSession(s), call(`"race"`, "get_drawing_info", `{}`)); r.status != http.StatusNotFound &&
+	if r := h.post(withSession(s), bridgetest.Call(`"race"`, "get_drawing_info", `{}`)); r.status != http.StatusNotFound &&
 		!(r.status == http.StatusOK && strings.Contains(r.body, `"error"`) && strings.Contains(r.body, "not sent to CAD")) {
 		t.Errorf("the POST whose session ended: %d %s", r.status, r.body)
 	}
-	testHookHandle = nil
+	testHookDispatch = nil
 	// One worker: once another client's call is answered, the raced call
 	// had its turn.
 	other := h.used("2025-06-18")
-	if r := h.post(withSession(other), call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
+	if r := h.post(withSession(other), bridgetest.Call(`"next"`, "get_drawing_info", `{}`)); r.status != http.StatusOK {
 		t.Fatalf("another client's call: %d %s", r.status, r.body)
 	}
 	if n := h.sim.CallsFor(`"race"`); n != 0 {
@@ -257,16 +250,16 @@ func TestDeleteDuringDispatchRunsNothing(t *testing.T) {
 // as the first kept the queue full (two sessions of it were enough even
 // with a per-client share).
 func TestFullQueueHoldsOnlyItsClient(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Queue = 4 })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Queue = 4 })
 	a, b := h.used("2025-06-18"), h.used("2025-06-18")
-	hang := h.postAsync(withSession(a), call(`"hang"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	hang := h.postAsync(withSession(a), bridgetest.Call(`"hang"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	var queued []<-chan answer
 	for i := range 4 {
-		queued = append(queued, h.postAsync(withSession(a), call(fmt.Sprintf(`"a%d"`, i), "get_drawing_info", `{}`)))
-		waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(i+1) })
+		queued = append(queued, h.postAsync(withSession(a), bridgetest.Call(fmt.Sprintf(`"a%d"`, i), "get_drawing_info", `{}`)))
+		bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(i+1) })
 	}
-	bCall := h.postAsync(withSession(b), call(`"b"`, "get_drawing_info", `{}`))
+	bCall := h.postAsync(withSession(b), bridgetest.Call(`"b"`, "get_drawing_info", `{}`))
 	select {
 	case r := <-bCall:
 		t.Fatalf("the other client's call was answered while CAD was busy: %d %s", r.status, r.body)
@@ -274,7 +267,7 @@ func TestFullQueueHoldsOnlyItsClient(t *testing.T) {
 		if !strings.Contains(r.body, "too many requests queued") {
 			t.Errorf("the first client's latest call, once the other client's took its place: %d %s", r.status, r.body)
 		}
-	case <-time.After(waitLimit):
+	case <-time.After(bridgetest.WaitLimit):
 		t.Fatal("no answer")
 	}
 	h.post(withSession(a), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"hang"}}`)
@@ -301,10 +294,10 @@ func TestFullQueueHoldsOnlyItsClient(t *testing.T) {
 // client's latest would only start the same swap again in turn. Every
 // other call runs once the hanging one ends.
 func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Queue = 8 })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Queue = 8 })
 	sessions := map[byte]string{'a': h.used("2025-06-18"), 'b': h.used("2025-06-18"), 'c': h.used("2025-06-18")}
-	hang := h.postAsync(withSession(sessions['a']), call(`"hang"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	hang := h.postAsync(withSession(sessions['a']), bridgetest.Call(`"hang"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 
 	type named struct {
 		id string
@@ -314,7 +307,7 @@ func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
 	queued := 0
 	send := func(id string) {
 		t.Helper()
-		ch := h.postAsync(withSession(sessions[id[0]]), call(`"`+id+`"`, "get_drawing_info", `{}`))
+		ch := h.postAsync(withSession(sessions[id[0]]), bridgetest.Call(`"`+id+`"`, "get_drawing_info", `{}`))
 		go func() { answers <- named{id, <-ch} }()
 	}
 	enqueue := func(ids ...string) {
@@ -322,7 +315,7 @@ func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
 		for _, id := range ids {
 			send(id)
 			queued++
-			waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(queued) })
+			bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(queued) })
 		}
 	}
 	first := func() named {
@@ -330,7 +323,7 @@ func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
 		select {
 		case r := <-answers:
 			return r
-		case <-time.After(waitLimit):
+		case <-time.After(bridgetest.WaitLimit):
 			t.Fatal("no answer")
 		}
 		return named{}

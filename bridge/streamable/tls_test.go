@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -54,7 +56,7 @@ func TestServerErrorsInTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs lockedBuffer
-	cfg := Config{
+	cfg := bridge.Config{
 		Base:   &tcpbase.Client{Addr: "127.0.0.1:1", ConnectTimeout: time.Second},
 		Server: lifecycle.NewServer("mcp-bridge", "test", "", true),
 		Log:    zerolog.New(&logs).Level(zerolog.DebugLevel),
@@ -62,7 +64,7 @@ func TestServerErrorsInTheLog(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, cfg, HTTPConfig{Version: "test"}, tls.NewListener(ln, tlscert.ServerConfig(cert)))
+		done <- Serve(ctx, cfg, Config{Version: "test"}, tls.NewListener(ln, tlscert.ServerConfig(cert)))
 	}()
 	defer func() { cancel(); <-done }()
 
@@ -71,7 +73,7 @@ func TestServerErrorsInTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	waitFor(t, func() bool { return strings.Contains(logs.String(), "TLS handshake error") })
+	bridgetest.WaitFor(t, func() bool { return strings.Contains(logs.String(), "TLS handshake error") })
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		if !json.Valid([]byte(line)) {
 			t.Errorf("log line not in the bridge's format: %q", line)

@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"net/http"
@@ -139,8 +139,11 @@ func (o *httpOut) flush() (done bool) {
 	return o.failed || o.wroteAnswer
 }
 
-// writeMsg writes one message as the JSON body or one SSE event.
+// writeMsg writes one message as the JSON body or one SSE event, with
+// one write deadline for the whole message, so that a long stream is not
+// cut by the server's write timeout.
 func (o *httpOut) writeMsg(msg outMsg) {
+	o.deadline()
 	if !o.sse {
 		// A length, not chunks: the client has the whole answer with the
 		// first flush, and the connection is ready for its next request.
@@ -158,7 +161,7 @@ func (o *httpOut) writeMsg(msg outMsg) {
 }
 
 // writeBody writes a message's bytes from where they lie: a 15 MiB answer
-// is not copied to be sent.
+// is not copied to be sent (the response buffers the small pieces).
 func (o *httpOut) writeBody(msg outMsg) {
 	if msg.batch == nil {
 		o.writeEncoded(msg.m)
@@ -175,12 +178,11 @@ func (o *httpOut) writeBody(msg outMsg) {
 }
 
 func (o *httpOut) writeEncoded(m rpc.Encoded) {
-	if m.Len() <= 64<<10 {
-		o.write(m.AppendTo(make([]byte, 0, m.Len())))
+	if o.failed {
 		return
 	}
-	for _, part := range m.Parts() {
-		o.write(part)
+	if _, err := m.WriteTo(o.w); err != nil {
+		o.failed = true
 	}
 }
 
@@ -202,13 +204,19 @@ func (o *httpOut) start(contentType string) {
 	o.w.WriteHeader(http.StatusOK)
 }
 
-// write sends bytes, each write with its own deadline so that long streams
-// are not cut by the server's write timeout.
+// deadline gives the writes that follow, up to the next flush, their
+// write timeout.
+func (o *httpOut) deadline() {
+	if !o.failed {
+		_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
+	}
+}
+
+// write sends bytes, within the deadline set last.
 func (o *httpOut) write(b []byte) {
 	if o.failed || len(b) == 0 {
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
 	if _, err := o.w.Write(b); err != nil {
 		o.failed = true
 	}
@@ -218,7 +226,6 @@ func (o *httpOut) flushWire() {
 	if o.failed {
 		return
 	}
-	_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
 	if err := o.rc.Flush(); err != nil {
 		o.failed = true
 	}
@@ -227,6 +234,7 @@ func (o *httpOut) flushWire() {
 // openStream sends the SSE headers now, for a stream that may stay quiet
 // for a while (a GET stream).
 func (o *httpOut) openStream() {
+	o.deadline()
 	o.start("text/event-stream")
 	o.flushWire()
 }
@@ -243,6 +251,7 @@ func (o *httpOut) keepAlive() bool {
 		o.mu.Unlock()
 		o.start("text/event-stream")
 	}
+	o.deadline()
 	o.write([]byte(":\n\n"))
 	o.flushWire()
 	return !o.failed
@@ -272,6 +281,6 @@ func (o *httpOut) abandon() { o.abandonOnce.Do(func() { close(o.abandoned) }) }
 // kick ends a GET stream to make room for a newer one (streamTable).
 func (o *httpOut) kick() { o.kickOnce.Do(func() { close(o.kicked) }) }
 
-// goneCh is closed when the response has ended: a question asked on it
+// Ended is closed when the response has ended: a question asked on it
 // can no longer be answered.
-func (o *httpOut) goneCh() <-chan struct{} { return o.gone }
+func (o *httpOut) Ended() <-chan struct{} { return o.gone }

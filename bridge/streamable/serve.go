@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// HTTPConfig configures Serve, the Streamable HTTP front end. Zero values
-// take the defaults below.
-type HTTPConfig struct {
+// Config configures Serve, the Streamable HTTP front end; the core has its
+// own (bridge.Config). Zero values take the defaults below.
+type Config struct {
 	// AllowOrigins are Origin values allowed besides loopback ones
 	// (http://localhost:*, http://127.0.0.1:*); "*" allows any.
 	AllowOrigins []string
@@ -48,7 +49,7 @@ type HTTPConfig struct {
 	Started time.Time
 }
 
-func (h *HTTPConfig) setDefaults() {
+func (h *Config) setDefaults() {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -75,8 +76,10 @@ func (h *HTTPConfig) setDefaults() {
 // httpFront is the Streamable HTTP front end: it serves /mcp in both eras
 // and /healthz, and feeds the one worker through the shared scheduler.
 type httpFront struct {
-	b     *bridge
-	hc    HTTPConfig
+	core  *bridge.Core
+	cfg   bridge.Config // the core's, its defaults set
+	log   zerolog.Logger
+	hc    Config
 	guard guard
 
 	sessions *sessions
@@ -93,7 +96,7 @@ type httpFront struct {
 // a request of theirs is in progress.
 type modernGroup struct {
 	key  string
-	turn *turn
+	turn *bridge.Turn
 	busy int
 }
 
@@ -101,11 +104,13 @@ type modernGroup struct {
 // down: it stops accepting, lets the call in flight finish within Grace,
 // answers the queued ones with the shutdown error unsent, ends the streams,
 // and returns nil. It returns an error only when the listener fails.
-func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) error {
+func Serve(ctx context.Context, cfg bridge.Config, hc Config, ln net.Listener) error {
 	hc.setDefaults()
-	b := start(cfg, "http")
+	core := bridge.Start(cfg, "http")
 	f := &httpFront{
-		b:        b,
+		core:     core,
+		cfg:      core.Config(),
+		log:      core.Config().Log,
 		hc:       hc,
 		sessions: newSessions(hc.MaxSessions, hc.SessionIdle, hc.UnusedIdle),
 		streams:  newStreamTable(hc.MaxStreams),
@@ -141,7 +146,7 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 		WriteTimeout:      hc.WriteTimeout,
 		IdleTimeout:       hc.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          log.New(serverLog{b.log}, "", 0),
+		ErrorLog:          log.New(serverLog{f.log}, "", 0),
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -149,23 +154,23 @@ func Serve(ctx context.Context, cfg Config, hc HTTPConfig, ln net.Listener) erro
 	var result error
 	select {
 	case <-ctx.Done():
-		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
+		f.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
 	case err := <-serveErr:
 		if !errors.Is(err, http.ErrServerClosed) {
 			result = err
-			b.log.Error().Err(err).Msg("HTTP listener failed: stopping")
+			f.log.Error().Err(err).Msg("HTTP listener failed: stopping")
 		}
 	}
 	// Stop accepting; the handlers still running get their answers from
 	// the core's stop, then the streams and sessions end.
 	shutDone := make(chan struct{})
-	shutCtx, cancelShut := context.WithTimeout(context.Background(), b.cfg.Grace+5*time.Second)
+	shutCtx, cancelShut := context.WithTimeout(context.Background(), f.cfg.Grace+5*time.Second)
 	defer cancelShut()
 	go func() {
 		defer close(shutDone)
 		_ = srv.Shutdown(shutCtx)
 	}()
-	b.stop(true, b.cfg.Grace)
+	core.Stop()
 	close(f.stopping)
 	for _, s := range f.sessions.all() {
 		f.endSession(s, "the bridge stopped")
@@ -219,20 +224,21 @@ func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, code, msg)
 		return
 	}
+	core := f.core.Health()
 	base := "up"
-	if f.b.tools.isDown() {
+	if core.BaseDown {
 		base = "down"
 	}
 	body, _ := json.Marshal(map[string]any{
 		"version":  f.hc.Version,
 		"uptime_s": int(time.Since(f.hc.Started).Seconds()),
 		"base":     base,
-		"queue":    f.b.queue.len(),
+		"queue":    core.Queued,
 		"sessions": f.sessions.count(),
 		"streams":  f.streams.count(),
 		// clients: stdio, each legacy session and each stateless request
 		// being served.
-		"clients": len(f.b.allClients()),
+		"clients": core.Clients,
 		// statelessClients: the stateless programs with requests in
 		// progress (each a turn in the worker's rotation).
 		"statelessClients": f.modernCount(),
@@ -268,13 +274,13 @@ func (f *httpFront) endSession(s *session, why string) bool {
 	if !f.sessions.remove(s) {
 		return false
 	}
-	f.b.removeClient(s.client)
+	f.core.RemoveClient(s.client)
 	// Its requests first, then its POSTs and stream: a question whose
 	// stream closes is withdrawn, which lets the worker take the calls
 	// behind it, and those must be cancelled by then.
-	s.client.gone()
+	s.client.End()
 	s.endOnce.Do(func() { close(s.ended) })
-	f.b.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
+	f.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
 	return true
 }
 

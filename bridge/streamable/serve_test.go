@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"context"
@@ -8,12 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 )
 
 // errCode is the JSON-RPC error code in an answer body, 0 for none.
 func errCode(t *testing.T, body string) float64 {
 	t.Helper()
-	c, _ := field(t, body, "error.code").(float64)
+	c, _ := bridgetest.Field(t, body, "error.code").(float64)
 	return c
 }
 
@@ -32,7 +35,7 @@ type statusCase struct {
 }
 
 func TestHTTPGuard(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) {
 		hc.AllowOrigins = []string{"https://cad.example"}
 		hc.Token = "s3cret"
 	})
@@ -88,7 +91,7 @@ func TestHTTPGuard(t *testing.T) {
 		t.Errorf("token in the query string: status %d", r.status)
 	}
 	// The health endpoint is guarded too.
-	if r := h.do(context.Background(), "GET", strings.TrimSuffix(h.url, "/mcp")+"/healthz", hdr{auth, good}, ""); r.status != 200 || field(t, r.body, "sessions") != float64(1) {
+	if r := h.do(context.Background(), "GET", strings.TrimSuffix(h.url, "/mcp")+"/healthz", hdr{auth, good}, ""); r.status != 200 || bridgetest.Field(t, r.body, "sessions") != float64(1) {
 		t.Errorf("healthz: %d %s", r.status, r.body)
 	}
 	if r := h.do(context.Background(), "GET", strings.TrimSuffix(h.url, "/mcp")+"/healthz", nil, ""); r.status != 401 {
@@ -130,7 +133,7 @@ func TestHTTPHostWithoutToken(t *testing.T) {
 			if r.status != c.status {
 				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
 			}
-			if msg, _ := field(t, orEmpty(r.body), "error.message").(string); c.status == 403 && !strings.Contains(msg, "set a token") {
+			if msg, _ := bridgetest.Field(t, orEmpty(r.body), "error.message").(string); c.status == 403 && !strings.Contains(msg, "set a token") {
 				t.Errorf("the refusal does not say what would allow the name: %s", r.body)
 			}
 		})
@@ -146,7 +149,7 @@ func orEmpty(body string) string {
 }
 
 func TestHTTPMediaTypesAndLimits(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.MaxMessage = 4096 })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.MaxMessage = 4096 })
 	sid := h.initialize("2025-06-18")
 	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":%q}}}`, strings.Repeat("x", 5000))
 	cases := []statusCase{
@@ -174,7 +177,7 @@ func TestHTTPMediaTypesAndLimits(t *testing.T) {
 		})
 	}
 	// The bridge goes on after every refusal.
-	if r := h.post(withSession(sid), call("2", "get_drawing_info", `{}`)); r.status != 200 || field(t, r.body, "result.isError") != false {
+	if r := h.post(withSession(sid), bridgetest.Call("2", "get_drawing_info", `{}`)); r.status != 200 || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Errorf("after the refusals: %d %s", r.status, r.body)
 	}
 }
@@ -194,7 +197,7 @@ func TestHTTPLegacySessions(t *testing.T) {
 	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("tools/list in the session: %d %v %s", r.status, r.header, r.body)
 	}
-	if _, ok := field(t, r.body, "result").(map[string]any)["resultType"]; ok {
+	if _, ok := bridgetest.Field(t, r.body, "result").(map[string]any)["resultType"]; ok {
 		t.Errorf("a legacy answer carries modern decoration: %s", r.body)
 	}
 	// Without a session: 400; unknown: 404. Neither carries a modern code.
@@ -237,16 +240,16 @@ func TestHTTPLegacySessions(t *testing.T) {
 	}
 	// Initialize never answers the stateless era's version.
 	r = h.post(jsonHeaders, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28"}}`)
-	if field(t, r.body, "result.protocolVersion") != "2025-11-25" {
+	if bridgetest.Field(t, r.body, "result.protocolVersion") != "2025-11-25" {
 		t.Errorf("initialize 2026-07-28: %s", r.body)
 	}
 }
 
 func TestHTTPSessionExpiry(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) { hc.SessionIdle = 50 * time.Millisecond })
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.SessionIdle = 50 * time.Millisecond })
 	sid := h.initialize("2025-06-18")
 	// Asking about the session would keep it alive: watch the health count.
-	waitFor(t, func() bool { return field(t, h.health(), "sessions") == float64(0) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "sessions") == float64(0) })
 	if r := h.post(withSession(sid), listBody); r.status != http.StatusNotFound {
 		t.Fatalf("expired session: %d %s", r.status, r.body)
 	}
@@ -262,7 +265,7 @@ func TestHTTPSessionExpiry(t *testing.T) {
 
 func TestHTTPBatchesPerVersion(t *testing.T) {
 	h := newHTTPHarness(t, nil)
-	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},` + call("2", "no_such_tool", `{}`) + `]`
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},` + bridgetest.Call("2", "no_such_tool", `{}`) + `]`
 	old := h.initialize("2025-03-26")
 	r := h.post(withSession(old), batch)
 	var got []map[string]any
@@ -287,9 +290,9 @@ func TestHTTPBatchesPerVersion(t *testing.T) {
 func TestHTTPModernHeaders(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	callBody := func(name string) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":{},%s}}`, name, modernMeta)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":{},%s}}`, name, bridgetest.ModernMeta)
 	}
-	listModern := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + modernMeta + `}}`
+	listModern := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + bridgetest.ModernMeta + `}}`
 	without := func(h hdr, name string) hdr {
 		var out hdr
 		for i := 0; i+1 < len(h); i += 2 {
@@ -320,9 +323,9 @@ func TestHTTPModernHeaders(t *testing.T) {
 		{"unsupported version", append(without(modernHeaders("tools/list", ""), "MCP-Protocol-Version"), "MCP-Protocol-Version", "2099-01-01"), unsupported, 400, -32022},
 		{"no clientCapabilities", modernHeaders("tools/list", ""), `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400, -32602},
 		{"header modern, body without _meta", modernHeaders("tools/list", ""), listBody, 400, -32602},
-		{"unknown method", modernHeaders("resources/list", ""), `{"jsonrpc":"2.0","id":7,"method":"resources/list","params":{` + modernMeta + `}}`, 404, -32601},
-		{"ping", modernHeaders("ping", ""), `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + modernMeta + `}}`, 404, -32601},
-		{"initialize", modernHeaders("initialize", ""), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{` + modernMeta + `}}`, 404, -32601},
+		{"unknown method", modernHeaders("resources/list", ""), `{"jsonrpc":"2.0","id":7,"method":"resources/list","params":{` + bridgetest.ModernMeta + `}}`, 404, -32601},
+		{"ping", modernHeaders("ping", ""), `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + bridgetest.ModernMeta + `}}`, 404, -32601},
+		{"initialize", modernHeaders("initialize", ""), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{` + bridgetest.ModernMeta + `}}`, 404, -32601},
 		{"unknown tool is the base's", modernHeaders("tools/call", "no_such_tool"), callBody("no_such_tool"), 200, -32602},
 	}
 	for _, c := range cases {
@@ -335,18 +338,18 @@ func TestHTTPModernHeaders(t *testing.T) {
 				t.Errorf("a stateless answer minted a session")
 			}
 			if c.code == -32022 {
-				if sup, _ := field(t, r.body, "error.data.supported").([]any); len(sup) == 0 || field(t, r.body, "error.data.requested") != "2099-01-01" {
+				if sup, _ := bridgetest.Field(t, r.body, "error.data.supported").([]any); len(sup) == 0 || bridgetest.Field(t, r.body, "error.data.requested") != "2099-01-01" {
 					t.Errorf("-32022 without supported/requested: %s", r.body)
 				}
 			}
-			if c.status == 200 && c.code == 0 && field(t, r.body, "result.resultType") != "complete" {
+			if c.status == 200 && c.code == 0 && bridgetest.Field(t, r.body, "result.resultType") != "complete" {
 				t.Errorf("modern result without resultType: %s", r.body)
 			}
 		})
 	}
 	// server/discover, and a session header that is ignored.
-	r := h.post(append(modernHeaders("server/discover", ""), "Mcp-Session-Id", "whatever"), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+modernMeta+`}}`)
-	if r.status != 200 || field(t, r.body, "result.supportedVersions") == nil {
+	r := h.post(append(modernHeaders("server/discover", ""), "Mcp-Session-Id", "whatever"), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+bridgetest.ModernMeta+`}}`)
+	if r.status != 200 || bridgetest.Field(t, r.body, "result.supportedVersions") == nil {
 		t.Errorf("discover: %d %s", r.status, r.body)
 	}
 	// GET and DELETE do not exist in this era.
@@ -360,41 +363,41 @@ func TestHTTPModernHeaders(t *testing.T) {
 
 func TestHTTPListenAcknowledged(t *testing.T) {
 	h := newHTTPHarness(t, nil)
-	body := `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+	body := `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + bridgetest.ModernMeta + `}}`
 	status, header, events, closeStream := h.stream("POST", modernHeaders("subscriptions/listen", ""), body)
 	defer closeStream()
 	if status != 200 || header.Get("Content-Type") != "text/event-stream" || header.Get("X-Accel-Buffering") != "no" {
 		t.Fatalf("listen: %d %v", status, header)
 	}
 	ack := next(t, events)
-	if field(t, ack, "method") != "notifications/subscriptions/acknowledged" {
+	if bridgetest.Field(t, ack, "method") != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("first event: %s", ack)
 	}
 	if !strings.Contains(ack, `"io.modelcontextprotocol/subscriptionId":"sub-1"`) {
 		t.Errorf("acknowledgement without the subscription id: %s", ack)
 	}
-	if health := h.health(); field(t, health, "streams") != float64(1) {
+	if health := h.health(); bridgetest.Field(t, health, "streams") != float64(1) {
 		t.Errorf("healthz during a listen: %s", health)
 	}
 }
 
 func TestHTTPProgressOverSSE(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.ProgressInterval = 20 * time.Millisecond })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.ProgressInterval = 20 * time.Millisecond })
 	body := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":300},"_meta":{"progressToken":"tok","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	status, header, events, closeStream := h.stream("POST", modernHeaders("tools/call", "fault_sleep"), body)
 	defer closeStream()
 	if status != 200 || header.Get("Content-Type") != "text/event-stream" || header.Get("X-Accel-Buffering") != "no" {
 		t.Fatalf("%d %v", status, header)
 	}
-	if e := next(t, events); field(t, e, "method") != "notifications/progress" || field(t, e, "params.progressToken") != "tok" {
+	if e := next(t, events); bridgetest.Field(t, e, "method") != "notifications/progress" || bridgetest.Field(t, e, "params.progressToken") != "tok" {
 		t.Fatalf("first event: %s", e)
 	}
 	for {
 		e := next(t, events)
-		if field(t, e, "method") == "notifications/progress" {
+		if bridgetest.Field(t, e, "method") == "notifications/progress" {
 			continue
 		}
-		if field(t, e, "id") != float64(3) || field(t, e, "result.isError") != false {
+		if bridgetest.Field(t, e, "id") != float64(3) || bridgetest.Field(t, e, "result.isError") != false {
 			t.Fatalf("final event: %s", e)
 		}
 		break
@@ -407,7 +410,7 @@ func TestHTTPProgressOverSSE(t *testing.T) {
 func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	modernCall := func(id, tool, args string) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":%q,"arguments":%s,%s}}`, id, tool, args, modernMeta)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"tools/call","params":{"name":%q,"arguments":%s,%s}}`, id, tool, args, bridgetest.ModernMeta)
 	}
 	// A call in flight (it hangs) and one queued behind it; the client
 	// gives both up.
@@ -415,7 +418,7 @@ func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 	go func() {
 		_, _ = h.try(inflight, modernHeaders("tools/call", "fault_hang"), modernCall("hang", "fault_hang", `{}`))
 	}()
-	waitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"hang"`) == 1 })
 	queued, cancelQ := context.WithCancel(context.Background())
 	gotQ := make(chan struct{})
 	go func() {
@@ -424,17 +427,17 @@ func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 			t.Errorf("the queued call was answered: %d %s", r.status, r.body)
 		}
 	}()
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(1) })
 	cancelQ()
 	<-gotQ
 	// The bridge has seen the queued request's client go (it served two).
-	waitFor(t, func() bool { return field(t, h.health(), "clients") == float64(1) })
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "clients") == float64(1) })
 	cancelIn()
 	// The in-flight call's base connection is closed; the queued one never
 	// reaches the base; the next call runs at once.
-	waitFor(t, func() bool { return h.sim.OpenConns() == 0 })
+	bridgetest.WaitFor(t, func() bool { return h.sim.OpenConns() == 0 })
 	r := h.post(modernHeaders("tools/call", "get_drawing_info"), modernCall("after", "get_drawing_info", `{}`))
-	if r.status != 200 || field(t, r.body, "result.isError") != false {
+	if r.status != 200 || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Fatalf("the call after: %d %s", r.status, r.body)
 	}
 	if n := h.sim.CallsFor(`"dropped"`); n != 0 {
@@ -448,12 +451,12 @@ func TestHTTPDisconnectCancelsModernOnly(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = h.try(legacy, withSession(sid), call(`"kept"`, "fault_sleep", `{"ms":200}`))
+		_, _ = h.try(legacy, withSession(sid), bridgetest.Call(`"kept"`, "fault_sleep", `{"ms":200}`))
 	}()
-	waitFor(t, func() bool { return h.sim.CallsFor(`"kept"`) == 1 })
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"kept"`) == 1 })
 	cancelL()
 	<-done
-	r = h.post(withSession(sid), call(`"next"`, "get_drawing_info", `{}`))
+	r = h.post(withSession(sid), bridgetest.Call(`"next"`, "get_drawing_info", `{}`))
 	if r.status != 200 || h.sim.CallsFor(`"kept"`) != 1 {
 		t.Errorf("legacy call after a dropped connection: %d %s; kept ran %d times", r.status, r.body, h.sim.CallsFor(`"kept"`))
 	}
@@ -476,11 +479,11 @@ func TestHTTPListChangedOnTheSessionStream(t *testing.T) {
 		t.Fatal(r.body)
 	}
 	h.sim.Close()
-	h.post(withSession(sid), call("1", "get_drawing_info", `{}`))
+	h.post(withSession(sid), bridgetest.Call("1", "get_drawing_info", `{}`))
 	sim2 := restartSim(t, addr)
 	defer sim2.Close()
-	h.post(withSession(sid), call("2", "get_drawing_info", `{}`))
-	if e := next(t, events); field(t, e, "method") != "notifications/tools/list_changed" {
+	h.post(withSession(sid), bridgetest.Call("2", "get_drawing_info", `{}`))
+	if e := next(t, events); bridgetest.Field(t, e, "method") != "notifications/tools/list_changed" {
 		t.Errorf("stream event: %s", e)
 	}
 }
@@ -490,25 +493,25 @@ func TestHTTPListChangedOnTheSessionStream(t *testing.T) {
 // the shutdown error without sending it, ends the open streams, and Serve
 // returns nil.
 func TestHTTPShutdown(t *testing.T) {
-	h := newHTTPHarness(t, func(c *Config, _ *HTTPConfig) { c.Grace = 10 * time.Second })
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Grace = 10 * time.Second })
 	sid := h.initialize("2025-06-18")
-	inflight := h.postAsync(withSession(sid), call(`"slow"`, "fault_sleep", `{"ms":300}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
-	queued := h.postAsync(withSession(sid), call(`"queued"`, "get_drawing_info", `{}`))
-	waitFor(t, func() bool { return field(t, h.health(), "queue") == float64(1) })
-	listen := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + modernMeta + `}}`
+	inflight := h.postAsync(withSession(sid), bridgetest.Call(`"slow"`, "fault_sleep", `{"ms":300}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"slow"`) == 1 })
+	queued := h.postAsync(withSession(sid), bridgetest.Call(`"queued"`, "get_drawing_info", `{}`))
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == float64(1) })
+	listen := `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + bridgetest.ModernMeta + `}}`
 	_, _, events, closeStream := h.stream("POST", modernHeaders("subscriptions/listen", ""), listen)
 	defer closeStream()
 	next(t, events) // the acknowledgement
 
 	h.stop()
-	if r := <-inflight; field(t, r.body, "result.isError") != false {
+	if r := <-inflight; bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Errorf("the call in flight: %d %s", r.status, r.body)
 	}
 	if r := <-queued; !strings.Contains(r.body, "shutting down; tools/call was not sent to CAD") {
 		t.Errorf("the queued call: %d %s", r.status, r.body)
 	}
-	if e := next(t, events); field(t, e, "id") != "l" || field(t, e, "result") == nil {
+	if e := next(t, events); bridgetest.Field(t, e, "id") != "l" || bridgetest.Field(t, e, "result") == nil {
 		t.Errorf("the listen's last event: %s", e)
 	}
 	if e, ok := <-events; ok {
@@ -520,7 +523,7 @@ func TestHTTPShutdown(t *testing.T) {
 			t.Errorf("Serve: %v", err)
 		}
 		h.done <- nil // for the cleanup
-	case <-time.After(waitLimit):
+	case <-time.After(bridgetest.WaitLimit):
 		t.Fatal("Serve did not return")
 	}
 	if n := h.sim.CallsFor(`"queued"`); n != 0 {
@@ -532,16 +535,16 @@ func TestHTTPShutdown(t *testing.T) {
 // request, not the wait for CAD; a call that takes longer is answered (and
 // in the stateless era not taken for a disconnect).
 func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
-	h := newHTTPHarness(t, func(_ *Config, hc *HTTPConfig) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) {
 		hc.ReadTimeout = 100 * time.Millisecond
 		hc.WriteTimeout = 100 * time.Millisecond
 	})
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":400},` + modernMeta + `}}`
-	if r := h.post(modernHeaders("tools/call", "fault_sleep"), body); r.status != 200 || field(t, r.body, "result.isError") != false {
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault_sleep","arguments":{"ms":400},` + bridgetest.ModernMeta + `}}`
+	if r := h.post(modernHeaders("tools/call", "fault_sleep"), body); r.status != 200 || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Fatalf("stateless: %d %s", r.status, r.body)
 	}
 	sid := h.initialize("2025-06-18")
-	if r := h.post(withSession(sid), call("2", "fault_sleep", `{"ms":400}`)); r.status != 200 || field(t, r.body, "result.isError") != false {
+	if r := h.post(withSession(sid), bridgetest.Call("2", "fault_sleep", `{"ms":400}`)); r.status != 200 || bridgetest.Field(t, r.body, "result.isError") != false {
 		t.Fatalf("session: %d %s", r.status, r.body)
 	}
 }
@@ -552,15 +555,15 @@ func TestHTTPLongCallOutlivesReadTimeout(t *testing.T) {
 func TestHTTPCancelledInSession(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	sid := h.initialize("2025-06-18")
-	done := h.postAsync(withSession(sid), call(`"h"`, "fault_hang", `{}`))
-	waitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
+	done := h.postAsync(withSession(sid), bridgetest.Call(`"h"`, "fault_hang", `{}`))
+	bridgetest.WaitFor(t, func() bool { return h.sim.CallsFor(`"h"`) == 1 })
 	if r := h.post(withSession(sid), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`); r.status != 202 {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
 	}
 	if r := <-done; r.status != http.StatusNoContent || r.body != "" {
 		t.Errorf("the cancelled call's POST: %d %q", r.status, r.body)
 	}
-	waitFor(t, func() bool { return h.sim.OpenConns() == 0 })
+	bridgetest.WaitFor(t, func() bool { return h.sim.OpenConns() == 0 })
 }
 
 // TestHTTPAcceptHeader: a POST without an Accept header is refused 406, as

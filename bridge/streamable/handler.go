@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -20,7 +21,7 @@ import (
 // (Origin, Host, token), on every method; then it is routed by era.
 func (f *httpFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if code, msg := f.guard.check(r); code != 0 {
-		f.b.log.Warn().Int("status", code).Str("remote", r.RemoteAddr).Str("origin", r.Header.Get("Origin")).Str("host", r.Host).Msg("HTTP request refused")
+		f.log.Warn().Int("status", code).Str("remote", r.RemoteAddr).Str("origin", r.Header.Get("Origin")).Str("host", r.Host).Msg("HTTP request refused")
 		f.refuse(w, code, msg)
 		return
 	}
@@ -52,23 +53,23 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		return
 	}
 	acc := r.Header.Values("Accept")
-	if !accepts(acc, "application/json") || !accepts(acc, "text/event-stream") {
+	if !accepts(acc, "application/json", "text/event-stream") {
 		f.refuse(w, http.StatusNotAcceptable, "Not Acceptable: a Streamable HTTP client must send the header \"Accept: application/json, text/event-stream\" with each POST (the answer comes as either)")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(f.b.cfg.MaxMessage)))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(f.cfg.MaxMessage)))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			f.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the limit is %d bytes (--max-message)", f.b.cfg.MaxMessage))
+			f.refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the limit is %d bytes (--max-message)", f.cfg.MaxMessage))
 			return
 		}
 		f.refuse(w, http.StatusBadRequest, "Bad Request: could not read the body: "+err.Error())
 		return
 	}
-	msgs, isBatch := f.b.decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
-	if !isBatch && len(msgs) == 1 && msgs[0].req != nil && !msgs[0].req.IsNotification() {
-		headerModern = headerModern || msgs[0].req.Era == lifecycle.Modern
+	msgs, isBatch := f.core.Decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
+	if !isBatch && len(msgs) == 1 && msgs[0].Req != nil && !msgs[0].Req.IsNotification() {
+		headerModern = headerModern || msgs[0].Req.Era == lifecycle.Modern
 	}
 	if headerModern {
 		f.modernPost(w, r, msgs, isBatch)
@@ -82,7 +83,7 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 // modernPost serves one stateless request: headers checked against the
 // body, then the core, with the request's context as its lifetime: when
 // the client closes the response, the request is cancelled.
-func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []message, isBatch bool) {
+func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []bridge.Message, isBatch bool) {
 	if isBatch {
 		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, clienterr.ModernBatch.New())
 		return
@@ -92,7 +93,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []me
 		f.errorStatus(w, http.StatusBadRequest, m.ID, m.Err)
 		return
 	}
-	req := m.req
+	req := m.Req
 	if req == nil || req.IsNotification() {
 		w.WriteHeader(http.StatusAccepted) // a notification (none is defined) or a stray response
 		return
@@ -105,7 +106,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []me
 	defer f.releaseModern(group)
 
 	long := req.Method == lifecycle.MethodListen
-	sse := long || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil && f.b.cfg.ProgressInterval > 0)
+	sse := long || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil && f.cfg.ProgressInterval > 0)
 	if long {
 		slot := f.streams.take(remoteHost(r), nil)
 		if slot == nil {
@@ -116,16 +117,14 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []me
 	}
 	// Each stateless request is a client of its own (its id is its own
 	// business), taking its turns with the others of its program.
-	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.b.log)
-	c := newClient(out, f.b.cfg.MaxMessage, f.b.log)
-	c.turn = group.turn
-	f.b.addClient(c)
-	defer f.b.removeClient(c)
-	f.b.dispatch(c, out, m, nil)
+	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.log)
+	c := f.core.NewClient(out, group.turn)
+	defer f.core.RemoveClient(c)
+	f.core.Dispatch(c, out, msgs, false)
 	if !f.wait(r, out, nil) {
 		// The client closed the response: the request is cancelled. Queued,
 		// it is dropped unsent; running, its base connection is closed.
-		c.cancel(req.ID)
+		c.Cancel(req.ID)
 	}
 }
 
@@ -211,7 +210,7 @@ func (f *httpFront) modernGroup(r *http.Request, req *lifecycle.Request) *modern
 	defer f.modernMu.Unlock()
 	mc := f.modern[key]
 	if mc == nil {
-		mc = &modernGroup{key: key, turn: &turn{}}
+		mc = &modernGroup{key: key, turn: &bridge.Turn{}}
 		f.modern[key] = mc
 	}
 	mc.busy++
@@ -238,7 +237,7 @@ func (f *httpFront) modernCount() int {
 
 // ---- the handshake era (2025-03-26 … 2025-11-25) ----
 
-func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []message, isBatch bool) {
+func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []bridge.Message, isBatch bool) {
 	hv := r.Header.Get(lifecycle.HeaderVersion)
 	if hv != "" && !slices.Contains(lifecycle.LegacyVersions, hv) {
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported %s %q; supported: %v", lifecycle.HeaderVersion, hv, lifecycle.LegacyVersions))
@@ -250,7 +249,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 	}
 	initialize := false
 	for _, m := range msgs {
-		if m.req != nil && !m.req.IsNotification() && m.req.Method == lifecycle.MethodInitialize {
+		if m.Req != nil && !m.Req.IsNotification() && m.Req.Method == lifecycle.MethodInitialize {
 			initialize = true
 		}
 	}
@@ -261,21 +260,19 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 			return
 		}
 		var evicted *session
-		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *client {
+		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *bridge.Client {
 			// The session's own stream (for list changes) is its GET stream.
-			c := newClient(sessionStream{s}, f.b.cfg.MaxMessage, f.b.log)
-			f.b.addClient(c)
-			return c
+			return f.core.NewClient(sessionStream{s}, nil)
 		})
 		if evicted != nil {
-			f.b.log.Info().Str("session", evicted.id).Msg("session evicted to make room for a new one: the session table (or this address's share, --max-sessions) was full; its client must initialize again")
+			f.log.Info().Str("session", evicted.id).Msg("session evicted to make room for a new one: the session table (or this address's share, --max-sessions) was full; its client must initialize again")
 			f.endSession(evicted, "evicted: the session table was full")
 		}
 		if s == nil {
 			f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d sessions are open and all in use (at most %d, half of them from one address; --max-sessions)", f.sessions.count(), f.hc.MaxSessions))
 			return
 		}
-		f.b.log.Debug().Str("session", s.id).Msg("session opened")
+		f.log.Debug().Str("session", s.id).Msg("session opened")
 	} else {
 		var status int
 		if s, status = f.findSession(r); s == nil {
@@ -284,7 +281,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 		}
 	}
 	defer s.release()
-	if v := s.client.legacyVersion(); isBatch && v != "2025-03-26" {
+	if v := s.client.LegacyVersion(); isBatch && v != "2025-03-26" {
 		f.refuse(w, http.StatusBadRequest, fmt.Sprintf("Invalid Request: JSON-RPC batches are part of protocol version 2025-03-26 only (this session uses %s)", v))
 		return
 	}
@@ -292,13 +289,13 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 	var cancels []rpc.ID
 	for i := range msgs {
 		m := &msgs[i]
-		switch req := m.req; {
+		switch req := m.Req; {
 		case req != nil && !req.IsNotification():
 			answered++
 			progress = progress || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil)
 			// A call the user must confirm first: the question travels on
 			// this response's SSE stream, before the answer (rules.go).
-			asks = asks || f.b.asksFirst(s.client, m)
+			asks = asks || f.core.AsksFirst(s.client, m)
 		case req != nil:
 			if req.Method == lifecycle.MethodCancelled && !req.Cancels.IsZero() {
 				cancels = append(cancels, req.Cancels)
@@ -308,9 +305,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 		}
 	}
 	if answered == 0 {
-		for i := range msgs {
-			f.b.dispatch(s.client, discard{}, &msgs[i], nil)
-		}
+		f.core.Dispatch(s.client, discard{}, msgs, isBatch)
 		// A cancelled request is owed no answer: the POST that carried it
 		// ends without one.
 		for _, id := range cancels {
@@ -324,7 +319,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := newHTTPOut(w, (progress && f.b.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout, f.b.log)
+	out := newHTTPOut(w, (progress && f.cfg.ProgressInterval > 0) || asks, f.hc.WriteTimeout, f.log)
 	if initialize {
 		id := s.id
 		out.header = func(h http.Header) { h.Set(lifecycle.HeaderSession, id) }
@@ -332,7 +327,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 	// A dropped connection is not a cancellation in this era: the job runs
 	// to its end (its answer has nowhere to go); notifications/cancelled is.
 	if !isBatch {
-		if req := msgs[0].req; req != nil && !req.IsNotification() {
+		if req := msgs[0].Req; req != nil && !req.IsNotification() {
 			key := req.ID.Key()
 			s.mu.Lock()
 			s.waiting[key] = out
@@ -346,9 +341,17 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []me
 			}()
 		}
 	}
-	f.b.dispatchAll(s.client, out, msgs, isBatch)
+	if testHookDispatch != nil {
+		testHookDispatch(msgs)
+	}
+	f.core.Dispatch(s.client, out, msgs, isBatch)
 	f.wait(r, out, s.ended)
 }
+
+// testHookDispatch, when set by a test, runs in a legacy POST just before
+// its messages are dispatched, its session found: a way to end the session
+// in between.
+var testHookDispatch func([]bridge.Message)
 
 // findSession returns the request's session, held, or the status for its
 // absence: 400 without the header, 404 for an unknown or ended session.
@@ -384,7 +387,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release()
-	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.b.log)
+	out := newHTTPOut(w, true, f.hc.WriteTimeout, f.log)
 	slot := f.streams.take(remoteHost(r), out.kick)
 	if slot == nil {
 		f.refuse(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: too many open streams (%d, half of them from one address; --max-streams)", f.hc.MaxStreams))

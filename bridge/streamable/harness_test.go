@@ -1,4 +1,4 @@
-package bridge
+package streamable
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -29,20 +31,16 @@ type httpHarness struct {
 	client *http.Client
 }
 
-func newHTTPHarness(t *testing.T, tweak func(*Config, *HTTPConfig)) *httpHarness {
+func newHTTPHarness(t *testing.T, tweak func(*bridge.Config, *Config)) *httpHarness {
 	t.Helper()
-	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Faults: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
-	cfg := Config{
+	sim := bridgetest.StartSim(t)
+	cfg := bridge.Config{
 		Base:     &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second},
 		BaseAddr: sim.Addr(),
 		Server:   lifecycle.NewServer("mcp-bridge", "test", "", true),
 		Log:      zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel),
 	}
-	hc := HTTPConfig{Version: "test"}
+	hc := Config{Version: "test"}
 	if tweak != nil {
 		tweak(&cfg, &hc)
 	}
@@ -52,7 +50,7 @@ func newHTTPHarness(t *testing.T, tweak func(*Config, *HTTPConfig)) *httpHarness
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &httpHarness{t: t, sim: sim, url: "http://" + ln.Addr().String() + "/mcp", stop: cancel, done: make(chan error, 1),
-		client: &http.Client{Timeout: waitLimit}}
+		client: &http.Client{Timeout: bridgetest.WaitLimit}}
 	go func() { h.done <- Serve(ctx, cfg, hc, ln) }()
 	t.Cleanup(func() {
 		cancel()
@@ -61,7 +59,7 @@ func newHTTPHarness(t *testing.T, tweak func(*Config, *HTTPConfig)) *httpHarness
 			if err != nil {
 				t.Errorf("Serve: %v", err)
 			}
-		case <-time.After(waitLimit):
+		case <-time.After(bridgetest.WaitLimit):
 			t.Errorf("Serve did not return after its context ended")
 		}
 	})
@@ -216,7 +214,7 @@ func next(t *testing.T, events <-chan string) string {
 			t.Fatal("the stream ended")
 		}
 		return e
-	case <-time.After(waitLimit):
+	case <-time.After(bridgetest.WaitLimit):
 		t.Fatal("no event")
 	}
 	return ""
