@@ -439,6 +439,15 @@ func TestLaunchStoppedBridge(t *testing.T) {
 		}
 		break
 	}
+	// The program the bridge started goes on: wait for its own record, so
+	// that the clean-up, which waits for every recorded start to end, also
+	// waits for this one (on Windows its output file cannot be removed
+	// while it runs).
+	for deadline := time.Now().Add(waitLimit); len(c.starts()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the program the bridge started never recorded its start")
+		}
+	}
 	c.touch(c.fake.Hold)
 }
 
