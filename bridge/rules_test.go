@@ -192,15 +192,15 @@ func TestConfirmLegacy(t *testing.T) {
 	var got []string
 	_ = journal.Each(jpath, func(l journal.Line) bool {
 		e := l.Entry
-		got = append(got, fmt.Sprintf("%s %s %s confirm=%s declined=%v confirmed=%v client=%s/%s", e.ID, e.Tool, e.Outcome, e.Confirm, e.Declined, e.Confirmed, e.Client.Name, e.Client.Version))
+		got = append(got, fmt.Sprintf("%s %s %s confirm=%s declined=%v confirmed=%v by=%s client=%s/%s", e.ID, e.Tool, e.Outcome, e.Confirm, e.Declined, e.Confirmed, e.AskedBy, e.Client.Name, e.Client.Version))
 		return true
 	})
 	want := []string{
-		"1 draw_line ok confirm= declined=false confirmed=false client=wire-client/1.2",
-		"2 delete_entities declined confirm=declined declined=true confirmed=false client=wire-client/1.2",
-		"3 delete_entities declined confirm=cancelled declined=true confirmed=false client=wire-client/1.2",
-		"4 delete_entities declined confirm=refused declined=true confirmed=false client=wire-client/1.2",
-		"5 delete_entities ok confirm=accepted declined=false confirmed=true client=wire-client/1.2",
+		"1 draw_line ok confirm= declined=false confirmed=false by= client=wire-client/1.2",
+		"2 delete_entities declined confirm=declined declined=true confirmed=false by=client client=wire-client/1.2",
+		"3 delete_entities declined confirm=cancelled declined=true confirmed=false by=client client=wire-client/1.2",
+		"4 delete_entities declined confirm=refused declined=true confirmed=false by=client client=wire-client/1.2",
+		"5 delete_entities ok confirm=accepted declined=false confirmed=true by=client client=wire-client/1.2",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("journal (-want +got):\n%s", d)
