@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -332,6 +333,12 @@ func notStdout(file string, stdout io.Writer) error {
 // (trace, fatal, panic, disabled) that the bridge does not offer.
 var logLevels = map[string]zerolog.Level{"debug": zerolog.DebugLevel, "info": zerolog.InfoLevel, "warn": zerolog.WarnLevel, "error": zerolog.ErrorLevel}
 
+// zerologGlobals sets zerolog's package settings once per process: a
+// goroutine of an earlier run in the same process (the tests run the
+// command many times; the trim after the first answer logs when it ends)
+// may be logging, reading them, when a later run builds its logger.
+var zerologGlobals sync.Once
+
 // newLogger builds the zerolog logger: console text or JSON, on stderr or
 // appended to a file only this user may read (openLogFile: logs hold ids,
 // methods, tool names and error messages, which a base may write with the
@@ -341,8 +348,10 @@ func newLogger(level, format, file string, stderr io.Writer) (zerolog.Logger, fu
 	if !ok {
 		return zerolog.Nop(), nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	zerolog.TimeFieldFormat = time.RFC3339Nano
-	zerolog.DurationFieldUnit = time.Millisecond
+	zerologGlobals.Do(func() {
+		zerolog.TimeFieldFormat = time.RFC3339Nano
+		zerolog.DurationFieldUnit = time.Millisecond
+	})
 	w, closeFn := stderr, func() {}
 	if file != "" {
 		fh, err := openLogFile(file)
