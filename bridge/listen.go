@@ -24,6 +24,7 @@ func (b *bridge) listen(c *Client, req *lifecycle.Request, r *reply) {
 	if wantTools && !b.queue.isClosed() {
 		r.listen = true
 		r.withContext(b.hardCtx)
+		r.telStream = b.cfg.Telemetry.StreamOpened() // closed as the listen ends, whatever ends it
 		if werr := c.track(r, false); werr != nil {
 			r.fail(werr)
 			return

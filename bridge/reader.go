@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -109,6 +110,7 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	case m.Req != nil && !m.Req.IsNotification():
 		r = c.newReply(m.Req.ID, m.Req.Method, bt)
 		r.req = m.Req
+		r.op = b.startOp(c, m.Req)
 	case m.Msg == nil:
 		r = c.newReply(m.ID, "", bt)
 	}
@@ -153,6 +155,9 @@ func (b *bridge) clientResponse(c *Client, m *rpc.Response) {
 }
 
 func (b *bridge) notification(c *Client, n *lifecycle.Request) {
+	if b.cfg.Telemetry != nil {
+		b.startOp(c, n).End(telemetry.Result{}) // handled at once
+	}
 	switch n.Method {
 	case lifecycle.MethodCancelled:
 		if !n.Cancels.IsZero() {
@@ -222,6 +227,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
 	r.withContext(b.hardCtx)
+	r.askedBy = j.askedBy
 	// Asking: the worker takes it once the user has agreed.
 	if werr := r.client.track(r, j.ask); werr != nil {
 		r.fail(werr)
@@ -230,6 +236,7 @@ func (b *bridge) enqueue(j *job) {
 	out, err := b.queue.push(j)
 	switch err {
 	case nil:
+		r.op.Queued()
 		if j.ask {
 			go b.runQuestion(j)
 		}

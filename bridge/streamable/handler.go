@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -119,6 +120,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []br
 	// business), taking its turns with the others of its program.
 	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.log)
 	c := f.core.NewClient(out, group.turn)
+	describe(c, r, "")
 	defer f.core.RemoveClient(c)
 	f.core.Dispatch(c, out, msgs, false)
 	if !f.wait(r, out, nil) {
@@ -262,7 +264,10 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []br
 		var evicted *session
 		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *bridge.Client {
 			// The session's own stream (for list changes) is its GET stream.
-			return f.core.NewClient(sessionStream{s}, nil)
+			c := f.core.NewClient(sessionStream{s}, nil)
+			describe(c, r, s.id)
+			s.tel = f.core.Telemetry().SessionStart(telemetry.SessionInfo{Transport: telemetry.TransportTCP, HTTPVersion: httpVersion(r)})
+			return c
 		})
 		if evicted != nil {
 			f.log.Info().Str("session", evicted.id).Msg("session evicted to make room for a new one: the session table (or this address's share, --max-sessions) was full; its client must initialize again")
@@ -402,6 +407,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 	}
 	s.stream = out
 	s.mu.Unlock()
+	defer f.core.Telemetry().StreamOpened().Closed()
 	defer func() {
 		s.mu.Lock()
 		if s.stream == out {
