@@ -34,18 +34,21 @@ func (c *Client) Describe(d Describe) {
 
 // startOp begins a request's telemetry when it is decoded: nil (nothing)
 // when telemetry is off.
-func (b *bridge) startOp(c *Client, req *lifecycle.Request) *telemetry.Op {
+func (b *bridge) startOp(c *Client, m *Message) *telemetry.Op {
 	t := b.cfg.Telemetry
 	if t == nil {
 		return nil
 	}
+	req := m.Req
 	tr := telemetry.Request{
-		Method:      req.Method,
-		ID:          req.ID.Raw(),
-		Transport:   c.desc.Transport,
-		SessionID:   c.desc.SessionID,
-		HTTPVersion: c.desc.HTTPVersion,
-		ClientAddr:  c.desc.Addr,
+		LinkTraceparent: m.LinkTraceparent,
+		LinkTracestate:  m.LinkTracestate,
+		Method:          req.Method,
+		ID:              req.ID.Raw(),
+		Transport:       c.desc.Transport,
+		SessionID:       c.desc.SessionID,
+		HTTPVersion:     c.desc.HTTPVersion,
+		ClientAddr:      c.desc.Addr,
 	}
 	if req.Method == lifecycle.MethodToolsCall {
 		tr.Tool = req.Tool.Name

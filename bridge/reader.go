@@ -45,6 +45,10 @@ func (b *bridge) read(c *Client, stdin io.Reader) {
 type Message struct {
 	rpc.Decoded
 	Req *lifecycle.Request // nil for a response or an invalid message
+	// LinkTraceparent and LinkTracestate are the trace context headers of
+	// the HTTP request that carried the message, if any: telemetry links
+	// the request's span to them (the transport's context, not its parent).
+	LinkTraceparent, LinkTracestate string
 	// confirm: a tools/call the policy says needs the user's confirmation.
 	confirm bool
 }
@@ -110,7 +114,7 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	case m.Req != nil && !m.Req.IsNotification():
 		r = c.newReply(m.Req.ID, m.Req.Method, bt)
 		r.req = m.Req
-		r.op = b.startOp(c, m.Req)
+		r.op = b.startOp(c, m)
 	case m.Msg == nil:
 		r = c.newReply(m.ID, "", bt)
 	}
@@ -139,7 +143,7 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 			b.clientResponse(c, resp)
 		}
 	case m.Req.IsNotification():
-		b.notification(c, m.Req)
+		b.notification(c, m)
 	default:
 		b.request(c, m, r)
 	}
@@ -154,9 +158,10 @@ func (b *bridge) clientResponse(c *Client, m *rpc.Response) {
 	}
 }
 
-func (b *bridge) notification(c *Client, n *lifecycle.Request) {
+func (b *bridge) notification(c *Client, m *Message) {
+	n := m.Req
 	if b.cfg.Telemetry != nil {
-		b.startOp(c, n).End(telemetry.Result{}) // handled at once
+		b.startOp(c, m).End(telemetry.Result{}) // handled at once
 	}
 	switch n.Method {
 	case lifecycle.MethodCancelled:

@@ -69,6 +69,12 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		return
 	}
 	msgs, isBatch := f.core.Decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
+	if tp := r.Header.Get("traceparent"); tp != "" && f.core.Telemetry().Enabled() {
+		ts := r.Header.Get("tracestate")
+		for i := range msgs {
+			msgs[i].LinkTraceparent, msgs[i].LinkTracestate = tp, ts
+		}
+	}
 	if !isBatch && len(msgs) == 1 && msgs[0].Req != nil && !msgs[0].Req.IsNotification() {
 		headerModern = headerModern || msgs[0].Req.Era == lifecycle.Modern
 	}

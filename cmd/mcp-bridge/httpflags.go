@@ -136,6 +136,8 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		TrustProxy:   proxies,
 		Version:      version,
 		Started:      time.Now(),
+		Serving:      scheme + "://" + ln.Addr().String() + "/mcp",
+		Metrics:      metricsOnListen(f, cfg),
 	}, ln)
 }
 
