@@ -123,10 +123,10 @@ func answerOf(how string) telemetry.Answer {
 	return telemetry.Answer(how) // refused, unsupported: counted as Other
 }
 
-// baseDown records in Health that the base could not be reached.
-func (b *bridge) baseDown(err error) {
-	b.cfg.Health.Down("CAD not reachable at " + b.cfg.BaseAddr + ": " + err.Error())
-}
+// baseDown records in Health that the base could not be reached, and
+// tcpbase's words for why (they name the address and what the system
+// said: "CAD base 127.0.0.1:8080: unreachable: … connection refused").
+func (b *bridge) baseDown(err error) { b.cfg.Health.Down(err.Error()) }
 
 // snapshot is the core's part of the status page: the base, the tools as
 // clients see them, the clients and their requests in progress. It never
