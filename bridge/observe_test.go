@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,9 +13,7 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
@@ -27,60 +24,9 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
-// otlpReceiver is a collector for the tests: it decodes the traces it is
-// sent with the official OTLP definitions.
-type otlpReceiver struct {
-	t     *testing.T
-	srv   *httptest.Server
-	mu    sync.Mutex
-	spans []*tracepb.Span
-}
-
-func newOTLPReceiver(t *testing.T) *otlpReceiver {
-	r := &otlpReceiver{t: t}
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		var d tracepb.TracesData // the wire shape of ExportTraceServiceRequest
-		if req.URL.Path != "/v1/traces" || proto.Unmarshal(body, &d) != nil {
-			t.Errorf("the receiver got %s, not OTLP traces", req.URL.Path)
-			http.Error(w, "not traces", http.StatusBadRequest)
-			return
-		}
-		r.mu.Lock()
-		for _, rs := range d.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				r.spans = append(r.spans, ss.Spans...)
-			}
-		}
-		r.mu.Unlock()
-	}))
-	t.Cleanup(r.srv.Close)
-	return r
-}
-
-func (r *otlpReceiver) all() []*tracepb.Span {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]*tracepb.Span(nil), r.spans...)
-}
-
-func attr(s *tracepb.Span, key string) string {
-	for _, kv := range s.Attributes {
-		if kv.Key == key {
-			switch v := kv.Value.GetValue().(type) {
-			case *commonpb.AnyValue_StringValue:
-				return v.StringValue
-			case *commonpb.AnyValue_IntValue:
-				return strconv.FormatInt(v.IntValue, 10)
-			}
-		}
-	}
-	return ""
-}
-
 // tracing is a harness tweak: traces to rcv, every span sampled.
-func tracing(t *testing.T, rcv *otlpReceiver, addr string, toBase bool) (*telemetry.Telemetry, func(*Config)) {
-	tel, err := telemetry.New(telemetry.Config{TracesEndpoint: rcv.srv.URL + "/v1/traces", Sampler: "always_on", PropagateToBase: toBase},
+func tracing(t *testing.T, rcv *bridgetest.OTLPReceiver, addr string, toBase bool) (*telemetry.Telemetry, func(*Config)) {
+	tel, err := telemetry.New(telemetry.Config{TracesEndpoint: rcv.URL, Sampler: "always_on", PropagateToBase: toBase},
 		telemetry.Options{Version: "test", BaseAddr: addr, Log: zerolog.Nop()})
 	if err != nil || tel == nil {
 		t.Fatalf("telemetry.New: %v", err)
@@ -106,7 +52,7 @@ func tracedCall(id, traceparent string) string {
 // off (an upper-case hex digit) starts a trace of the bridge's own.
 func TestTelemetryContinuesTheClientsTrace(t *testing.T) {
 	sim := bridgetest.StartSim(t)
-	rcv := newOTLPReceiver(t)
+	rcv := bridgetest.NewOTLPReceiver(t)
 	tel, tweak := tracing(t, rcv, sim.Addr(), false)
 	h := newHarness(t, sim, tweak)
 	h.send(`{"jsonrpc":"2.0","id":"l","method":"tools/list"}`)
@@ -120,11 +66,11 @@ func TestTelemetryContinuesTheClientsTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	spans := rcv.all()
+	spans := rcv.Spans()
 	server := map[string]*tracepb.Span{}
 	for _, s := range spans {
 		if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
-			server[attr(s, "jsonrpc.request.id")] = s
+			server[bridgetest.Attr(s, "jsonrpc.request.id")] = s
 		}
 	}
 	one, two := server["1"], server["2"]
@@ -134,7 +80,7 @@ func TestTelemetryContinuesTheClientsTrace(t *testing.T) {
 	if one.Name != "tools/call draw_line" || hex.EncodeToString(one.TraceId) != clientTrace || hex.EncodeToString(one.ParentSpanId) != "b7ad6b7169203331" {
 		t.Errorf("call 1: %q in trace %x, parent %x; want the client's", one.Name, one.TraceId, one.ParentSpanId)
 	}
-	if attr(one, "network.transport") != "pipe" || attr(one, "mcp.method.name") != "tools/call" || attr(one, "gen_ai.tool.name") != "draw_line" {
+	if bridgetest.Attr(one, "network.transport") != "pipe" || bridgetest.Attr(one, "mcp.method.name") != "tools/call" || bridgetest.Attr(one, "gen_ai.tool.name") != "draw_line" {
 		t.Errorf("call 1's attributes: %v", one.Attributes)
 	}
 	if hex.EncodeToString(two.TraceId) == clientTrace || len(two.ParentSpanId) != 0 {
@@ -156,7 +102,7 @@ func TestTelemetryContinuesTheClientsTrace(t *testing.T) {
 		t.Fatalf("call 1's children: CAD %v, queue %v", cad, queue)
 	}
 	_, port, _ := net.SplitHostPort(sim.Addr())
-	if attr(cad, "network.transport") != "tcp" || attr(cad, "server.address") != "127.0.0.1" || attr(cad, "server.port") != port {
+	if bridgetest.Attr(cad, "network.transport") != "tcp" || bridgetest.Attr(cad, "server.address") != "127.0.0.1" || bridgetest.Attr(cad, "server.port") != port {
 		t.Errorf("the CAD span's attributes: %v", cad.Attributes)
 	}
 }
@@ -169,7 +115,7 @@ func TestTelemetryPropagateToBase(t *testing.T) {
 		t.Run(strconv.FormatBool(on), func(t *testing.T) {
 			sim := bridgetest.StartSim(t)
 			rec := &bridgetest.Recorder{Next: &tcpbase.Client{Addr: sim.Addr()}}
-			rcv := newOTLPReceiver(t)
+			rcv := bridgetest.NewOTLPReceiver(t)
 			tel, tweak := tracing(t, rcv, sim.Addr(), on)
 			h := newHarness(t, sim, func(c *Config) { tweak(c); c.Base = rec })
 			h.send(tracedCall("1", clientParent))
@@ -187,7 +133,7 @@ func TestTelemetryPropagateToBase(t *testing.T) {
 				return
 			}
 			var cad *tracepb.Span
-			for _, s := range rcv.all() {
+			for _, s := range rcv.Spans() {
 				if s.Kind == tracepb.Span_SPAN_KIND_CLIENT {
 					cad = s
 				}
