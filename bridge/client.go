@@ -178,7 +178,7 @@ func (c *Client) Cancel(id rpc.ID) {
 	c.mu.Unlock()
 	c.log.Debug().Str("id", id.String()).Msg("request cancelled by the client")
 	r.ended(errCallCancelled)
-	r.op.End(telemetry.Result{Kind: "cancelled", Message: "cancelled by the client"})
+	r.op().End(telemetry.Result{Kind: "cancelled", Message: "cancelled by the client"})
 	if r.batch != nil {
 		r.batch.release()
 	}
@@ -247,6 +247,9 @@ type reply struct {
 	client *Client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
+	// askedDesktop: its question is (or was) on the desktop, not the
+	// client's; for the status page, read under client.mu.
+	askedDesktop bool
 	// out, when not nil, is where the answer and the notifications about
 	// this request go instead of the client's stream: the HTTP response of
 	// the POST that carried it.
@@ -255,11 +258,9 @@ type reply struct {
 	// state is changed only by client.update (under client.mu); the
 	// queue reads it without the lock to skip a job whose question is out.
 	state atomic.Int32
-	// stateAt is when state took its value, and askedBy who asks its
-	// question (AskClient, AskDesktop): the status page reads both under
-	// client.mu.
+	// stateAt is when state took its value: the status page reads it
+	// under client.mu.
 	stateAt time.Time
-	askedBy string
 	// ctx is the request's lifetime, from its arrival to its end: the call
 	// to the base and the confirmation question run within it. cancel ends
 	// it with a cause; the request's end cancels it (ended).
@@ -269,8 +270,7 @@ type reply struct {
 	// (heartbeats, a launch's news): each is one more than the last.
 	progress atomic.Int64
 
-	op        *telemetry.Op     // its telemetry; nil when off
-	telStream *telemetry.Stream // an open listen's, for the streams gauge
+	tel *replyTel // its telemetry; nil when off (observe.go)
 }
 
 // newReply starts the reply owed for a request (or for a message whose
@@ -299,7 +299,9 @@ func (r *reply) withContext(parent context.Context) {
 // request calls it once, after update to reqEnded succeeded.
 func (r *reply) ended(cause error) {
 	r.times.Ended = time.Now()
-	r.telStream.Closed()
+	if r.tel != nil {
+		r.tel.stream.Closed()
+	}
 	if r.cancel != nil {
 		r.cancel(cause)
 	}

@@ -53,7 +53,7 @@ func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
 	if policy.Lists(list, j.req.Tool.Name) {
 		return nil
 	}
-	j.reply.op.Refused(telemetry.RefusalUnlisted)
+	j.reply.op().Refused(telemetry.RefusalUnlisted)
 	werr := clienterr.Unlisted.With(map[string]string{"tool": j.req.Tool.Name, "policy": p.Source}, j.req.Tool.Name, p.Source)
 	b.log.Warn().Str("tool", j.req.Tool.Name).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
 	j.denied = true

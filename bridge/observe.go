@@ -65,12 +65,28 @@ func (b *bridge) startOp(c *Client, m *Message) *telemetry.Op {
 	return t.Start(tr)
 }
 
+// replyTel is a request's telemetry, kept apart so that a reply is no
+// larger when telemetry is off: its span and metrics, and the stream an
+// open listen counts as.
+type replyTel struct {
+	op     *telemetry.Op
+	stream *telemetry.Stream
+}
+
+// op is r's telemetry handle: nil (its methods do nothing) when off.
+func (r *reply) op() *telemetry.Op {
+	if r.tel == nil {
+		return nil
+	}
+	return r.tel.op
+}
+
 // endOp ends r's telemetry with what its answer m says.
 func (r *reply) endOp(m rpc.Encoded) {
-	if r.op == nil {
+	if r.tel == nil || r.tel.op == nil {
 		return
 	}
-	r.op.End(answerResult(r.method, m))
+	r.tel.op.End(answerResult(r.method, m))
 }
 
 // answerResult reads how a request ended from its answer: an error's code,
@@ -179,7 +195,7 @@ func (b *bridge) snapshot() status.Snapshot {
 			case reqWaiting:
 				s.Queued = append(s.Queued, call)
 			case reqAsking:
-				s.Questions = append(s.Questions, status.Question{Tool: call.Tool, Client: who, AskedBy: r.askedBy, Since: r.stateAt})
+				s.Questions = append(s.Questions, status.Question{Tool: call.Tool, Client: who, AskedBy: askedBy(r.askedDesktop), Since: r.stateAt})
 			}
 		}
 		c.mu.Unlock()
@@ -189,4 +205,11 @@ func (b *bridge) snapshot() status.Snapshot {
 		s.Clients = append(s.Clients, cl)
 	}
 	return s
+}
+
+func askedBy(desktop bool) string {
+	if desktop {
+		return AskDesktop
+	}
+	return AskClient
 }

@@ -114,7 +114,9 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	case m.Req != nil && !m.Req.IsNotification():
 		r = c.newReply(m.Req.ID, m.Req.Method, bt)
 		r.req = m.Req
-		r.op = b.startOp(c, m)
+		if op := b.startOp(c, m); op != nil {
+			r.tel = &replyTel{op: op}
+		}
 	case m.Msg == nil:
 		r = c.newReply(m.ID, "", bt)
 	}
@@ -232,7 +234,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
 	r.withContext(b.hardCtx)
-	r.askedBy = j.askedBy
+	r.askedDesktop = j.askedBy == AskDesktop
 	// Asking: the worker takes it once the user has agreed.
 	if werr := r.client.track(r, j.ask); werr != nil {
 		r.fail(werr)
@@ -241,7 +243,7 @@ func (b *bridge) enqueue(j *job) {
 	out, err := b.queue.push(j)
 	switch err {
 	case nil:
-		r.op.Queued()
+		r.op().Queued()
 		if j.ask {
 			go b.runQuestion(j)
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -69,10 +70,12 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		return
 	}
 	msgs, isBatch := f.core.Decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
-	if tp := r.Header.Get("traceparent"); tp != "" && f.core.Telemetry().Enabled() {
-		ts := r.Header.Get("tracestate")
+	// The canonical keys, read directly: Header.Get("traceparent") would
+	// allocate its canonical form on every POST, telemetry on or off.
+	if tp := r.Header["Traceparent"]; len(tp) > 0 && f.core.Telemetry().Enabled() {
+		ts := strings.Join(r.Header["Tracestate"], ",") // W3C: several headers are one list
 		for i := range msgs {
-			msgs[i].LinkTraceparent, msgs[i].LinkTracestate = tp, ts
+			msgs[i].LinkTraceparent, msgs[i].LinkTracestate = tp[0], ts
 		}
 	}
 	if !isBatch && len(msgs) == 1 && msgs[0].Req != nil && !msgs[0].Req.IsNotification() {

@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
@@ -70,10 +69,18 @@ func describe(c *bridge.Client, r *http.Request, session string) {
 	c.Describe(bridge.Describe{Transport: telemetry.TransportTCP, SessionID: session, HTTPVersion: httpVersion(r), Addr: r.RemoteAddr})
 }
 
-// httpVersion is r's HTTP version as network.protocol.version writes it.
+// httpVersion is r's HTTP version as network.protocol.version writes it,
+// without allocating: it is worked out for every stateless request.
 func httpVersion(r *http.Request) string {
-	if r.ProtoMajor >= 2 {
-		return strconv.Itoa(r.ProtoMajor)
+	switch {
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "1.1"
+	case r.ProtoMajor == 1 && r.ProtoMinor == 0:
+		return "1.0"
+	case r.ProtoMajor == 2:
+		return "2"
+	case r.ProtoMajor == 3:
+		return "3"
 	}
-	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
+	return ""
 }
