@@ -26,10 +26,12 @@ type Describe struct {
 }
 
 // Describe sets what telemetry says of c's requests. Call it before the
-// client's first Dispatch: it is read without a lock afterwards.
+// client's first Dispatch: a request's telemetry reads it without a lock
+// (the status page, which may look at any time, takes the lock).
 func (c *Client) Describe(d Describe) {
-	c.desc = d
-	c.since = time.Now()
+	c.mu.Lock()
+	c.desc, c.since = d, time.Now()
+	c.mu.Unlock()
 }
 
 // startOp begins a request's telemetry when it is decoded: nil (nothing)
@@ -162,14 +164,15 @@ func (b *bridge) snapshot() status.Snapshot {
 		}
 	}
 	for _, c := range b.allClients() {
-		cl := status.Client{Transport: "stdio", Session: c.desc.SessionID, Address: c.desc.Addr, Since: c.since, Era: "legacy"}
-		if c.desc.Transport == telemetry.TransportTCP {
-			cl.Transport = "http"
-		}
+		cl := status.Client{Transport: "stdio", Era: "legacy"}
 		if ci := c.asker.info.Load(); ci != nil {
 			cl.Name, cl.Version = ci.Name, ci.Version
 		}
 		c.mu.Lock()
+		cl.Session, cl.Address, cl.Since = c.desc.SessionID, c.desc.Addr, c.since
+		if c.desc.Transport == telemetry.TransportTCP {
+			cl.Transport = "http"
+		}
 		for _, r := range c.ids {
 			cl.InProgress++
 			if r.listen {
@@ -199,9 +202,6 @@ func (b *bridge) snapshot() status.Snapshot {
 			}
 		}
 		c.mu.Unlock()
-		if cl.Name == "" && cl.Era == "modern" && cl.InProgress == 0 {
-			continue // a stateless request's client, already answered
-		}
 		s.Clients = append(s.Clients, cl)
 	}
 	return s
