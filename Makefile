@@ -148,7 +148,8 @@ test-proxy:
 
 .PHONY: test-telemetry
 # test-telemetry: telemetry with the real engines (bridge/telemetry): a
-# Prometheus server (Debian's) scrapes --metrics-listen under load from ten
+# Prometheus server (Debian's) scrapes --metrics-listen, and a running
+# bridge's /metrics on --listen with its token, under load from ten
 # clients of both eras, with failing, refused and declined calls and CAD
 # going down and back, and its query API gives the counts the clients
 # made; the status page in headless Chromium (Debian's; screenshots in

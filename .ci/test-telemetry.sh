@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-telemetry: the telemetry package against the real engines.
-# A Prometheus server (Debian's prometheus) scrapes --metrics-listen under
-# load and is queried; the status page is rendered in headless Chromium
+# A Prometheus server (Debian's prometheus) scrapes --metrics-listen and a
+# running bridge's /metrics under load and is queried; the status page is rendered in headless Chromium
 # (Debian's chromium), screenshots in bin/telemetry/; the OTLP receiver in
 # the tests decodes with the official protobuf definitions. Installs
 # prometheus, chromium and a font with apt-get when missing, and checks
@@ -43,7 +43,17 @@ MCP_BRIDGE_PROMETHEUS=$(command -v prometheus) \
 MCP_BRIDGE_CHROMIUM=$(command -v chromium) \
 MCP_BRIDGE_TELEMETRY_SHOTS=$shots \
   $go test -count=1 -race -v -run '^(TestPrometheusScrapesTheBridge|TestPageInChromium)$' ./bridge/telemetry/...
+# The same through a running bridge: Prometheus scraping its /metrics on
+# --listen with the token under load, CAD killed and started again; the
+# bridge's own status page in Chromium (a question, a queued call, CAD down).
+MCP_BRIDGE_PROMETHEUS=$(command -v prometheus) \
+MCP_BRIDGE_CHROMIUM=$(command -v chromium) \
+MCP_BRIDGE_TELEMETRY_SHOTS=$shots \
+  $go test -count=1 -race -v -run '^(TestPrometheusScrapesARunningBridge|TestStatusPageAndHealthz)$' ./bridge/streamable
 # The rest of the package's tests (the OTLP receiver's among them) run in
-# make unit; run them here too, so this target alone covers telemetry.
+# make unit; run them here too, so this target alone covers telemetry, and
+# the wiring's: one trace through connect, a remote bridge and CAD; the
+# pages' token and Host rules; the counts through the stdio bridge.
 $go test -count=1 -race ./bridge/telemetry/... ./bridge/journal/
+$go test -count=1 -race -run 'Telemetry|OneTrace|Pages|MetricsListen' ./bridge ./bridge/connect ./bridge/streamable ./cmd/mcp-bridge
 echo "test-telemetry: screenshots in $shots"

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -40,6 +41,9 @@ type Client struct {
 	version     atomic.Pointer[string] // the protocol version initialize agreed
 
 	asker asker // what confirmation needs to know of this client (rules.go)
+
+	desc  Describe  // what the front end says of it (observe.go); set before its first message
+	since time.Time // when Describe was called
 
 	mu    sync.Mutex
 	ids   map[string]*reply // by ID.Key: queued or running jobs, open listens
@@ -131,6 +135,7 @@ func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 		return false
 	}
 	r.state.Store(int32(next))
+	r.stateAt = time.Now()
 	return true
 }
 
@@ -155,6 +160,7 @@ func (c *Client) track(r *reply, asking bool) *rpc.WireError {
 		next = reqAsking
 	}
 	r.state.Store(int32(next))
+	r.stateAt = time.Now()
 	return nil
 }
 
@@ -172,6 +178,7 @@ func (c *Client) Cancel(id rpc.ID) {
 	c.mu.Unlock()
 	c.log.Debug().Str("id", id.String()).Msg("request cancelled by the client")
 	r.ended(errCallCancelled)
+	r.op().End(telemetry.Result{Kind: "cancelled", Message: "cancelled by the client"})
 	if r.batch != nil {
 		r.batch.release()
 	}
@@ -240,6 +247,9 @@ type reply struct {
 	client *Client
 	batch  *batch // non-nil: the answer goes into this batch
 	listen bool   // an open subscriptions/listen
+	// askedDesktop: its question is (or was) on the desktop, not the
+	// client's; for the status page, read under client.mu.
+	askedDesktop bool
 	// out, when not nil, is where the answer and the notifications about
 	// this request go instead of the client's stream: the HTTP response of
 	// the POST that carried it.
@@ -248,6 +258,9 @@ type reply struct {
 	// state is changed only by client.update (under client.mu); the
 	// queue reads it without the lock to skip a job whose question is out.
 	state atomic.Int32
+	// stateAt is when state took its value: the status page reads it
+	// under client.mu.
+	stateAt time.Time
 	// ctx is the request's lifetime, from its arrival to its end: the call
 	// to the base and the confirmation question run within it. cancel ends
 	// it with a cause; the request's end cancels it (ended).
@@ -256,6 +269,8 @@ type reply struct {
 	// progress numbers the notifications/progress sent for the request
 	// (heartbeats, a launch's news): each is one more than the last.
 	progress atomic.Int64
+
+	tel *replyTel // its telemetry; nil when off (observe.go)
 }
 
 // newReply starts the reply owed for a request (or for a message whose
@@ -284,6 +299,9 @@ func (r *reply) withContext(parent context.Context) {
 // request calls it once, after update to reqEnded succeeded.
 func (r *reply) ended(cause error) {
 	r.times.Ended = time.Now()
+	if r.tel != nil {
+		r.tel.stream.Closed()
+	}
 	if r.cancel != nil {
 		r.cancel(cause)
 	}
@@ -306,6 +324,7 @@ func (r *reply) endWith(m rpc.Encoded, won func()) bool {
 		won()
 	}
 	if r.batch != nil {
+		r.endOp(m)
 		r.batch.put(m, r.tooLargeForBatch)
 		r.batch.release()
 		return true
@@ -314,6 +333,7 @@ func (r *reply) endWith(m rpc.Encoded, won func()) bool {
 		r.client.log.Warn().Str("method", r.method).Int("bytes", m.Len()).Int("limit", r.client.max).Msg("answer over --max-message replaced by an error")
 		m = rpc.EncodeError(r.id, answerTooLarge(r.method, m.Len(), r.client.max, false))
 	}
+	r.endOp(m)
 	_ = r.stream().Write(m)
 	return true
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -75,6 +77,13 @@ type Config struct {
 	// refused and nothing is sent to CAD.
 	JournalRequired bool
 
+	// Telemetry gets each request's span and metrics (bridge/telemetry);
+	// nil is telemetry off, and costs nothing.
+	Telemetry *telemetry.Telemetry
+	// Health is what the bridge last saw of the base (up, down and why),
+	// for /healthz and the status page; the core makes one when nil.
+	Health *health.State
+
 	Server *lifecycle.Server
 	Log    zerolog.Logger
 }
@@ -111,6 +120,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxMessage <= 0 {
 		c.MaxMessage = rpc.DefaultMaxMessage
+	}
+	if c.Health == nil {
+		c.Health = health.New()
 	}
 	if c.Server == nil {
 		c.Server = lifecycle.NewServer("mcp-bridge", "dev", "", false)

@@ -1,5 +1,11 @@
 package bridge
 
+import (
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/status"
+)
+
 // What a front end in a package of its own (the Streamable HTTP one,
 // bridge/streamable) sees of the core; stdio (Run) uses the same pieces
 // from within. The front end starts the core (Start), makes a Client for
@@ -61,6 +67,16 @@ func (c *Core) NewClient(out Stream, t *Turn) *Client {
 // RemoveClient forgets a client: it gets no list changes, and no longer
 // counts in Health.
 func (c *Core) RemoveClient(cl *Client) { c.b.removeClient(cl) }
+
+// Telemetry is the core's telemetry (Config.Telemetry): nil when off.
+func (c *Core) Telemetry() *telemetry.Telemetry { return c.b.cfg.Telemetry }
+
+// BaseHealth is what the core last saw of the base, for /healthz.
+func (c *Core) BaseHealth() *health.State { return c.b.cfg.Health }
+
+// Status is the core's part of the status page (the front end adds how
+// clients reach it, its sessions and streams).
+func (c *Core) Status() status.Snapshot { return c.b.snapshot() }
 
 // Health is what the core can say of itself without asking the base.
 type Health struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -52,6 +53,7 @@ func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
 	if policy.Lists(list, j.req.Tool.Name) {
 		return nil
 	}
+	j.reply.op().Refused(telemetry.RefusalUnlisted)
 	werr := clienterr.Unlisted.With(map[string]string{"tool": j.req.Tool.Name, "policy": p.Source}, j.req.Tool.Name, p.Source)
 	b.log.Warn().Str("tool", j.req.Tool.Name).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
 	j.denied = true
@@ -83,6 +85,7 @@ func (b *bridge) knownList(hardCtx context.Context) ([]byte, error) {
 // and reports whether it changed. The first one this process sees is when
 // the policy's patterns that match no tool are logged, once.
 func (b *bridge) recordList(result []byte) bool {
+	b.cfg.Telemetry.ToolsListed(result)
 	changed, err := b.tools.record(result)
 	if err != nil {
 		b.log.Warn().Err(err).Msg("could not write the tool list cache")

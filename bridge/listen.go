@@ -24,6 +24,12 @@ func (b *bridge) listen(c *Client, req *lifecycle.Request, r *reply) {
 	if wantTools && !b.queue.isClosed() {
 		r.listen = true
 		r.withContext(b.hardCtx)
+		if s := b.cfg.Telemetry.StreamOpened(); s != nil { // closed as the listen ends, whatever ends it
+			if r.tel == nil {
+				r.tel = &replyTel{}
+			}
+			r.tel.stream = s
+		}
 		if werr := c.track(r, false); werr != nil {
 			r.fail(werr)
 			return

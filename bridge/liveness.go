@@ -149,7 +149,11 @@ func (b *bridge) probe(ctx context.Context) {
 			callCtx, cancel := context.WithTimeout(ctx, b.cfg.ListTimeout)
 			ans, err := b.cfg.Base.Call(callCtx, listFrame)
 			cancel()
+			if err != nil && tcpbase.KindOf(err) == tcpbase.ErrUnreachable {
+				b.baseDown(err) // the reason as it is now
+			}
 			if err == nil {
+				b.cfg.Health.Up()
 				d := rpc.DecodeValidMessage(ans)
 				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == rpc.KindObject {
 					if b.tools.cameBack() {
@@ -171,11 +175,15 @@ func (b *bridge) probe(ctx context.Context) {
 // hear that the tool list changed (the base came back).
 func (b *bridge) baseResult(err error) (back bool) {
 	if err != nil {
-		if tcpbase.KindOf(err) == tcpbase.ErrUnreachable && b.tools.wentDown() {
-			b.log.Warn().Err(err).Str("base", b.cfg.BaseAddr).Msg("CAD base is down; requests get an error until it is back")
+		if tcpbase.KindOf(err) == tcpbase.ErrUnreachable {
+			b.baseDown(err)
+			if b.tools.wentDown() {
+				b.log.Warn().Err(err).Str("base", b.cfg.BaseAddr).Msg("CAD base is down; requests get an error until it is back")
+			}
 		}
 		return false
 	}
+	b.cfg.Health.Up()
 	if b.tools.cameBack() {
 		b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back")
 		return true

@@ -60,8 +60,10 @@ func (b *bridge) runQuestion(j *job) {
 		return
 	}
 	j.reply.times.Asked = time.Now()
+	r.op().Asked()
 	refused := b.askUser(ctx, j)
 	j.reply.times.Agreed = time.Now()
+	r.op().Answered(answerOf(j.confirm))
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -44,6 +45,10 @@ func (b *bridge) read(c *Client, stdin io.Reader) {
 type Message struct {
 	rpc.Decoded
 	Req *lifecycle.Request // nil for a response or an invalid message
+	// LinkTraceparent and LinkTracestate are the trace context headers of
+	// the HTTP request that carried the message, if any: telemetry links
+	// the request's span to them (the transport's context, not its parent).
+	LinkTraceparent, LinkTracestate string
 	// confirm: a tools/call the policy says needs the user's confirmation.
 	confirm bool
 }
@@ -109,6 +114,9 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	case m.Req != nil && !m.Req.IsNotification():
 		r = c.newReply(m.Req.ID, m.Req.Method, bt)
 		r.req = m.Req
+		if op := b.startOp(c, m); op != nil {
+			r.tel = &replyTel{op: op}
+		}
 	case m.Msg == nil:
 		r = c.newReply(m.ID, "", bt)
 	}
@@ -137,7 +145,7 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 			b.clientResponse(c, resp)
 		}
 	case m.Req.IsNotification():
-		b.notification(c, m.Req)
+		b.notification(c, m)
 	default:
 		b.request(c, m, r)
 	}
@@ -152,7 +160,11 @@ func (b *bridge) clientResponse(c *Client, m *rpc.Response) {
 	}
 }
 
-func (b *bridge) notification(c *Client, n *lifecycle.Request) {
+func (b *bridge) notification(c *Client, m *Message) {
+	n := m.Req
+	if b.cfg.Telemetry != nil {
+		b.startOp(c, m).End(telemetry.Result{}) // handled at once
+	}
 	switch n.Method {
 	case lifecycle.MethodCancelled:
 		if !n.Cancels.IsZero() {
@@ -222,6 +234,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
 	r.withContext(b.hardCtx)
+	r.askedDesktop = j.askedBy == AskDesktop
 	// Asking: the worker takes it once the user has agreed.
 	if werr := r.client.track(r, j.ask); werr != nil {
 		r.fail(werr)
@@ -230,6 +243,7 @@ func (b *bridge) enqueue(j *job) {
 	out, err := b.queue.push(j)
 	switch err {
 	case nil:
+		r.op().Queued()
 		if j.ask {
 			go b.runQuestion(j)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -104,6 +105,7 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 		b.log.Warn().Str("tool", name).Str("id", req.ID.String()).Msg("call refused by the policy; not sent to CAD")
 		werr := clienterr.Denied.With(map[string]string{"tool": name, "policy": g.policy.Source}, d.Reason)
 		j.denied = true
+		j.reply.op().Refused(d.Kind)
 		b.settle(j, outcome{answer: rpc.EncodeError(req.ID, werr), err: werr})
 		return false
 	}
@@ -132,6 +134,7 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
 			ask, g.signer.Issue(name, args))
 		j.confirm = "asked"
+		j.reply.op().Asked() // answered by a later request, which carries the answer
 		res = b.cfg.Server.Decorate("tools/call", res)
 		b.settle(j, outcome{answer: rpc.EncodeResult(req.ID, res), result: res})
 		return false
@@ -139,6 +142,7 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 	j.askedBy = AskClient
 	var tok string
 	if rpc.Kind(state) != rpc.KindString || json.Unmarshal(state, &tok) != nil {
+		j.reply.op().Refused(telemetry.RefusalRequestState)
 		b.refuse(j, "refused", "its requestState is not a string issued by mcp-bridge")
 		return false
 	}
@@ -148,10 +152,17 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 			why = "timed out"
 		}
 		b.log.Warn().Err(err).Str("tool", name).Msg("requestState refused; call not sent to CAD")
+		if !errors.Is(err, confirm.ErrExpired) {
+			j.reply.op().Refused(telemetry.RefusalRequestState)
+		}
 		b.refuse(j, why, err.Error())
 		return false
 	}
-	switch a := confirm.Read(req.Input); a {
+	a := confirm.Read(req.Input)
+	if a != confirm.Invalid {
+		j.reply.op().Answered(answerOf(a.String()))
+	}
+	switch a {
 	case confirm.Accepted:
 		j.confirm = "accepted"
 		return true

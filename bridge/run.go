@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -86,7 +87,10 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	out := rpc.NewWriter(stdout)
 	b := start(cfg, "stdio")
 	c := newClient(out, b.cfg.MaxMessage, b.log)
+	c.Describe(Describe{Transport: telemetry.TransportPipe})
 	b.addClient(c)
+	// The stdio client is one session, from start to end.
+	sess := b.cfg.Telemetry.SessionStart(telemetry.SessionInfo{Transport: telemetry.TransportPipe})
 	// The first failed write, from whichever goroutine, stops the bridge:
 	// nothing more goes to CAD, the call in flight is cancelled.
 	outFailed := make(chan struct{})
@@ -107,7 +111,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 	case <-outFailed:
 		why = exitOutFailed
 	}
-	return b.shutdown(why, stdin, out, readerDone)
+	err := b.shutdown(why, stdin, out, readerDone)
+	sess.End("")
+	return err
 }
 
 // start is how every front end starts the core: the bridge with cfg's

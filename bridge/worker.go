@@ -62,6 +62,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		return // cancelled while queued, or its client is gone; its reply has ended
 	}
 	j.reply.times.Dequeued = time.Now()
+	r.op().Dequeued()
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while forwarding a request; the bridge goes on")
@@ -111,7 +112,13 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 func (b *bridge) callBase(ctx context.Context, j *job) ([]byte, error) {
 	wait := b.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
-		ans, err := b.cfg.Base.Call(ctx, j.frame)
+		call := j.reply.op().CallBase()
+		frame := j.frame
+		if tp, ts := call.TraceMeta(); tp != "" { // --otel-propagate-to-base
+			frame = tracedFrame(j.req, tp, ts)
+		}
+		ans, err := b.cfg.Base.Call(ctx, frame)
+		call.End(callKind(err))
 		if err == nil || !errors.Is(err, tcpbase.ErrUnreachable) || attempt >= b.cfg.Retries {
 			return ans, err
 		}

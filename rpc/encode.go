@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -38,6 +39,22 @@ const (
 
 // Kind is what the message is.
 func (m Encoded) Kind() EncodedKind { return m.kind }
+
+// Payload is the response's result or error object where it lies, without
+// a copy, and whether it is an error; nil for a request or notification.
+// It is for whoever only reads an answer (telemetry's outcome).
+func (m Encoded) Payload() (payload []byte, isError bool) {
+	if m.kind != KindResponse {
+		return nil, false
+	}
+	if m.body == nil { // EncodeError: the error object is the head's end
+		if i := bytes.Index(m.head, []byte(`,"error":`)); i >= 0 {
+			return m.head[i+len(`,"error":`):], true
+		}
+		return nil, false
+	}
+	return m.body, bytes.HasSuffix(m.head, []byte(`,"error":`))
+}
 
 // Len is the message's length in bytes, without the newline.
 func (m Encoded) Len() int { return len(m.head) + len(m.body) + len(m.tail) }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -50,6 +51,10 @@ type Config struct {
 	ConfirmTimeout time.Duration // a desktop question closes itself after this long (not run); default 2 min
 
 	Log zerolog.Logger
+	// Telemetry gets a span for each relayed request, and the round trip
+	// to the remote (telemetry.Op.CallRemote), whose trace context goes to
+	// the remote in params._meta; nil is off.
+	Telemetry *telemetry.Telemetry
 
 	// answerIdle replaces AnswerIdle in tests.
 	answerIdle time.Duration
@@ -168,9 +173,11 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) err
 type relay struct {
 	cfg Config
 	url string
-	hc  *http.Client
-	out *rpc.Writer
-	log zerolog.Logger
+	// remoteAddr is the URL's host:port, for the round trip's span.
+	remoteAddr string
+	hc         *http.Client
+	out        *rpc.Writer
+	log        zerolog.Logger
 
 	// ctx ends every goroutine below; spawn refuses new ones once it is done.
 	ctx      context.Context
@@ -218,7 +225,7 @@ func newRelay(cfg Config, stdout io.Writer) *relay {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan struct{})
 	close(done)
-	return &relay{cfg: cfg, url: cfg.URL, hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
+	return &relay{cfg: cfg, url: cfg.URL, remoteAddr: hostPort(cfg.URL), hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
 		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}
 }
 
@@ -307,6 +314,7 @@ func (r *relay) handle(line []byte) {
 		// era and version, the tool, what the client says of itself.
 		req := lifecycle.ReadRequest(m.ID, m.Method, m.Params)
 		o := &outgoing{body: line, req: req, method: m.Method, modern: req.Era == lifecycle.Modern, ids: []rpc.ID{m.ID}}
+		o.op = r.startOp(req)
 		if !o.modern && m.Method == "initialize" {
 			o.body = r.legacyInitialize(req, line)
 			r.sess.recordInitialize(o.body)

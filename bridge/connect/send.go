@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -27,6 +28,9 @@ type outgoing struct {
 	own    bool           // a modern call whose confirmation connect asks on its desktop (ask.go)
 	resent bool           // sent again with connect's answer to the remote's question
 	input  *inputRequired // the remote's question, taken out of the answer
+
+	op  *telemetry.Op    // its span; nil when telemetry is off, and for a batch
+	res telemetry.Result // how it failed here (answerAll); zero when the remote answered
 }
 
 func (o *outgoing) isCall() bool { return o.method == "tools/call" || o.batch }
@@ -50,6 +54,14 @@ func (r *relay) headers(o *outgoing) (http.Header, string) {
 // written is never sent again.
 func (r *relay) request(o *outgoing, sent func()) {
 	defer r.untrack(o.pending)
+	if o.op != nil {
+		call := o.op.CallRemote(r.remoteAddr)
+		o.body = withTraceContext(o.body, o.req, call)
+		defer func() {
+			call.End(o.res.Kind)
+			o.op.End(o.res)
+		}()
+	}
 	if !o.modern && o.method == "initialize" {
 		// What the client writes next belongs to the session this
 		// opens: it waits for the answer that names it (sendOrdered
@@ -245,6 +257,7 @@ func notMCP(resp *http.Response) string {
 
 // answerAll answers every request of o that is still owed one with e.
 func (r *relay) answerAll(o *outgoing, e *rpc.WireError) {
+	o.res = failure(e)
 	for _, p := range o.pending {
 		if !p.cancelled.Load() {
 			r.release(p)

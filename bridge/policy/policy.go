@@ -117,6 +117,10 @@ func matchAny(pats []string, name string) (string, bool) {
 type Decision struct {
 	Allowed bool
 	Reason  string // why it is refused, naming the policy; "" when allowed
+	// Kind is which rule refused it: denied (a deny pattern), not_allowed
+	// (outside the allow list) or read_only (read-only mode); "" when
+	// allowed. Telemetry counts refusals by it.
+	Kind string
 }
 
 // Check decides for the tool name. baseAnn is the base's own annotations
@@ -127,15 +131,15 @@ func (p *Policy) Check(name string, baseAnn []byte) Decision {
 		return Decision{Allowed: true}
 	}
 	if pat, ok := matchAny(p.deny, name); ok {
-		return Decision{Reason: fmt.Sprintf("tool %q is denied by the mcp-bridge policy (%s: deny %q)", name, p.Source, pat)}
+		return Decision{Kind: "denied", Reason: fmt.Sprintf("tool %q is denied by the mcp-bridge policy (%s: deny %q)", name, p.Source, pat)}
 	}
 	if p.allowSet {
 		if _, ok := matchAny(p.allow, name); !ok {
-			return Decision{Reason: fmt.Sprintf("tool %q is not in the allow list of the mcp-bridge policy (%s)", name, p.Source)}
+			return Decision{Kind: "not_allowed", Reason: fmt.Sprintf("tool %q is not in the allow list of the mcp-bridge policy (%s)", name, p.Source)}
 		}
 	}
 	if p.readOnly && !p.readOnlyTool(name, baseAnn) {
-		return Decision{Reason: fmt.Sprintf("tool %q is not marked read-only, and the mcp-bridge policy allows only read-only tools (%s)", name, p.Source)}
+		return Decision{Kind: "read_only", Reason: fmt.Sprintf("tool %q is not marked read-only, and the mcp-bridge policy allows only read-only tools (%s)", name, p.Source)}
 	}
 	return Decision{Allowed: true}
 }

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -68,6 +70,14 @@ func (f *httpFront) post(w http.ResponseWriter, r *http.Request, headerModern bo
 		return
 	}
 	msgs, isBatch := f.core.Decode(bytes.TrimSpace(body)) // once: routing, the rules and the core read these
+	// The canonical keys, read directly: Header.Get("traceparent") would
+	// allocate its canonical form on every POST, telemetry on or off.
+	if tp := r.Header["Traceparent"]; len(tp) > 0 && f.core.Telemetry().Enabled() {
+		ts := strings.Join(r.Header["Tracestate"], ",") // W3C: several headers are one list
+		for i := range msgs {
+			msgs[i].LinkTraceparent, msgs[i].LinkTracestate = tp[0], ts
+		}
+	}
 	if !isBatch && len(msgs) == 1 && msgs[0].Req != nil && !msgs[0].Req.IsNotification() {
 		headerModern = headerModern || msgs[0].Req.Era == lifecycle.Modern
 	}
@@ -119,6 +129,7 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []br
 	// business), taking its turns with the others of its program.
 	out := newHTTPOut(w, sse, f.hc.WriteTimeout, f.log)
 	c := f.core.NewClient(out, group.turn)
+	describe(c, r, "")
 	defer f.core.RemoveClient(c)
 	f.core.Dispatch(c, out, msgs, false)
 	if !f.wait(r, out, nil) {
@@ -262,7 +273,10 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []br
 		var evicted *session
 		s, evicted = f.sessions.open(remoteHost(r), func(s *session) *bridge.Client {
 			// The session's own stream (for list changes) is its GET stream.
-			return f.core.NewClient(sessionStream{s}, nil)
+			c := f.core.NewClient(sessionStream{s}, nil)
+			describe(c, r, s.id)
+			s.tel = f.core.Telemetry().SessionStart(telemetry.SessionInfo{Transport: telemetry.TransportTCP, HTTPVersion: httpVersion(r)})
+			return c
 		})
 		if evicted != nil {
 			f.log.Info().Str("session", evicted.id).Msg("session evicted to make room for a new one: the session table (or this address's share, --max-sessions) was full; its client must initialize again")
@@ -402,6 +416,7 @@ func (f *httpFront) legacyGet(w http.ResponseWriter, r *http.Request) {
 	}
 	s.stream = out
 	s.mu.Unlock()
+	defer f.core.Telemetry().StreamOpened().Closed()
 	defer func() {
 		s.mu.Lock()
 		if s.stream == out {

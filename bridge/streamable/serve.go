@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log"
 	"net"
@@ -44,9 +43,16 @@ type Config struct {
 	WriteTimeout      time.Duration // each write of a response; default 60 s
 	IdleTimeout       time.Duration // keep-alive connections; default 120 s
 
-	// Version and Started feed /healthz.
+	// Version and Started feed /healthz and the status page.
 	Version string
 	Started time.Time
+	// Serving is how clients reach /mcp (its URL), for the status page;
+	// default http://<listen address>/mcp.
+	Serving string
+	// Metrics, when not nil, is served at /metrics behind the checks /mcp
+	// has (telemetry.MetricsHandler); nil when metrics are off or
+	// --metrics-listen serves them alone.
+	Metrics http.Handler
 }
 
 func (h *Config) setDefaults() {
@@ -138,7 +144,11 @@ func Serve(ctx context.Context, cfg bridge.Config, hc Config, ln net.Listener) e
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", f.serveMCP)
-	mux.HandleFunc("/healthz", f.serveHealth)
+	serving := hc.Serving
+	if serving == "" {
+		serving = "http://" + ln.Addr().String() + "/mcp"
+	}
+	f.mountPages(mux, serving)
 	srv := &http.Server{
 		Handler:           trustedProxies(hc.TrustProxy, mux),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout,
@@ -216,35 +226,16 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-// serveHealth answers /healthz: version, uptime, the base's last known
-// state, queue length, open sessions and streams. It never calls the base:
-// CAD sees requests from the worker only.
-func (f *httpFront) serveHealth(w http.ResponseWriter, r *http.Request) {
-	if code, msg := f.guard.check(r); code != 0 {
-		f.refuse(w, code, msg)
-		return
+// sessionEndKind is why a session ended, as telemetry's error.type
+// names it: "" for a client's DELETE.
+func sessionEndKind(why string) string {
+	switch {
+	case why == "DELETE":
+		return ""
+	case why == "the bridge stopped":
+		return "shutdown"
 	}
-	core := f.core.Health()
-	base := "up"
-	if core.BaseDown {
-		base = "down"
-	}
-	body, _ := json.Marshal(map[string]any{
-		"version":  f.hc.Version,
-		"uptime_s": int(time.Since(f.hc.Started).Seconds()),
-		"base":     base,
-		"queue":    core.Queued,
-		"sessions": f.sessions.count(),
-		"streams":  f.streams.count(),
-		// clients: stdio, each legacy session and each stateless request
-		// being served.
-		"clients": core.Clients,
-		// statelessClients: the stateless programs with requests in
-		// progress (each a turn in the worker's rotation).
-		"statelessClients": f.modernCount(),
-	})
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(body, '\n'))
+	return "session_ended" // idle timeout, eviction
 }
 
 // refuse answers with an HTTP error status and a JSON-RPC error without id
@@ -280,6 +271,7 @@ func (f *httpFront) endSession(s *session, why string) bool {
 	// behind it, and those must be cancelled by then.
 	s.client.End()
 	s.endOnce.Do(func() { close(s.ended) })
+	s.tel.End(sessionEndKind(why))
 	f.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
 	return true
 }

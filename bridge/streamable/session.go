@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 )
 
 // session is one legacy-era (2025-03-26 … 2025-11-25) HTTP client, from
@@ -15,6 +16,7 @@ type session struct {
 	id     string
 	addr   string         // the remote host that opened it, for its share of the table
 	client *bridge.Client // its protocol version is the one its initialize agreed
+	tel    *telemetry.Session
 
 	mu       sync.Mutex
 	lastUsed time.Time

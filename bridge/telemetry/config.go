@@ -164,7 +164,7 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.Duration("otel-metric-export-interval", 0, "how often metrics go to the collector; default 1m (env OTEL_METRIC_EXPORT_INTERVAL, in milliseconds)")
 	fs.Bool("otel-sdk-disabled", false, "export and serve no telemetry at all (env OTEL_SDK_DISABLED)")
 	fs.Bool("metrics", false, "collect metrics and serve them at /metrics on --listen (Prometheus text format)")
-	s("metrics-listen", "serve /metrics alone at `ADDR` (e.g. 127.0.0.1:9464), also for a stdio bridge; no token: bind it where only the scraper reaches it")
+	s("metrics-listen", "serve /metrics alone at `ADDR` (e.g. 127.0.0.1:9464), also for a stdio bridge; behind the bearer token when one is set (--token-file, CAD_MCP_TOKEN); other machines reach it only with a token or --allow-remote")
 	fs.Bool("otel-propagate-to-base", false, "put the trace context (traceparent, tracestate) in the _meta of calls to the CAD base; off because a base may refuse members it does not know")
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -50,6 +52,7 @@ type bridgeFlags struct {
 	rules          ruleFlags   // policy, confirmation, journal (rules.go)
 	launch         launchFlags // starting CAD when its base is down (launch.go)
 	set            *settings   // where each setting came from (settings.go)
+	tel            telemetry.Config
 
 	// Streamable HTTP (see httpflags.go)
 	listen       string
@@ -91,6 +94,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	f.addHTTPFlags()
+	telemetry.AddFlags(fs)
 	return f
 }
 
@@ -136,7 +140,11 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 			return fmt.Errorf("--%s %s: must be positive", name, d)
 		}
 	}
-	return f.checkHTTP()
+	if err := f.checkHTTP(); err != nil {
+		return err
+	}
+	f.tel, err = checkTelemetry(f.fs, getenv, f.listen)
+	return err
 }
 
 func (f *bridgeFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
@@ -250,6 +258,22 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		Name:             f.name,
 		Log:              log,
 	}
+	cfg.Health = health.New()
+	metricsToken := ""
+	if f.tel.MetricsListen != "" {
+		if metricsToken, _, err = f.token(); err != nil {
+			return usageError{err}
+		}
+	}
+	tel, stopTel, err := startTelemetry(f.tel, cfg.Health, addr, metricsToken, f.allowRemote, log)
+	if err != nil {
+		if _, ok := err.(usageError); ok {
+			return err
+		}
+		return usageError{err}
+	}
+	defer stopTel()
+	cfg.Telemetry = tel
 	f.launch.apply(&cfg, f, log)
 	closeRules, err := f.rules.apply(&cfg, log, e.getenv)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -59,6 +60,7 @@ func newConnectFlags(out io.Writer) *connectFlags {
 	fs.StringVar(&c.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&c.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
+	telemetry.AddFlags(fs)
 	return c
 }
 
@@ -76,6 +78,13 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	set, err := readSettings(fs, e.getenv, connectSettingNames)
 	if err != nil {
 		return usageError{err}
+	}
+	tcfg, err := checkTelemetry(fs, e.getenv, "")
+	if err != nil {
+		return usageError{fmt.Errorf("connect: %w", err)}
+	}
+	if tcfg.PropagateToBase {
+		return usageError{fmt.Errorf("connect: --otel-propagate-to-base is for the bridge that calls CAD; connect always passes its trace context on to the remote")}
 	}
 	if fs.NArg() != 1 {
 		return usageError{fmt.Errorf("connect takes one URL, the remote's MCP endpoint (e.g. https://cad-pc:8931/mcp); got %d arguments", fs.NArg())}
@@ -128,6 +137,17 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg.Log = log
+	// connect serves no token of its own: its --metrics-listen stays on
+	// loopback.
+	tel, stopTel, err := startTelemetry(tcfg, nil, "", "", false, log)
+	if err != nil {
+		if _, ok := err.(usageError); ok {
+			return err
+		}
+		return usageError{err}
+	}
+	defer stopTel()
+	cfg.Telemetry = tel
 	desktopWhy := ""
 	if slices.Contains(cfg.ConfirmWith, policy.AskDesktop) {
 		cfg.Desktop, desktopWhy = findDesktop(e.getenv)

@@ -24,7 +24,7 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
 	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --listen or --metrics-listen: allow a non-loopback address without a token (env CAD_MCP_ALLOW_REMOTE)")
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 1000, "with --listen: open legacy sessions at most, half of them from one address (env CAD_MCP_MAX_SESSIONS)")
@@ -136,6 +136,8 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 		TrustProxy:   proxies,
 		Version:      version,
 		Started:      time.Now(),
+		Serving:      scheme + "://" + ln.Addr().String() + "/mcp",
+		Metrics:      metricsOnListen(f, cfg),
 	}, ln)
 }
 

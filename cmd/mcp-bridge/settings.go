@@ -35,7 +35,7 @@ func readSettings(fs *pflag.FlagSet, getenv func(string) string, names []string)
 	s := &settings{fs: fs, getenv: getenv, env: map[string]bool{}}
 	if names == nil {
 		fs.VisitAll(func(fl *pflag.Flag) {
-			if !actionFlags[fl.Name] {
+			if !actionFlags[fl.Name] && !telemetryFlagNames[fl.Name] {
 				names = append(names, fl.Name)
 			}
 		})

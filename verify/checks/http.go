@@ -202,6 +202,11 @@ func httpChecks() []httpCheck {
 			if err != nil {
 				return err
 			}
+			// 200: the base answered last (or was not asked yet); 503: the
+			// bridge is up and says why CAD cannot be reached.
+			if a.status == http.StatusServiceUnavailable && verify.Get(a.body, "status") == "cad_unreachable" {
+				return fmt.Errorf("the bridge answers, but says CAD cannot be reached: %v", verify.Get(a.body, "reason"))
+			}
 			if a.status != 200 || verify.Get(a.body, "base") == nil {
 				return fmt.Errorf("HTTP %d: %s", a.status, verify.Short(a.body))
 			}
