@@ -139,6 +139,9 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	cfg.Log = log
 	// connect serves no token of its own: its --metrics-listen stays on
 	// loopback.
+	if tcfg.MetricsListen != "" && !streamable.IsLoopbackAddr(tcfg.MetricsListen) {
+		return usageError{metricsRemoteErr(tcfg.MetricsListen, true)}
+	}
 	tel, stopTel, err := startTelemetry(tcfg, nil, "", "", false, log)
 	if err != nil {
 		if _, ok := err.(usageError); ok {

@@ -51,9 +51,13 @@ func checkTelemetry(fs *pflag.FlagSet, getenv func(string) string, listen string
 
 // metricsRemoteErr is the refusal of a --metrics-listen that other
 // machines reach without a token.
-func metricsRemoteErr(addr string) error {
-	return fmt.Errorf("--metrics-listen %s is reachable from other machines, and /metrics there shows the names of CAD's tools, how often each was called, how each failed, and whether CAD is up: "+
-		"bind it to loopback, set a token (--token-file or CAD_MCP_TOKEN; the scraper sends it as a bearer token), or pass --allow-remote to serve it without one", addr)
+// connect has no token of its own to guard it with, nor --allow-remote.
+func metricsRemoteErr(addr string, connect bool) error {
+	what := fmt.Sprintf("--metrics-listen %s is reachable from other machines, and /metrics there shows the names of CAD's tools, how often each was called, how each failed, and whether CAD is up: ", addr)
+	if connect {
+		return errors.New(what + "connect serves it on loopback only (e.g. 127.0.0.1:9464); scrape it from this machine")
+	}
+	return errors.New(what + "bind it to loopback, set a token (--token-file or CAD_MCP_TOKEN; the scraper sends it as a bearer token), or pass --allow-remote to serve it without one")
 }
 
 // startTelemetry makes the bridge's telemetry from cfg (nil when off) and,
@@ -71,7 +75,7 @@ func startTelemetry(cfg telemetry.Config, st *health.State, baseAddr, token stri
 		if !streamable.IsLoopbackAddr(cfg.MetricsListen) && token == "" && !allowRemote {
 			_ = tel.Shutdown(context.Background())
 			cancel()
-			return nil, nil, usageError{metricsRemoteErr(cfg.MetricsListen)}
+			return nil, nil, usageError{metricsRemoteErr(cfg.MetricsListen, false)}
 		}
 		ln, err := net.Listen("tcp", cfg.MetricsListen)
 		if err != nil {

@@ -33,6 +33,8 @@ func TestTelemetrySettingsChecked(t *testing.T) {
 		{map[string]string{"CAD_MCP_METRICS": "true"}, nil, ""},
 		{nil, []string{"connect", "https://cad-pc:8931/mcp", "--otel-propagate-to-base"}, "--otel-propagate-to-base is for the bridge that calls CAD"},
 		{nil, []string{"connect", "https://cad-pc:8931/mcp", "--metrics"}, "--metrics serves /metrics on --listen"},
+		{nil, []string{"connect", "https://cad-pc:8931/mcp", "--metrics-listen", "0.0.0.0:0"}, "connect serves it on loopback only"},
+		{nil, []string{"connect", "https://cad-pc:8931/mcp", "--metrics-listen", "127.0.0.1:0", "--version"}, ""},
 	}
 	for _, tt := range tests {
 		args := tt.args
