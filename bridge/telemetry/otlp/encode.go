@@ -1,6 +1,6 @@
 // Package otlp exports the SDK's spans and metrics over OTLP/HTTP in
 // binary protobuf (https://opentelemetry.io/docs/specs/otlp/), encoded by
-// hand with protowire. The official exporters link the OTLP message
+// hand (the wire format in otlp/internal/wire). The official exporters link the OTLP message
 // packages with their gRPC gateway and the protobuf registries, which
 // nearly doubled the bridge's binary; the messages themselves are a few
 // fixed shapes, written here field by field (field numbers from
@@ -13,69 +13,69 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/otlp/internal/wire"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // appendMsg appends field num holding the message fn writes. The message
 // is written in place, then moved up by the size of its length prefix:
 // one copy instead of a second pass that measures first.
-func appendMsg(b []byte, num protowire.Number, fn func([]byte) []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
+func appendMsg(b []byte, num wire.Number, fn func([]byte) []byte) []byte {
+	b = wire.AppendTag(b, num, wire.BytesType)
 	start := len(b)
 	b = fn(b)
 	n := len(b) - start
-	sz := protowire.SizeVarint(uint64(n))
+	sz := wire.SizeVarint(uint64(n))
 	b = append(b, make([]byte, sz)...)
 	copy(b[start+sz:], b[start:start+n])
-	protowire.AppendVarint(b[start:start], uint64(n))
+	wire.AppendVarint(b[start:start], uint64(n))
 	return b
 }
 
 // appendString writes a string field; proto3 strings must be UTF-8, and a
 // receiver refuses the whole request when one is not, so invalid bytes
 // (which a hostile client or base could have put in a name) become U+FFFD.
-func appendString(b []byte, num protowire.Number, s string) []byte {
+func appendString(b []byte, num wire.Number, s string) []byte {
 	if s == "" {
 		return b
 	}
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = wire.AppendTag(b, num, wire.BytesType)
+	return wire.AppendString(b, s)
 }
 
-func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+func appendBytes(b []byte, num wire.Number, v []byte) []byte {
+	b = wire.AppendTag(b, num, wire.BytesType)
+	return wire.AppendBytes(b, v)
 }
 
-func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+func appendVarint(b []byte, num wire.Number, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = wire.AppendTag(b, num, wire.VarintType)
+	return wire.AppendVarint(b, v)
 }
 
-func appendFixed64(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.Fixed64Type)
-	return protowire.AppendFixed64(b, v)
+func appendFixed64(b []byte, num wire.Number, v uint64) []byte {
+	b = wire.AppendTag(b, num, wire.Fixed64Type)
+	return wire.AppendFixed64(b, v)
 }
 
-func appendDouble(b []byte, num protowire.Number, v float64) []byte {
+func appendDouble(b []byte, num wire.Number, v float64) []byte {
 	return appendFixed64(b, num, math.Float64bits(v))
 }
 
 // appendKeyValues writes attributes as repeated KeyValue (common.proto:
 // key 1, value 2).
-func appendKeyValues(b []byte, num protowire.Number, kvs []attribute.KeyValue) []byte {
+func appendKeyValues(b []byte, num wire.Number, kvs []attribute.KeyValue) []byte {
 	for _, kv := range kvs {
 		b = appendMsg(b, num, func(b []byte) []byte {
 			b = appendString(b, 1, string(kv.Key))
@@ -90,11 +90,11 @@ func appendKeyValues(b []byte, num protowire.Number, kvs []attribute.KeyValue) [
 func appendAnyValue(b []byte, v attribute.Value) []byte {
 	switch v.Type() {
 	case attribute.BOOL:
-		b = protowire.AppendTag(b, 2, protowire.VarintType)
-		return protowire.AppendVarint(b, protowire.EncodeBool(v.AsBool()))
+		b = wire.AppendTag(b, 2, wire.VarintType)
+		return wire.AppendVarint(b, wire.EncodeBool(v.AsBool()))
 	case attribute.INT64:
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		return protowire.AppendVarint(b, uint64(v.AsInt64()))
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		return wire.AppendVarint(b, uint64(v.AsInt64()))
 	case attribute.FLOAT64:
 		return appendDouble(b, 4, v.AsFloat64())
 	case attribute.STRING:
@@ -102,8 +102,8 @@ func appendAnyValue(b []byte, v attribute.Value) []byte {
 		if !utf8.ValidString(s) {
 			s = strings.ToValidUTF8(s, "\uFFFD")
 		}
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		return protowire.AppendString(b, s)
+		b = wire.AppendTag(b, 1, wire.BytesType)
+		return wire.AppendString(b, s)
 	case attribute.BYTESLICE:
 		return appendBytes(b, 7, v.AsByteSlice())
 	case attribute.BOOLSLICE, attribute.INT64SLICE, attribute.FLOAT64SLICE, attribute.STRINGSLICE, attribute.SLICE:
@@ -145,7 +145,7 @@ func sliceValues(v attribute.Value) []attribute.Value {
 }
 
 // appendResource writes a Resource (resource.proto: attributes 1).
-func appendResource(b []byte, num protowire.Number, r *resource.Resource) []byte {
+func appendResource(b []byte, num wire.Number, r *resource.Resource) []byte {
 	return appendMsg(b, num, func(b []byte) []byte {
 		if r != nil {
 			b = appendKeyValues(b, 1, r.Attributes())
@@ -156,7 +156,7 @@ func appendResource(b []byte, num protowire.Number, r *resource.Resource) []byte
 
 // appendScope writes an InstrumentationScope (common.proto: name 1,
 // version 2, attributes 3).
-func appendScope(b []byte, num protowire.Number, s instrumentation.Scope) []byte {
+func appendScope(b []byte, num wire.Number, s instrumentation.Scope) []byte {
 	return appendMsg(b, num, func(b []byte) []byte {
 		b = appendString(b, 1, s.Name)
 		b = appendString(b, 2, s.Version)
@@ -256,8 +256,8 @@ func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 			if l.SpanContext.IsRemote() {
 				lflags |= spanFlagsIsRemote
 			}
-			b = protowire.AppendTag(b, 6, protowire.Fixed32Type)
-			return protowire.AppendFixed32(b, lflags)
+			b = wire.AppendTag(b, 6, wire.Fixed32Type)
+			return wire.AppendFixed32(b, lflags)
 		})
 	}
 	b = appendVarint(b, 14, uint64(s.DroppedLinks()))
@@ -272,8 +272,8 @@ func appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 			return appendVarint(b, 3, code)
 		})
 	}
-	b = protowire.AppendTag(b, 16, protowire.Fixed32Type)
-	return protowire.AppendFixed32(b, flags)
+	b = wire.AppendTag(b, 16, wire.Fixed32Type)
+	return wire.AppendFixed32(b, flags)
 }
 
 // OTLP's AggregationTemporality values.
@@ -316,7 +316,7 @@ func AppendMetrics(b []byte, rm *sdkmetric.ResourceMetrics) []byte {
 // name 1, description 2, unit 3, gauge 5, sum 7, histogram 9).
 func appendMetric(b []byte, m sdkmetric.Metrics) []byte {
 	var data func([]byte) []byte
-	num := protowire.Number(0)
+	num := wire.Number(0)
 	switch d := m.Data.(type) {
 	case sdkmetric.Gauge[int64]:
 		num, data = 5, func(b []byte) []byte { return appendNumberPoints(b, d.DataPoints) }
@@ -345,8 +345,8 @@ func appendSum[N int64 | float64](b []byte, pts []sdkmetric.DataPoint[N], t sdkm
 	b = appendNumberPoints(b, pts)
 	b = appendVarint(b, 2, temporality(t))
 	if mono {
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		b = protowire.AppendVarint(b, 1)
+		b = wire.AppendTag(b, 3, wire.VarintType)
+		b = wire.AppendVarint(b, 1)
 	}
 	return b
 }
@@ -362,8 +362,8 @@ func appendNumberPoints[N int64 | float64](b []byte, pts []sdkmetric.DataPoint[N
 			b = appendFixed64(b, 3, uint64(p.Time.UnixNano()))
 			switch v := any(p.Value).(type) {
 			case int64:
-				b = protowire.AppendTag(b, 6, protowire.Fixed64Type)
-				b = protowire.AppendFixed64(b, uint64(v))
+				b = wire.AppendTag(b, 6, wire.Fixed64Type)
+				b = wire.AppendFixed64(b, uint64(v))
 			case float64:
 				b = appendDouble(b, 4, v)
 			}
@@ -385,13 +385,13 @@ func appendHistogram[N int64 | float64](b []byte, h sdkmetric.Histogram[N]) []by
 			b = appendDouble(b, 5, float64(p.Sum))
 			b = appendMsg(b, 6, func(b []byte) []byte {
 				for _, c := range p.BucketCounts {
-					b = protowire.AppendFixed64(b, c)
+					b = wire.AppendFixed64(b, c)
 				}
 				return b
 			})
 			b = appendMsg(b, 7, func(b []byte) []byte {
 				for _, x := range p.Bounds {
-					b = protowire.AppendFixed64(b, math.Float64bits(x))
+					b = wire.AppendFixed64(b, math.Float64bits(x))
 				}
 				return b
 			})
