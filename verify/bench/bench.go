@@ -171,6 +171,7 @@ func (b *bench) round() {
 	try("HTTP", b.httpFigures())
 	try("connect", b.connectFigures())
 	try("start-up", b.startup())
+	try("HTTP start-up", b.httpStartup())
 	try("throughput", b.throughput())
 	try("pipelined throughput", b.pipelinedThroughput())
 	try("idle RSS", b.idleRSS())

@@ -29,6 +29,7 @@ const (
 	figHTTPTenOne = "HTTP throughput, ten clients ÷ one"
 	figHTTPRSS    = "HTTP RSS with 100 idle legacy sessions"
 	figStart      = "start-up: spawn → initialize answered"
+	figHTTPStart  = "HTTP start-up: spawn → initialize answered"
 	figExit       = "exit: stdin EOF → process gone"
 	figThroughput = "throughput, %d calls pipelined (window %d)"
 	figPipelined  = "pipelined throughput, one pipe: %d calls, %d in flight, a base that answers at once"
@@ -66,10 +67,10 @@ func p99AtMost(us float64) target {
 
 func targetOf(name string) (target, bool) {
 	switch {
-	case name == figSmall:
-		return perDirectAtMost(1.3), true
-	case name == figList, name == figHTTPMiB:
-		return perFloorAtMost(1.15), true
+	case name == figSmall, name == figList, name == figHTTPMiB:
+		return perFloorAtMost(1.10), true
+	case name == figHTTPStart:
+		return perFloorAtMost(1.3), true
 	case name == figMiB:
 		return perDirectAtMost(1.5), true
 	case name == figPeak15:

@@ -21,7 +21,7 @@ func TestReportMedians(t *testing.T) {
 	f.fail("HTTP", errTest("no port"))
 	yes, no := true, false
 	want := []Figure{
-		{Name: figList, Unit: "µs", Target: "÷ floor ≤ 1.15", Rows: []Row{
+		{Name: figList, Unit: "µs", Target: "÷ floor ≤ 1.1", Rows: []Row{
 			{Subject: direct, P50: 100, P99: 1, Rounds: []float64{100, 100, 50}, PerFloor: 0.5, PerDirect: 1},
 			{Subject: floor, P50: 200, P99: 2, Rounds: []float64{200, 400, 100}, PerFloor: 1, PerDirect: 2},
 			{Subject: "bridge", P50: 220, P99: 3, Rounds: []float64{220, 480, 100}, PerFloor: 1.1, PerDirect: 2.2, Met: &yes},
