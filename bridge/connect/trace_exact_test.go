@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 )
 
 // postBodies is every POST body the remote has read so far.
@@ -77,5 +81,39 @@ func TestTraceRewriteKeepsTheRest(t *testing.T) {
 	}
 	if want := strings.Replace(line, "00f067aa0ba902b7", after[:16], 1); body != want {
 		t.Errorf("the remote got\n%s\nnot\n%s", body, want)
+	}
+}
+
+// TestEveryRelayedRequestIsCounted: a request connect answers itself
+// without sending it on (its id in use by one in progress) is an
+// operation like any other: counted in mcp.server.operation.duration with
+// its error code, not started and left.
+func TestEveryRelayedRequestIsCounted(t *testing.T) {
+	r := newRemote(t)
+	cfg := r.config(t)
+	tel, err := telemetry.New(telemetry.Config{Metrics: true}, telemetry.Options{Version: "test", Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Telemetry = tel
+	c := startConnect(t, cfg)
+	c.handshake("2025-11-25")
+	c.send(call(`"h"`, "fault_hang", `{}`))
+	waitFor(t, "the call to reach CAD", func() bool { return r.sim.OpenConns() == 1 })
+	c.send(`{"jsonrpc":"2.0","id":"h","method":"ping"}`)
+	if msg, _ := errorOf(c.answer(`"h"`)); !strings.Contains(msg, "in use") {
+		t.Fatalf("the second h: %q", msg)
+	}
+	rec := httptest.NewRecorder()
+	tel.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	var found bool
+	for _, l := range strings.Split(rec.Body.String(), "\n") {
+		if strings.HasPrefix(l, "mcp_server_operation_duration_seconds_count{") && strings.Contains(l, `mcp_method_name="ping"`) &&
+			strings.Contains(l, `rpc_response_status_code="-32600"`) && strings.HasSuffix(l, " 1") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the refused ping is not counted:\n%s", rec.Body.String())
 	}
 }
