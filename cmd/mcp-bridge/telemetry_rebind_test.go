@@ -17,18 +17,54 @@ import (
 // by a cross-site request (Origin): both are refused as /mcp refuses
 // them, while a scraper naming the address or a loopback name is served.
 func TestMetricsListenRefusesRebinding(t *testing.T) {
-	port := startSim(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, mport := freeAddr(t, "127.0.0.1")
+	serveMetricsAt(t, []string{"--metrics-listen", addr}, addr, []hostCase{
+		{addr, "", 200},
+		{"localhost:" + mport, "", 200},
+		{"evil.example:" + mport, "", 403},
+		{"127.0.0.1.evil.example:" + mport, "", 403},
+		{addr, "http://evil.example:" + mport, 403},
+		{addr, "null", 403},
+		{addr, "http://localhost:" + mport, 200},
+	})
+}
+
+// TestMetricsListenOnEveryInterface: with --allow-remote and no token,
+// --metrics-listen on every interface serves a scraper that names any
+// address of the machine, and refuses a name (DNS rebinding needs one).
+func TestMetricsListenOnEveryInterface(t *testing.T) {
+	addr, mport := freeAddr(t, "0.0.0.0")
+	serveMetricsAt(t, []string{"--metrics-listen", addr, "--allow-remote"}, "127.0.0.1:"+mport, []hostCase{
+		{"127.0.0.1:" + mport, "", 200},
+		{"10.0.0.21:" + mport, "", 200},
+		{"cad-pc-12:" + mport, "", 403},
+	})
+}
+
+type hostCase struct {
+	host, origin string
+	want         int
+}
+
+func freeAddr(t *testing.T, host string) (addr, port string) {
+	ln, err := net.Listen("tcp", host+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_, mport, _ := net.SplitHostPort(addr)
+	addr = ln.Addr().String()
+	_, port, _ = net.SplitHostPort(addr)
 	ln.Close()
+	return addr, port
+}
+
+// serveMetricsAt runs a stdio bridge with args and asks dial's /metrics
+// as each case says.
+func serveMetricsAt(t *testing.T, args []string, dial string, cases []hostCase) {
+	port := startSim(t)
 	vars := map[string]string{"GOMAXPROCS": "2", "GOMEMLIMIT": "off"}
 	inR, inW := io.Pipe()
 	logR, logW := io.Pipe()
-	e := &env{args: []string{"--port", port, "--no-cache", "--metrics-listen", addr, "--log-format", "json"},
+	e := &env{args: append([]string{"--port", port, "--no-cache", "--log-format", "json"}, args...),
 		getenv: func(k string) string { return vars[k] }, stdin: inR, stdout: io.Discard, stderr: logW}
 	done := make(chan error, 1)
 	go func() { done <- run(context.Background(), e); logW.Close() }()
@@ -41,7 +77,7 @@ func TestMetricsListenRefusesRebinding(t *testing.T) {
 	}
 	go io.Copy(io.Discard, logR)
 	get := func(host, origin string) int {
-		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+		req, _ := http.NewRequest(http.MethodGet, "http://"+dial+"/metrics", nil)
 		req.Host = host
 		if origin != "" {
 			req.Header.Set("Origin", origin)
@@ -54,18 +90,7 @@ func TestMetricsListenRefusesRebinding(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp.StatusCode
 	}
-	for _, c := range []struct {
-		host, origin string
-		want         int
-	}{
-		{addr, "", 200},
-		{"localhost:" + mport, "", 200},
-		{"evil.example:" + mport, "", 403},
-		{"127.0.0.1.evil.example:" + mport, "", 403},
-		{addr, "http://evil.example:" + mport, 403},
-		{addr, "null", 403},
-		{addr, "http://localhost:" + mport, 200},
-	} {
+	for _, c := range cases {
 		if got := get(c.host, c.origin); got != c.want {
 			t.Errorf("GET /metrics, Host %s, Origin %q: %d, want %d", c.host, c.origin, got, c.want)
 		}
