@@ -324,6 +324,7 @@ func (r *relay) handle(line []byte) {
 		}
 		if !o.modern && m.Method == "ping" && r.down.Load() {
 			// The remote is away: the client must not drop the server.
+			o.op.End(telemetry.Result{}) // before the answer: counted once the client has it
 			r.write(rpc.EncodeResult(m.ID, []byte("{}")))
 			return
 		}
@@ -332,7 +333,9 @@ func (r *relay) handle(line []byte) {
 			p.listen = true
 		}
 		if !ok {
-			r.write(rpc.EncodeError(m.ID, clienterr.IDInUse.New(m.ID)))
+			e := clienterr.IDInUse.New(m.ID)
+			o.op.End(failure(e))
+			r.write(rpc.EncodeError(m.ID, e))
 			return
 		}
 		o.pending = []*pending{p}

@@ -38,17 +38,19 @@ func (r *relay) startOp(req *lifecycle.Request) *telemetry.Op {
 // withTraceContext is body (one request) with params._meta's traceparent
 // and tracestate set to call's context: the client's own are replaced
 // (or, with no context to give, left as they are). The rest of the line
-// is what the client sent.
+// is what the client sent, byte for byte: the new values are spliced in
+// where the old ones were (a member the client did not send is added at
+// its object's end), so members the relay does not know, their order and
+// their escapes all reach the remote as they came.
 func withTraceContext(body []byte, req *lifecycle.Request, call *telemetry.Call) []byte {
 	tp, ts := call.TraceMeta()
-	if tp == "" || req == nil || req.ParamsErr != nil {
+	if tp == "" || req == nil || req.ParamsErr != nil || rpc.Kind(body) != rpc.KindObject {
 		return body // nothing to give, or params the remote must see (and refuse) as they are
 	}
-	m, ok := rpc.DecodeMessage(body).Msg.(*rpc.Request)
-	if !ok {
-		return body
+	if _, _, twins := rpc.FoldTwins(body, false); twins {
+		return body // a key twice: rewriting would make one of two
 	}
-	params := m.Params
+	params := member(body, "params")
 	if params == nil {
 		params = []byte(`{}`)
 	}
@@ -56,24 +58,52 @@ func withTraceContext(body []byte, req *lifecycle.Request, call *telemetry.Call)
 		return body // the remote refuses it as it is
 	}
 	if _, _, twins := rpc.FoldTwins(params, true); twins {
-		return body // a key twice, or in two cases: rewriting would make one of two
+		return body
 	}
-	meta := rpc.Field(params, "_meta")
+	meta := member(params, "_meta")
 	switch {
 	case meta == nil:
 		meta = []byte(`{}`)
 	case rpc.Kind(meta) != rpc.KindObject:
 		return body // the remote refuses it as it is
 	}
-	if _, _, twins := rpc.FoldTwins(meta, true); twins {
-		return body
-	}
-	meta = rpc.WithoutMember(meta, "tracestate")
-	meta = setMember(meta, "traceparent", rpc.AppendString(nil, tp))
+	meta = spliceMember(meta, "traceparent", rpc.AppendString(nil, tp))
 	if ts != "" {
-		meta = setMember(meta, "tracestate", rpc.AppendString(nil, ts))
+		meta = spliceMember(meta, "tracestate", rpc.AppendString(nil, ts))
+	} else {
+		meta = rpc.WithoutMember(meta, "tracestate")
 	}
-	return rpc.EncodeRequest(m.ID, m.Method, setMember(params, "_meta", meta)).AppendTo(nil)
+	return spliceMember(body, "params", spliceMember(params, "_meta", meta))
+}
+
+// member is the raw value of obj's member key, nil when there is none.
+func member(obj []byte, key string) []byte {
+	var v []byte
+	_ = rpc.ScanObject(obj, func(k string, s, e int) bool {
+		if k == key {
+			v = obj[s:e]
+		}
+		return v == nil
+	})
+	return v
+}
+
+// spliceMember is obj (a JSON object without twin keys) with member key's
+// value replaced by v where it stands, or key:v added at the end: nothing
+// else of obj changes.
+func spliceMember(obj []byte, key string, v []byte) []byte {
+	start, end := -1, -1
+	_ = rpc.ScanObject(obj, func(k string, s, e int) bool {
+		if k == key {
+			start, end = s, e
+		}
+		return start < 0
+	})
+	if start < 0 {
+		return setMember(obj, key, v)
+	}
+	out := make([]byte, 0, len(obj)-(end-start)+len(v))
+	return append(append(append(out, obj[:start]...), v...), obj[end:]...)
 }
 
 // failure is how telemetry names an error connect answered itself.

@@ -25,6 +25,44 @@ type guard struct {
 	tokenSum []byte
 }
 
+// newGuard is the guard of a server listening on listenAddr: hosts are
+// the Host names allowed besides it and loopback ones, origins the Origin
+// values besides loopback ones, token "" for none.
+func newGuard(listenAddr string, hosts, origins []string, token string) guard {
+	g := guard{origins: map[string]bool{}, hosts: map[string]bool{}}
+	if host, _, err := net.SplitHostPort(listenAddr); err == nil {
+		g.listenHost = host
+	}
+	for _, h := range hosts {
+		g.hosts[strings.ToLower(h)] = true
+	}
+	for _, o := range origins {
+		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+	}
+	if token != "" {
+		g.setToken(token)
+	}
+	return g
+}
+
+// Guarded serves h behind the checks /mcp has (Origin, Host, the bearer
+// token when token is not ""), for a server of its own listening on
+// listenAddr (--metrics-listen): loopback is not private from a browser,
+// whose pages reach it by DNS rebinding or a cross-site request.
+func Guarded(listenAddr, token string, h http.Handler) http.Handler {
+	g := newGuard(listenAddr, nil, nil, token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code, msg := g.check(r); code != 0 {
+			if code == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-bridge"`)
+			}
+			http.Error(w, msg, code)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 func (g *guard) setToken(token string) {
 	sum := sha256.Sum256([]byte(token))
 	g.tokenSum = sum[:]

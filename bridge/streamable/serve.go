@@ -123,20 +123,7 @@ func Serve(ctx context.Context, cfg bridge.Config, hc Config, ln net.Listener) e
 		modern:   map[string]*modernGroup{},
 		stopping: make(chan struct{}),
 	}
-	f.guard = guard{origins: map[string]bool{}}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		f.guard.listenHost = host
-	}
-	f.guard.hosts = map[string]bool{}
-	for _, h := range hc.Hosts {
-		f.guard.hosts[strings.ToLower(h)] = true
-	}
-	for _, o := range hc.AllowOrigins {
-		f.guard.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
-	}
-	if hc.Token != "" {
-		f.guard.setToken(hc.Token)
-	}
+	f.guard = newGuard(ln.Addr().String(), hc.Hosts, hc.AllowOrigins, hc.Token)
 	janitorDone := make(chan struct{})
 	janitorCtx, stopJanitor := context.WithCancel(context.Background())
 	go f.runJanitor(janitorCtx, janitorDone)

@@ -57,6 +57,7 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"OTEL_TRACES_SAMPLER", "xray"}, "OTEL_TRACES_SAMPLER"},
 		{[]string{"OTEL_TRACES_SAMPLER", "traceidratio", "OTEL_TRACES_SAMPLER_ARG", "1.01"}, "OTEL_TRACES_SAMPLER_ARG"},
 		{[]string{"OTEL_TRACES_SAMPLER_ARG", "-0.1"}, "OTEL_TRACES_SAMPLER_ARG"},
+		{[]string{"OTEL_TRACES_SAMPLER", "traceidratio", "OTEL_TRACES_SAMPLER_ARG", "NaN"}, "OTEL_TRACES_SAMPLER_ARG"},
 		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT"},
 		{[]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "ftp://collector/v1/metrics"}, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"},
 		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=secret\r\nX-Evil: 1"}, "OTEL_EXPORTER_OTLP_HEADERS"},

@@ -604,7 +604,10 @@ func MetaTraceContext(meta []byte) (traceparent, tracestate string) {
 	}
 	get := func(key string) string {
 		raw := rpc.Field(meta, key)
-		if len(raw) > 2*tracecontext.MaxStateBytes { // longer than any valid value, even escaped
+		// Longer than any valid value, even with each character escaped
+		// (\u0026: Go's encoding/json writes "&", "<" and ">" so), and its
+		// quotes: not worth decoding.
+		if len(raw) > 6*tracecontext.MaxStateBytes+2 {
 			return ""
 		}
 		s, _ := rpc.String(raw)

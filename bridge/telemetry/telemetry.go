@@ -186,7 +186,7 @@ func sampler(name, arg string) (sdktrace.Sampler, error) {
 	ratio := 1.0
 	if arg != "" {
 		r, err := strconv.ParseFloat(arg, 64)
-		if err != nil || r < 0 || r > 1 {
+		if err != nil || !(r >= 0 && r <= 1) { // NaN is neither
 			return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG=%q: want a ratio from 0 to 1", arg)
 		}
 		ratio = r

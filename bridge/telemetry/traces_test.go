@@ -352,7 +352,17 @@ func TestMetaTraceContext(t *testing.T) {
 		{`{"traceparent":1,"tracestate":{"a":1}}`, "", ""},
 		{`{"Traceparent":"` + clientTP + `"}`, "", ""},
 		{`{"traceparent":"\u0030\u0030` + clientTP[2:] + `"}`, clientTP, ""},
-		{`{"traceparent":"` + strings.Repeat("a", 2000) + `"}`, "", ""},
+		{`{"traceparent":"` + strings.Repeat("a", 4000) + `"}`, "", ""},
+		// The longest valid tracestate, each character escaped as Go's
+		// encoding/json escapes "<", ">" and "&" (\u0026): taken, not
+		// dropped for its length on the wire. A string longer than any
+		// valid value escaped (six bytes a character, and the quotes) is
+		// not decoded at all.
+		{`{"traceparent":"` + clientTP + `","tracestate":"k=` + strings.Repeat(`\u0026`, tracecontext.MaxStateBytes-2) + `"}`,
+			clientTP, "k=" + strings.Repeat("&", tracecontext.MaxStateBytes-2)},
+		{`{"traceparent":"` + clientTP + `","tracestate":"` + strings.Repeat("a", 6*tracecontext.MaxStateBytes) + `"}`,
+			clientTP, strings.Repeat("a", 6*tracecontext.MaxStateBytes)},
+		{`{"traceparent":"` + clientTP + `","tracestate":"` + strings.Repeat("a", 6*tracecontext.MaxStateBytes+1) + `"}`, clientTP, ""},
 		{`[]`, "", ""},
 		{``, "", ""},
 	} {

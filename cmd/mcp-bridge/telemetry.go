@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -83,10 +80,7 @@ func startTelemetry(cfg telemetry.Config, st *health.State, baseAddr, token stri
 			cancel()
 			return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
 		}
-		h := tel.MetricsHandler()
-		if token != "" {
-			h = bearerOnly(token, h)
-		}
+		h := streamable.Guarded(ln.Addr().String(), token, tel.MetricsHandler())
 		log.Info().Str("url", "http://"+ln.Addr().String()+"/metrics").Bool("token", token != "").Msg("serving metrics")
 		served = make(chan struct{})
 		go func() {
@@ -108,21 +102,6 @@ func startTelemetry(cfg telemetry.Config, st *health.State, baseAddr, token stri
 		}
 	}
 	return tel, stop, nil
-}
-
-// bearerOnly serves h only to requests that carry the bearer token.
-func bearerOnly(token string, h http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(token))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, given, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-		sum := sha256.Sum256([]byte(strings.TrimSpace(given)))
-		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-bridge"`)
-			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // metricsOnListen is /metrics on --listen: when metrics are on and

@@ -158,13 +158,22 @@ func (c *Client) post(ctx context.Context, body []byte) (retry bool, after time.
 	return false, 0, fmt.Errorf("collector answered %s", resp.Status)
 }
 
-// redacted is u without a password, for the log.
+// redacted is u without its user information, query and fragment, for
+// the log: a collector's key may be in any of them (a user name alone, as
+// https://KEY@collector, or ?api_key=KEY), not only in a password.
 func redacted(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return "(an invalid URL)"
 	}
-	return p.Redacted()
+	if p.User != nil {
+		p.User = url.User("xxxxx")
+	}
+	if p.RawQuery != "" || p.ForceQuery {
+		p.RawQuery, p.ForceQuery = "xxxxx", false
+	}
+	p.Fragment, p.RawFragment = "", ""
+	return p.String()
 }
 
 // SpanExporter sends the SDK's finished spans (sdktrace.SpanExporter).

@@ -150,14 +150,31 @@ func writeLabels(w *bufio.Writer, kvs []attribute.KeyValue, extraKey, extraValue
 	if len(kvs) == 0 && extraKey == "" {
 		return
 	}
+	// Keys that differ only in characters a label name cannot hold
+	// (service.name, service_name) make one label, their values joined
+	// with ";" in the keys' order (kvs are sorted), as the compatibility
+	// rules ask: a label name twice makes Prometheus refuse the scrape.
+	var buf [16][2]string
+	labels := buf[:0]
+next:
+	for _, kv := range kvs {
+		name, value := LabelName(string(kv.Key)), kv.Value.Emit()
+		for i := range labels {
+			if labels[i][0] == name {
+				labels[i][1] += ";" + value
+				continue next
+			}
+		}
+		labels = append(labels, [2]string{name, value})
+	}
 	w.WriteByte('{')
-	for i, kv := range kvs {
+	for i, l := range labels {
 		if i > 0 {
 			w.WriteByte(',')
 		}
-		w.WriteString(LabelName(string(kv.Key)))
+		w.WriteString(l[0])
 		w.WriteString(`="`)
-		w.WriteString(escapeValue(kv.Value.Emit()))
+		w.WriteString(escapeValue(l[1]))
 		w.WriteByte('"')
 	}
 	if extraKey != "" {
