@@ -144,13 +144,22 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// IsLoopbackAddr reports whether a listen address binds only loopback.
+// IsLoopbackAddr reports whether a listen address binds only loopback: a
+// loopback IP, or localhost. Not a name under .localhost, which a Host
+// header may carry (browsers keep it on this machine) but which the
+// resolver asks DNS for when listening: an answer with another address
+// would serve without a token on the network.
 func IsLoopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
 	}
-	return isLoopbackHost(host)
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // jsonContent reports whether a Content-Type is application/json (any
