@@ -294,7 +294,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	widenPipe(e.stdout)
-	err = bridge.Run(ctx, cfg, interruptible(e.stdin), afterFirstWrite(e.stdout, func() { unmapUntouched(log) }))
+	err = bridge.Run(ctx, cfg, interruptible(e.stdin), afterFirstWrite(e.stdout, trimDelay, func() { unmapUntouched(log) }))
 	log.Info().Msg("mcp-bridge stopped")
 	return err
 }

@@ -29,7 +29,7 @@ func TestAfterFirstWrite(t *testing.T) {
 	var ran atomic.Int32
 	done := make(chan struct{}, 4)
 	rw := &recordingWriter{ran: &ran, failAt: 3}
-	w := afterFirstWrite(rw, func() { ran.Add(1); done <- struct{}{} })
+	w := afterFirstWrite(rw, 0, func() { ran.Add(1); done <- struct{}{} })
 	if n, err := w.Write([]byte("first\n")); n != 6 || err != nil {
 		t.Fatalf("first write: %d, %v", n, err)
 	}
