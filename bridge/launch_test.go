@@ -22,7 +22,7 @@ import (
 // TestMain lets the tests start this test binary as a fake CAD program
 // (launchtest).
 func TestMain(m *testing.M) {
-	launchtest.Main()
+	launchtest.Main(os.Stdout, os.Stderr)
 	os.Exit(m.Run())
 }
 

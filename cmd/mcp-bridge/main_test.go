@@ -107,7 +107,7 @@ var tempDir = testdir.New
 // copy of it). As a fake CAD program (launchtest) it is what the launch
 // tests start.
 func TestMain(m *testing.M) {
-	launchtest.Main() // first: a fake CAD program a bridge started inherits MCP_BRIDGE_TEST_AS_MAIN
+	launchtest.Main(os.Stdout, os.Stderr) // first: a fake CAD program a bridge started inherits MCP_BRIDGE_TEST_AS_MAIN
 	if os.Getenv("MCP_BRIDGE_TEST_AS_MAIN") == "1" {
 		main()
 		return

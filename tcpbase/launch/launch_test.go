@@ -20,7 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	launchtest.Main()
+	launchtest.Main(os.Stdout, os.Stderr)
 	jobHelper()
 	os.Exit(m.Run())
 }

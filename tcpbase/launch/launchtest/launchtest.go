@@ -30,12 +30,13 @@ const Arg = "mcp-bridge-fake-cad"
 
 // Main runs the fake CAD program and exits, when this process was started
 // as one (os.Args[1] is Arg); otherwise it returns at once. Call it first
-// in TestMain.
-func Main() {
+// in TestMain, with the process's own stdout and stderr: the program's
+// output goes where its launcher sent them (the launch's output file).
+func Main(stdout, stderr io.Writer) {
 	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
 	}
-	os.Exit(Run(os.Args[2:]))
+	os.Exit(Run(os.Args[2:], stdout, stderr))
 }
 
 // Fake is what one fake CAD program does.
@@ -119,16 +120,17 @@ func Starts(path string) ([]Started, error) {
 // outlive the run by much.
 const life = 10 * time.Minute
 
-// Run is the fake CAD program with its arguments; it returns the exit
-// status.
-func Run(args []string) int {
+// Run is the fake CAD program with its arguments, writing to stdout and
+// stderr; it returns the exit status.
+func Run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fakecad", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	addr := fs.String("addr", "", "")
 	record := fs.String("record", "", "")
 	delay := fs.Duration("delay", 0, "")
 	hold := fs.String("hold", "", "")
 	exit := fs.Int("exit", 0, "")
-	stderr := fs.String("stderr", "", "")
+	stderrLine := fs.String("stderr", "", "")
 	stop := fs.String("stop", "", "")
 	handover := fs.Bool("handover", false, "")
 	cure := fs.String("cure", "", "")
@@ -136,19 +138,19 @@ func Run(args []string) int {
 		return 2
 	}
 	if *handover {
-		return handOver(*record, args)
+		return handOver(*record, args, stdout, stderr)
 	}
 	if *record != "" {
 		me := self()
 		me.Token = os.Getenv("CAD_MCP_TOKEN") != ""
 		if err := appendRecord(*record, me); err != nil {
-			fmt.Fprintln(os.Stderr, "fakecad:", err)
+			fmt.Fprintln(stderr, "fakecad:", err)
 			return 2
 		}
 	}
-	fmt.Println("fake CAD program started") // to its output file, never a client's pipe
-	if *stderr != "" {
-		fmt.Fprintln(os.Stderr, *stderr)
+	fmt.Fprintln(stdout, "fake CAD program started") // to its output file, never a client's pipe
+	if *stderrLine != "" {
+		fmt.Fprintln(stderr, *stderrLine)
 	}
 	if *exit > 0 && !exists(*cure) {
 		return *exit
@@ -163,10 +165,10 @@ func Run(args []string) int {
 	}
 	s, err := simbase.Start(*addr, simbase.Options{})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakecad: its base:", err)
+		fmt.Fprintln(stderr, "fakecad: its base:", err)
 		return 3
 	}
-	fmt.Printf("fake CAD base listening on %s\n", s.Addr())
+	fmt.Fprintf(stdout, "fake CAD base listening on %s\n", s.Addr())
 	for !exists(*stop) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -176,7 +178,7 @@ func Run(args []string) int {
 
 // handOver starts this program again without -handover, with the same
 // output, and leaves it running.
-func handOver(record string, args []string) int {
+func handOver(record string, args []string, stdout, stderr io.Writer) int {
 	if record != "" {
 		me := self()
 		me.Handover = true
@@ -198,12 +200,12 @@ func handOver(record string, args []string) int {
 		}
 	}
 	cmd := exec.Command(exe, rest...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "fakecad: handing over:", err)
+		fmt.Fprintln(stderr, "fakecad: handing over:", err)
 		return 2
 	}
-	fmt.Println("fake CAD launcher: handed over to pid", cmd.Process.Pid)
+	fmt.Fprintln(stdout, "fake CAD launcher: handed over to pid", cmd.Process.Pid)
 	return 0
 }
 

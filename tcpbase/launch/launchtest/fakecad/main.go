@@ -9,4 +9,4 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch/launchtest"
 )
 
-func main() { os.Exit(launchtest.Run(os.Args[1:])) }
+func main() { os.Exit(launchtest.Run(os.Args[1:], os.Stdout, os.Stderr)) }
