@@ -2,16 +2,8 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +11,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/prom/promtest"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -52,7 +45,7 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 		hc.Token = token
 		withMetrics(t)(c, hc)
 	})
-	prom := startPrometheus(t, bin, strings.TrimPrefix(strings.TrimSuffix(h.url, "/mcp"), "http://"), token)
+	prom := promtest.Start(t, bin, strings.TrimPrefix(strings.TrimSuffix(h.url, "/mcp"), "http://"), token)
 	auth := hdr{"Authorization", "Bearer " + token}
 
 	type key struct{ tool, outcome string } // outcome: ok, error (an error answer)
@@ -114,7 +107,7 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 	sim.Close() // CAD killed
 	simMu.Unlock()
 	phase(2, []string{"get_drawing_info"})
-	prom.waitFor(t, `mcp_bridge_cad_reachable`, 0)
+	prom.WaitFor(t, `mcp_bridge_cad_reachable`, 0)
 	simMu.Lock()
 	if sim, err = simbase.Start(simAddr, simbase.Options{Faults: true}); err != nil { // and started again
 		simMu.Unlock()
@@ -123,9 +116,9 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 	simMu.Unlock()
 	phase(4, tools)
 
-	prom.waitFor(t, `sum(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call"})`, float64(calls))
+	prom.WaitFor(t, `sum(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call"})`, float64(calls))
 	// The journal has a line per tool request: the calls and the one tools/list.
-	if n, lists := len(bridgetest.JournalLines(jpath)), prom.value(t, `sum(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list"})`); float64(n) != float64(calls)+lists || lists != 1 {
+	if n, lists := len(bridgetest.JournalLines(jpath)), prom.Value(t, `sum(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list"})`); float64(n) != float64(calls)+lists || lists != 1 {
 		t.Errorf("the journal has %d lines for %d calls and %v lists", n, calls, lists)
 	}
 	for k, n := range made {
@@ -138,7 +131,7 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 			name = "_OTHER" // not in the base's list: no series of its own
 		}
 		q := fmt.Sprintf(`sum(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name=%q,%s})`, name, sel)
-		if got := prom.value(t, q); got != float64(n) {
+		if got := prom.Value(t, q); got != float64(n) {
 			t.Errorf("%s = %v, want %d", q, got, n)
 		}
 	}
@@ -155,117 +148,8 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 		{`count(count by (gen_ai_tool_name) (mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call"}))`, 4}, // three listed names and _OTHER
 		{`sum(mcp_server_operation_duration_seconds_count{mcp_protocol_version="2026-07-28",mcp_method_name="tools/call"})`, float64(calls / 2)},
 	} {
-		if got := prom.value(t, c.q); got != c.want {
+		if got := prom.Value(t, c.q); got != c.want {
 			t.Errorf("%s = %v, want %v", c.q, got, c.want)
 		}
-	}
-}
-
-type promServer struct{ api string }
-
-// startPrometheus runs a Prometheus server scraping target's /metrics
-// every second with the bearer token, its data in a temporary folder; it
-// is killed when the test ends.
-func startPrometheus(t *testing.T, bin, target, token string) *promServer {
-	t.Helper()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: mcp-bridge\n    authorization: {credentials: %q}\n    static_configs:\n      - targets: [%q]\n", token, target)
-	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0") // a free port for its API
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", b)
-		}
-	})
-	p := &promServer{api: "http://" + addr}
-	for deadline := time.Now().Add(2 * time.Minute); ; {
-		if resp, err := http.Get(p.api + "/-/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
-		}
-		select {
-		case <-exited:
-			t.Fatal("prometheus exited at start")
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("prometheus not ready after 2 minutes")
-		}
-	}
-}
-
-// query is an instant query's single value; false when it has none.
-func (p *promServer) query(t *testing.T, q string) (float64, bool) {
-	t.Helper()
-	resp, err := http.Get(p.api + "/api/v1/query?query=" + url.QueryEscape(q))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var r struct {
-		Status string
-		Data   struct{ Result []struct{ Value [2]any } }
-	}
-	if err := json.Unmarshal(body, &r); err != nil || r.Status != "success" || len(r.Data.Result) > 1 {
-		t.Fatalf("query %s: %v %s", q, err, body)
-	}
-	if len(r.Data.Result) == 0 {
-		return 0, false
-	}
-	s, _ := r.Data.Result[0].Value[1].(string)
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("query %s: value %q", q, s)
-	}
-	return v, true
-}
-
-func (p *promServer) value(t *testing.T, q string) float64 {
-	t.Helper()
-	v, ok := p.query(t, q)
-	if !ok {
-		t.Errorf("query %s: no result", q)
-		return -1
-	}
-	return v
-}
-
-// waitFor polls q until it gives want (a scrape has seen it), for up to
-// two minutes.
-func (p *promServer) waitFor(t *testing.T, q string, want float64) {
-	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); ; {
-		if v, ok := p.query(t, q); ok && v == want {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("%s is %v (present: %v) after 2 minutes, want %v", q, v, ok, want)
-		}
-		time.Sleep(200 * time.Millisecond) // a poll interval, not a wait for an event
 	}
 }
