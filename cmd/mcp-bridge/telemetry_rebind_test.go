@@ -60,22 +60,7 @@ func freeAddr(t *testing.T, host string) (addr, port string) {
 // serveMetricsAt runs a stdio bridge with args and asks dial's /metrics
 // as each case says.
 func serveMetricsAt(t *testing.T, args []string, dial string, cases []hostCase) {
-	port := startSim(t)
-	vars := map[string]string{"GOMAXPROCS": "2", "GOMEMLIMIT": "off"}
-	inR, inW := io.Pipe()
-	logR, logW := io.Pipe()
-	e := &env{args: append([]string{"--port", port, "--no-cache", "--log-format", "json"}, args...),
-		getenv: func(k string) string { return vars[k] }, stdin: inR, stdout: io.Discard, stderr: logW}
-	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), e); logW.Close() }()
-	sc := bufio.NewScanner(logR)
-	for sc.Scan() {
-		var line map[string]any
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line["message"] == "serving metrics" {
-			break
-		}
-	}
-	go io.Copy(io.Discard, logR)
+	stop := startMetricsBridge(t, args, nil)
 	get := func(host, origin string) int {
 		req, _ := http.NewRequest(http.MethodGet, "http://"+dial+"/metrics", nil)
 		req.Host = host
@@ -95,13 +80,44 @@ func serveMetricsAt(t *testing.T, args []string, dial string, cases []hostCase) 
 			t.Errorf("GET /metrics, Host %s, Origin %q: %d, want %d", c.host, c.origin, got, c.want)
 		}
 	}
-	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the bridge: %v", err)
+	stop()
+}
+
+// startMetricsBridge runs a stdio bridge in this process with args (after
+// the simulated base's port) and the environment vars, and returns once
+// it logs that it serves /metrics; stop closes its stdin and waits for it
+// to end.
+func startMetricsBridge(t *testing.T, args []string, vars map[string]string) (stop func()) {
+	t.Helper()
+	port := startSim(t)
+	env0 := map[string]string{"GOMAXPROCS": "2", "GOMEMLIMIT": "off"}
+	for k, v := range vars {
+		env0[k] = v
+	}
+	inR, inW := io.Pipe()
+	logR, logW := io.Pipe()
+	e := &env{args: append([]string{"--port", port, "--no-cache", "--log-format", "json"}, args...),
+		getenv: func(k string) string { return env0[k] }, stdin: inR, stdout: io.Discard, stderr: logW}
+	done := make(chan error, 1)
+	go func() { done <- run(context.Background(), e); logW.Close() }()
+	sc := bufio.NewScanner(logR)
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["message"] == "serving metrics" {
+			break
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the bridge did not end with its stdin")
+	}
+	go io.Copy(io.Discard, logR)
+	return func() {
+		t.Helper()
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the bridge: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the bridge did not end with its stdin")
+		}
 	}
 }

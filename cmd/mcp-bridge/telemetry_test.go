@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -59,28 +56,13 @@ func TestTelemetrySettingsChecked(t *testing.T) {
 // --metrics-listen, behind the token when one is set, and stops serving
 // it when the bridge ends.
 func TestMetricsListenOnAStdioBridge(t *testing.T) {
-	port := startSim(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	vars := map[string]string{"GOMAXPROCS": "2", "GOMEMLIMIT": "off", "CAD_MCP_TOKEN": "s3cret"}
-	inR, inW := io.Pipe()
-	logR, logW := io.Pipe()
-	e := &env{args: []string{"--port", port, "--no-cache", "--metrics-listen", addr, "--log-format", "json"},
-		getenv: func(k string) string { return vars[k] }, stdin: inR, stdout: io.Discard, stderr: logW}
-	done := make(chan error, 1)
-	go func() { done <- run(context.Background(), e); logW.Close() }()
-	sc := bufio.NewScanner(logR)
-	for sc.Scan() {
-		var line map[string]any
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line["message"] == "serving metrics" {
-			break
-		}
-	}
-	go io.Copy(io.Discard, logR)
+	stop := startMetricsBridge(t, []string{"--metrics-listen", addr}, map[string]string{"CAD_MCP_TOKEN": "s3cret"})
 	get := func(path, auth string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
 		if auth != "" {
@@ -106,15 +88,7 @@ func TestMetricsListenOnAStdioBridge(t *testing.T) {
 	if code, _ := get("/mcp", "Bearer s3cret"); code != 404 {
 		t.Errorf("/mcp on --metrics-listen: %d", code)
 	}
-	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the bridge: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the bridge did not end with its stdin")
-	}
+	stop()
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Errorf("--metrics-listen still serves after the bridge ended")
 	}
