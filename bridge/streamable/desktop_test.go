@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -36,18 +35,7 @@ func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
 	if q := d.Question(t); q.Client != "t" || q.Tool != "delete_entities" {
 		t.Errorf("the question: %+v", q)
 	}
-	queued := bridgetest.Field(t, h.health(), "queue").(float64)
-	later := h.postAsync(withSession(a), bridgetest.Call(`"a-later"`, "get_drawing_info", `{}`))
-	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == queued+1 })
-	b := h.initialize("2025-06-18")
-	for i := range 3 {
-		if r := h.post(withSession(b), bridgetest.Call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
-			t.Fatalf("B's call %d while A's question is open: %d %s", i, r.status, r.body)
-		}
-	}
-	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
-		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
-	}
+	later := othersGoOn(t, h, a)
 	drop()
 	<-first
 	select {

@@ -106,19 +106,7 @@ func askingSession(t *testing.T, h *httpHarness, id string) (string, <-chan stri
 func TestQuestionHoldsOnlyItsClient(t *testing.T) {
 	h, jpath := confirmHarness(t)
 	a, _, drop := askingSession(t, h, `"q"`)
-	queued := bridgetest.Field(t, h.health(), "queue").(float64)
-	later := h.postAsync(withSession(a), bridgetest.Call(`"a-later"`, "get_drawing_info", `{}`))
-	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == queued+1 })
-
-	b := h.initialize("2025-06-18")
-	for i := range 3 {
-		if r := h.post(withSession(b), bridgetest.Call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
-			t.Fatalf("B's call %d while A's question is out: %d %s", i, r.status, r.body)
-		}
-	}
-	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
-		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
-	}
+	later := othersGoOn(t, h, a)
 
 	drop()
 	if r := within(t, later); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
@@ -359,4 +347,24 @@ func TestFullQueuePushOutEdgeHTTP(t *testing.T) {
 			t.Errorf("%s, refused unsent, ran %d times", id, n)
 		}
 	}
+}
+
+// othersGoOn queues session a's next call behind its open question and
+// checks that another client's three calls run meanwhile while a's does
+// not; it returns a's call, still waiting.
+func othersGoOn(t *testing.T, h *httpHarness, a string) <-chan answer {
+	t.Helper()
+	queued := bridgetest.Field(t, h.health(), "queue").(float64)
+	later := h.postAsync(withSession(a), bridgetest.Call(`"a-later"`, "get_drawing_info", `{}`))
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "queue") == queued+1 })
+	b := h.initialize("2025-06-18")
+	for i := range 3 {
+		if r := h.post(withSession(b), bridgetest.Call(fmt.Sprintf(`"b-%d"`, i), "get_drawing_info", `{}`)); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != false {
+			t.Fatalf("B's call %d while A's question is open: %d %s", i, r.status, r.body)
+		}
+	}
+	if n := h.sim.CallsFor(`"a-later"`); n != 0 {
+		t.Fatalf("A's later call ran before A's question was answered (%d)", n)
+	}
+	return later
 }
