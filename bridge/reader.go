@@ -240,10 +240,15 @@ func (b *bridge) enqueue(j *job) {
 		r.fail(werr)
 		return
 	}
+	// Queued before the push: the worker may take the job and call
+	// Dequeued before push returns.
+	r.op().Queued()
 	out, err := b.queue.push(j)
+	if err != nil {
+		r.op().NotQueued()
+	}
 	switch err {
 	case nil:
-		r.op().Queued()
 		if j.ask {
 			go b.runQuestion(j)
 		}
