@@ -249,7 +249,13 @@ func signalURL(disabled bool, exporter, own, base, path string) string {
 		}
 		base = defaultEndpoint
 	}
-	return strings.TrimSuffix(base, "/") + "/" + path
+	// The signal's path goes on the URL's path, before any query
+	// (http://c:4318/otlp?tenant=a → /otlp/v1/traces?tenant=a).
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimSuffix(base, "/") + "/" + path // Validate refuses it
+	}
+	return u.JoinPath(path).String()
 }
 
 // Enabled reports whether c asks for any telemetry at all.

@@ -99,6 +99,10 @@ func TestSignalURLs(t *testing.T) {
 	}{
 		{Config{Endpoint: "http://c:4318/"}, "http://c:4318/v1/traces", "http://c:4318/v1/metrics"},
 		{Config{Endpoint: "https://c/otlp"}, "https://c/otlp/v1/traces", "https://c/otlp/v1/metrics"},
+		{Config{Endpoint: "http://c:4318"}, "http://c:4318/v1/traces", "http://c:4318/v1/metrics"},
+		// the path goes before the query, which is kept as written
+		{Config{Endpoint: "https://c/otlp/?tenant=a%2Fb&x"}, "https://c/otlp/v1/traces?tenant=a%2Fb&x", "https://c/otlp/v1/metrics?tenant=a%2Fb&x"},
+		{Config{Endpoint: "https://c?tenant=a"}, "https://c/v1/traces?tenant=a", "https://c/v1/metrics?tenant=a"},
 		{Config{Endpoint: "http://c:4318", TracesEndpoint: "http://t/custom"}, "http://t/custom", "http://c:4318/v1/metrics"},
 		{Config{MetricsEndpoint: "http://m/x"}, "", "http://m/x"},
 		{Config{Endpoint: "http://c:4318", TracesExporter: "none"}, "", "http://c:4318/v1/metrics"},
