@@ -84,6 +84,7 @@ func (c *Client) readAnswer(ctx context.Context, conn net.Conn) ([]byte, error) 
 		max = DefaultMaxAnswer
 	}
 	var r answerReader
+	defer r.release()
 	for {
 		n, err := conn.Read(r.space())
 		buf, start := r.filled(n)

@@ -294,7 +294,12 @@ func TestAnswersAreTheirOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := string(first)
+	// one that fills the first (pooled) chunk and goes on into others
+	second, err := c.Call(context.Background(), callFrame(`"second"`, "fault_big", `{"mib":0.04}`))
+	if err != nil || len(second) < 40<<10 {
+		t.Fatalf("40 KiB answer: %d bytes, %v", len(second), err)
+	}
+	kept, kept2 := string(first), string(second)
 	for i := range 20 {
 		if _, err := c.Call(context.Background(), callFrame(fmt.Sprintf(`"later-%d"`, i), "fault_big", `{"mib":0.01}`)); err != nil {
 			t.Fatal(err)
@@ -302,5 +307,8 @@ func TestAnswersAreTheirOwn(t *testing.T) {
 	}
 	if string(first) != kept {
 		t.Fatalf("the first answer changed under later calls:\nwas %.100s\nnow %.100s", kept, first)
+	}
+	if string(second) != kept2 {
+		t.Fatalf("the second answer changed under later calls:\nwas %.100s\nnow %.100s", kept2, second)
 	}
 }
