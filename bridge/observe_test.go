@@ -312,3 +312,34 @@ func TestTelemetryOffCostsNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations per request with telemetry off", n)
 	}
 }
+
+// TestTelemetryQueueWaitOnlyForQueued: every request the queue took has
+// its wait recorded, the one taken by the idle worker at once included
+// (it was marked queued under the queue's lock, before the worker could
+// see it); the one the full queue refused has none, and nothing stays
+// counted as queued.
+func TestTelemetryQueueWaitOnlyForQueued(t *testing.T) {
+	sim := bridgetest.StartSim(t)
+	tel, err := telemetry.New(telemetry.Config{Metrics: true}, telemetry.Options{Version: "test", BaseAddr: sim.Addr(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, sim, func(c *Config) { c.Telemetry, c.Queue = tel, 2 })
+	h.send(call("1", "fault_sleep", `{"ms":300}`))
+	waitFor(t, func() bool { return h.sim.CallsFor("1") == 1 }) // in flight, queue empty
+	h.send(call("2", "get_drawing_info", `{}`), call("3", "get_drawing_info", `{}`), call("4", "get_drawing_info", `{}`))
+	if got := h.recv(); field(t, got, "id") != float64(4) || !strings.Contains(got, "too many requests queued") {
+		t.Fatalf("the fourth call: %s", got)
+	}
+	for range 3 {
+		h.recv()
+	}
+	h.closeAndWait()
+	m := scrape(t, tel)
+	if got := sample(m, "mcp_bridge_queue_duration_seconds_count"); got != 3 {
+		t.Errorf("queue waits recorded: %v, want 3 (calls 1–3; not the refused 4)", got)
+	}
+	if got := sample(m, "mcp_bridge_calls_queued"); got != 0 {
+		t.Errorf("calls still counted as queued: %v", got)
+	}
+}

@@ -73,6 +73,11 @@ func (q *jobQueue) push(j *job) (out *job, err error) {
 	if len(t.jobs) == 0 {
 		q.ring = append(q.ring, t)
 	}
+	// Marked queued here, under q.mu, and only when taken: the worker
+	// (pop, also under q.mu) cannot see the job before, and a refused
+	// request, or one ended meanwhile (Queued after End does nothing), is
+	// never counted as having waited.
+	j.reply.op().Queued()
 	t.jobs = append(t.jobs, j)
 	q.n++
 	q.cond.Signal()

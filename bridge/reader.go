@@ -240,13 +240,7 @@ func (b *bridge) enqueue(j *job) {
 		r.fail(werr)
 		return
 	}
-	// Queued before the push: the worker may take the job and call
-	// Dequeued before push returns.
-	r.op().Queued()
-	out, err := b.queue.push(j)
-	if err != nil {
-		r.op().NotQueued()
-	}
+	out, err := b.queue.push(j) // marks it queued for telemetry when taken
 	switch err {
 	case nil:
 		if j.ask {

@@ -257,26 +257,6 @@ func (o *Op) Queued() {
 	}
 }
 
-// NotQueued takes back a Queued whose push the queue refused (full or
-// closed): no queue wait is recorded and no span sent for a request that
-// never waited. Queued comes before the push because the worker may take
-// the request, and call Dequeued, before the push returns.
-func (o *Op) NotQueued() {
-	if o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.inQueue {
-		return
-	}
-	o.inQueue = false
-	if o.t.inst.on {
-		o.t.inst.queued.Add(context.Background(), -1)
-	}
-	o.queueSpan = nil // never ended, so never exported
-}
-
 // Dequeued records that it left the queue: the worker took it, or it was
 // cancelled or pushed out while waiting.
 func (o *Op) Dequeued() {
