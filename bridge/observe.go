@@ -63,7 +63,7 @@ func (b *bridge) startOp(c *Client, m *Message) *telemetry.Op {
 	case c.initialized.Load():
 		tr.ProtocolVersion = c.LegacyVersion()
 	}
-	tr.Traceparent, tr.Tracestate = telemetry.MetaTraceContext(req.Meta)
+	tr.Traceparent, tr.Tracestate = telemetry.TraceContext(req.Traceparent, req.Tracestate)
 	return t.Start(tr)
 }
 

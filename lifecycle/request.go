@@ -41,6 +41,11 @@ type Request struct {
 	// for a relay (mcp-bridge connect) that passes them on amended.
 	Capabilities, Elicitation []byte
 	Meta                      []byte
+	// Traceparent and Tracestate are params._meta's W3C trace context
+	// members, raw as sent (any JSON value): telemetry decodes and checks
+	// them when it is on (telemetry.TraceContext), and nothing else reads
+	// them.
+	Traceparent, Tracestate []byte
 
 	// ParamsErr is why the method's reader refused the params (-32602);
 	// nil when they can be used.
@@ -151,11 +156,13 @@ const (
 	mCapabilities
 	mClientInfo
 	mProgressToken
+	mTraceparent
+	mTracestate
 	mCount
 )
 
 var metaKeys = map[string]int{MetaProtocolVersion: mVersion, MetaClientCapabilities: mCapabilities,
-	MetaClientInfo: mClientInfo, "progressToken": mProgressToken}
+	MetaClientInfo: mClientInfo, "progressToken": mProgressToken, "traceparent": mTraceparent, "tracestate": mTracestate}
 
 // paramMembers are the params members the bridge reads (paramKeys), raw;
 // problem is a member given twice or spelled like a known one in another
@@ -224,10 +231,11 @@ func scanParams(params []byte, method string, known [][]byte) paramMembers {
 }
 
 // readMeta reads params._meta (an object): the era and version, what the
-// client says of itself, its progress token.
+// client says of itself, its progress token, its trace context.
 func (r *Request) readMeta(meta []byte) {
 	var m [mCount][]byte
 	eachKey(meta, metaKeys, func(i int, v []byte) { m[i] = v }, nil)
+	r.Traceparent, r.Tracestate = m[mTraceparent], m[mTracestate]
 	if k := rpc.Kind(m[mProgressToken]); k == rpc.KindString || k == rpc.KindNumber {
 		r.ProgressToken = m[mProgressToken]
 	}

@@ -31,7 +31,7 @@ func (r *relay) startOp(req *lifecycle.Request) *telemetry.Op {
 	} else if _, v := r.sess.current(); v != "" {
 		tr.ProtocolVersion = v
 	}
-	tr.Traceparent, tr.Tracestate = telemetry.MetaTraceContext(req.Meta)
+	tr.Traceparent, tr.Tracestate = telemetry.TraceContext(req.Traceparent, req.Tracestate)
 	return t.Start(tr)
 }
 

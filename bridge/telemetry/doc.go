@@ -9,7 +9,7 @@
 //
 //	tel, err := telemetry.New(cfg, telemetry.Options{…})  // at start; cfg from ConfigFrom
 //	tel.ToolsListed(result)           // after each good tools/list from the base
-//	op := tel.Start(telemetry.Request{…})  // a request read (MetaTraceContext finds its _meta trace context)
+//	op := tel.Start(telemetry.Request{…})  // a request read (TraceContext decodes the _meta trace context the decoder found)
 //	op.Refused(telemetry.RefusalDenied)    // the policy refused it
 //	op.Asked(); op.Answered(telemetry.Agreed)  // a confirmation question and its answer
 //	op.Queued(); op.Dequeued()        // into the worker's queue, and out

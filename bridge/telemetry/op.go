@@ -61,7 +61,7 @@ type Request struct {
 	// ClientAddr is the HTTP client's address (host:port; behind a trusted
 	// proxy, the one it names).
 	ClientAddr string
-	// Traceparent and Tracestate are params._meta's (MetaTraceContext reads
+	// Traceparent and Tracestate are params._meta's (TraceContext decodes
 	// them): the client's span becomes the parent when it parses.
 	Traceparent, Tracestate string
 	// LinkTraceparent and LinkTracestate are the HTTP request's own
@@ -594,24 +594,21 @@ func (s *Stream) Closed() {
 	s.once.Do(func() { s.t.inst.streams.Add(context.Background(), -1) })
 }
 
-// MetaTraceContext reads traceparent and tracestate from a request's
-// params._meta (a raw JSON object), each only when it is a JSON string of
-// sane length. They are checked when the request starts, not here: this
-// only finds them, for the core's one decoding of a request.
-func MetaTraceContext(meta []byte) (traceparent, tracestate string) {
-	if rpc.Kind(meta) != rpc.KindObject {
-		return "", ""
+// TraceContext decodes a request's traceparent and tracestate, as the
+// decoder found them in params._meta (lifecycle.Request's, raw), each only
+// when it is a JSON string of sane length. They are checked when the
+// request starts, not here.
+func TraceContext(traceparent, tracestate []byte) (string, string) {
+	return traceString(traceparent), traceString(tracestate)
+}
+
+func traceString(raw []byte) string {
+	// Longer than any valid value, even with each character escaped
+	// (\u0026: Go's encoding/json writes "&", "<" and ">" so), and its
+	// quotes: not worth decoding.
+	if len(raw) > 6*tracecontext.MaxStateBytes+2 {
+		return ""
 	}
-	get := func(key string) string {
-		raw := rpc.Field(meta, key)
-		// Longer than any valid value, even with each character escaped
-		// (\u0026: Go's encoding/json writes "&", "<" and ">" so), and its
-		// quotes: not worth decoding.
-		if len(raw) > 6*tracecontext.MaxStateBytes+2 {
-			return ""
-		}
-		s, _ := rpc.String(raw)
-		return s
-	}
-	return get("traceparent"), get("tracestate")
+	s, _ := rpc.String(raw)
+	return s
 }

@@ -9,6 +9,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/tracecontext"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
 const (
@@ -346,7 +348,10 @@ func TestPassThroughWithoutTraces(t *testing.T) {
 	}
 }
 
-func TestMetaTraceContext(t *testing.T) {
+// TestTraceContext: params._meta's trace context as the decoder finds it
+// (by exact keys, the last of a name given twice) and TraceContext
+// decodes it (JSON strings of sane length only).
+func TestTraceContext(t *testing.T) {
 	for _, c := range []struct{ meta, tp, ts string }{
 		{`{"traceparent":"` + clientTP + `","tracestate":"a=1"}`, clientTP, "a=1"},
 		{`{"traceparent":1,"tracestate":{"a":1}}`, "", ""},
@@ -363,12 +368,18 @@ func TestMetaTraceContext(t *testing.T) {
 		{`{"traceparent":"` + clientTP + `","tracestate":"` + strings.Repeat("a", 6*tracecontext.MaxStateBytes) + `"}`,
 			clientTP, strings.Repeat("a", 6*tracecontext.MaxStateBytes)},
 		{`{"traceparent":"` + clientTP + `","tracestate":"` + strings.Repeat("a", 6*tracecontext.MaxStateBytes+1) + `"}`, clientTP, ""},
+		{`{"traceparent":"` + clientTP + `","traceparent":"x","tracestate":"a=1","tracestate":"b=2"}`, "x", "b=2"},
 		{`[]`, "", ""},
 		{``, "", ""},
 	} {
-		tp, ts := MetaTraceContext([]byte(c.meta))
+		params := `{"name":"a"}`
+		if c.meta != "" {
+			params = `{"name":"a","_meta":` + c.meta + `}`
+		}
+		req := lifecycle.ReadRequest(rpc.ID{}, lifecycle.MethodToolsCall, []byte(params))
+		tp, ts := TraceContext(req.Traceparent, req.Tracestate)
 		if tp != c.tp || ts != c.ts {
-			t.Errorf("MetaTraceContext(%.60s) = %q %q, want %q %q", c.meta, tp, ts, c.tp, c.ts)
+			t.Errorf("_meta %.60s: %q %q, want %q %q", c.meta, tp, ts, c.tp, c.ts)
 		}
 	}
 }
