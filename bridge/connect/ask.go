@@ -240,8 +240,12 @@ func (qs *questions) ask(m *rpc.Request) {
 		return
 	}
 	qs.asked = true
+	// The question's id outlives this call: its bytes lie in the SSE
+	// reader's buffer, which the next event overwrites (a data race under
+	// -race, and a wrong id in the answer), so the goroutine keeps a copy.
+	id, _ := rpc.ParseID(bytes.Clone(m.ID.Raw()))
 	ctx, withdraw := context.WithCancel(qs.ctx)
-	qs.open[m.ID.Key()] = withdraw
+	qs.open[id.Key()] = withdraw
 	qs.mu.Unlock()
 	name := ""
 	if p := r.clientName.Load(); p != nil {
@@ -252,18 +256,18 @@ func (qs *questions) ask(m *rpc.Request) {
 		defer withdraw()
 		ans, err := r.ask(ctx, q)
 		qs.mu.Lock()
-		gone := qs.closed[m.ID.Key()]
-		delete(qs.open, m.ID.Key())
+		gone := qs.closed[id.Key()]
+		delete(qs.open, id.Key())
 		qs.mu.Unlock()
 		switch {
 		case gone:
 			return // the remote withdrew it: nobody waits for an answer
 		case err != nil && ctx.Err() == nil:
-			r.answerRemote(m.ID, nil, clienterr.DesktopFailed.New(err))
+			r.answerRemote(id, nil, clienterr.DesktopFailed.New(err))
 		case ctx.Err() != nil:
-			r.answerRemote(m.ID, elicitResult(desktop.Cancelled), nil)
+			r.answerRemote(id, elicitResult(desktop.Cancelled), nil)
 		default:
-			r.answerRemote(m.ID, elicitResult(ans), nil)
+			r.answerRemote(id, elicitResult(ans), nil)
 		}
 	}) {
 		withdraw()
