@@ -340,7 +340,9 @@ func asInputRequired(result []byte) *inputRequired {
 	if rpc.Kind(state) != rpc.KindString {
 		return nil
 	}
-	return &inputRequired{state: state, serverInfo: rpc.Field(rpc.Field(result, "_meta"), lifecycle.MetaServerInfo)}
+	// Copies: result may lie in the SSE reader's buffer, which the next
+	// event overwrites, and these are used after the stream is read.
+	return &inputRequired{state: bytes.Clone(state), serverInfo: bytes.Clone(rpc.Field(rpc.Field(result, "_meta"), lifecycle.MetaServerInfo))}
 }
 
 // answerInput asks the user about o's call on the desktop and returns the
