@@ -45,25 +45,27 @@ type Options struct {
 
 // Start starts the bridge binary bin with args.
 func Start(bin string, args []string, o Options) (*Bridge, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(cmd.Environ(), o.Env...)
-	b := &Bridge{cmd: cmd, lines: make(chan string, 4096), killed: make(chan struct{}), exited: make(chan struct{})}
+	b := &Bridge{lines: make(chan string, 4096), killed: make(chan struct{}), exited: make(chan struct{})}
 	b.stderr = &b.logs
 	if o.Stderr != nil {
 		b.stderr = o.Stderr
 	}
-	cmd.Stderr = b.stderr
-	var err error
-	if b.stdin, err = cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	var out io.ReadCloser
+	cmd, err := startCmd(func() (*exec.Cmd, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(cmd.Environ(), o.Env...)
+		cmd.Stderr = b.stderr
+		var err error
+		if b.stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		out, err = cmd.StdoutPipe()
+		return cmd, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+	b.cmd = cmd
 	go b.readStdout(out)
 	return b, nil
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -12,12 +13,14 @@ import (
 // StartSim runs `bin sim --port 0 --faults`, the simulated base with its
 // fault tools in a process of its own, and returns its address.
 func StartSim(bin string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(bin, "sim", "--port", "0", "--faults")
-	out, err := cmd.StdoutPipe()
+	var out io.ReadCloser
+	cmd, err := startCmd(func() (*exec.Cmd, error) {
+		cmd := exec.Command(bin, "sim", "--port", "0", "--faults")
+		var err error
+		out, err = cmd.StdoutPipe()
+		return cmd, err
+	})
 	if err != nil {
-		return nil, "", err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
