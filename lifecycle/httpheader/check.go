@@ -54,6 +54,27 @@ func (t *Tool) Check(args []byte, h map[string][]string) error {
 	return nil
 }
 
+// Foreign reports whether h holds an Mcp-Param-* header the tool does not
+// declare: the client read another schema than this one, perhaps a newer
+// one (a server then reads the tool list again before it checks).
+func (t *Tool) Foreign(h map[string][]string) bool {
+	for k := range h {
+		if len(k) <= len(ParamPrefix) || !strings.EqualFold(k[:len(ParamPrefix)], ParamPrefix) {
+			continue
+		}
+		known := false
+		if t != nil {
+			for _, p := range t.Params {
+				known = known || strings.EqualFold(k[len(ParamPrefix):], p.Name)
+			}
+		}
+		if !known {
+			return true
+		}
+	}
+	return false
+}
+
 // Headers are the headers a client sends with a call of the tool, by
 // their canonical names, each value encoded (Encode): an argument without
 // a value, or with one no header can carry (an object, an array), gets

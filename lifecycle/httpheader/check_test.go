@@ -190,3 +190,22 @@ func mustDecimal(t *testing.T, s string) decimal {
 	}
 	return d
 }
+
+func TestForeign(t *testing.T) {
+	cases := []struct {
+		tool    *Tool
+		headers map[string][]string
+		want    bool
+	}{
+		{checked, map[string][]string{"Mcp-Param-Region": {"x"}, "mcp-param-count": {"1"}, "Mcp-Name": {"t"}}, false},
+		{checked, map[string][]string{"Mcp-Param-Tenant": {"x"}}, true},
+		{checked, map[string][]string{"Mcp-Param-": {"x"}, "Mcp-Params-Region": {"x"}}, false},
+		{nil, map[string][]string{"Mcp-Param-Region": {"x"}}, true},
+		{nil, map[string][]string{"Mcp-Name": {"x"}}, false},
+	}
+	for i, c := range cases {
+		if got := c.tool.Foreign(c.headers); got != c.want {
+			t.Errorf("case %d: Foreign = %v", i, got)
+		}
+	}
+}
