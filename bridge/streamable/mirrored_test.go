@@ -284,3 +284,31 @@ func TestHTTPParamHeadersJournal(t *testing.T) {
 		t.Fatalf("journal:\n%s", data)
 	}
 }
+
+// TestHTTPStandardHeadersOnce: the standard headers are held to the same
+// rules: each once (a gateway reading the first of two and one reading the
+// last would route one request two ways), Mcp-Name's Base64 form strictly.
+func TestHTTPStandardHeadersOnce(t *testing.T) {
+	h, rec, _ := mirrorHarness(t, nil)
+	body := strings.Replace(mirroredCall(`{}`), mirroredTool, "get_drawing_info", 1)
+	for name, extra := range map[string]http.Header{
+		"Mcp-Name twice":                 hv("Mcp-Name", "get_drawing_info"),
+		"Mcp-Method twice":               hv("Mcp-Method", "tools/call"),
+		"MCP-Protocol-Version twice":     hv("Mcp-Protocol-Version", "2026-07-28"),
+		"Mcp-Name in Base64 without pad": hv("Mcp-Name", "=?base64?Z2V0X2RyYXdpbmdfaW5mbw?="),
+	} {
+		t.Run(name, func(t *testing.T) {
+			tool := "get_drawing_info"
+			if strings.Contains(name, "Base64") {
+				tool = ""
+			}
+			r := h.postHeaders(tool, extra, body)
+			if r.status != 400 || errCode(t, r.body) != -32020 {
+				t.Fatalf("got %d %s", r.status, r.body)
+			}
+		})
+	}
+	if n := calls(rec); n != 0 {
+		t.Fatalf("the base got %d calls", n)
+	}
+}
