@@ -135,6 +135,16 @@ demo-freecad: build
 demo-freecad-gui: build
 	tcpbase/freecad/desktop.sh $(BIN) bin/freecad-desktop
 
+.PHONY: test-conformance
+# test-conformance: the official MCP conformance suite
+# (@modelcontextprotocol/conformance, pinned in verify/conformance with the
+# Node.js 22 it runs on) against mcp-bridge --listen in front of the
+# simulated base's conformance tools, in both eras (2025-11-25, 2026-07-28);
+# the checks a tools-only base cannot pass are listed, each with its reason,
+# in verify/conformance/expected-failures.yaml. Results in bin/conformance/.
+test-conformance: build
+	verify/conformance/run.sh $(BIN)
+
 .PHONY: test-proxy
 # test-proxy: the bridge behind nginx from the Debian archive (installed
 # with apt-get when missing) ending TLS: clients through connect in both

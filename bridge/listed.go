@@ -66,29 +66,23 @@ func (b *bridge) knownList(hardCtx context.Context) ([]byte, error) {
 	if list := b.tools.lastList(); list != nil {
 		return list, nil
 	}
-	ctx, cancel := context.WithTimeout(hardCtx, b.cfg.ListTimeout)
-	defer cancel()
-	ans, err := b.cfg.Base.Call(ctx, listFrame)
-	b.sendListChanged(b.baseResult(err))
-	if err != nil {
-		return nil, err
-	}
-	r, ok := rpc.DecodeValidMessage(ans).Msg.(*rpc.Response)
-	if !ok || r.Error != nil || rpc.Kind(r.Result) != rpc.KindObject || rpc.Kind(rpc.Field(r.Result, "tools")) != rpc.KindArray {
-		return nil, errors.New("its answer to tools/list is not a tool list")
-	}
-	b.recordList(r.Result)
-	return r.Result, nil
+	return b.readList(hardCtx)
 }
+
+// errNotAList: the base answered tools/list with something else.
+var errNotAList = errors.New("its answer to tools/list is not a tool list")
 
 // recordList keeps a complete tool list from the base (toolState.record)
 // and reports whether it changed. The first one this process sees is when
 // the policy's patterns that match no tool are logged, once.
 func (b *bridge) recordList(result []byte) bool {
 	b.cfg.Telemetry.ToolsListed(result)
-	changed, err := b.tools.record(result)
+	changed, headers, err := b.tools.record(result)
 	if err != nil {
 		b.log.Warn().Err(err).Msg("could not write the tool list cache")
+	}
+	for _, p := range headers.Problems() {
+		b.log.Warn().Str("tool", p).Msg("the base's tool declares x-mcp-header against the rules: 2026-07-28 HTTP clients leave it out of their tool list, and the bridge refuses its calls over HTTP (HeaderMismatch)")
 	}
 	b.rules.unmatchedOnce.Do(func() {
 		if u := b.rules.policy.Unmatched(policy.ToolNames(result)); len(u) > 0 {

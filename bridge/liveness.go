@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -24,7 +25,10 @@ type toolState struct {
 	down     bool   // the last attempt found no base
 	last     []byte // the last good tools/list result, nil before one
 	lastHash uint64 // of last's tools, 0 before one
-	cache    toolcache.Cache
+	// headers are last's x-mcp-header declarations (mirrored.go), read
+	// once per list.
+	headers httpheader.Table
+	cache   toolcache.Cache
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
 	wake        chan struct{} // tells the prober the base went down
@@ -39,6 +43,15 @@ func (s *toolState) lastList() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last
+}
+
+// declared is what the last tool list says tool name mirrors into
+// headers, and whether that list holds the tool (false too before any
+// list).
+func (s *toolState) declared(name string) (*httpheader.Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.headers.Lookup(name)
 }
 
 // wentDown records that the base could not be reached. It reports whether
@@ -75,28 +88,30 @@ func (s *toolState) isDown() bool {
 
 // record keeps a fresh, complete tools/list result, writes it to the disk
 // cache when it is news, and reports whether it differs from the previous
-// list this process saw.
-func (s *toolState) record(result []byte) (changed bool, err error) {
+// list this process saw; headers are its x-mcp-header declarations when it
+// is not the same list as before (nil when it is).
+func (s *toolState) record(result []byte) (changed bool, headers httpheader.Table, err error) {
 	s.mu.Lock()
 	same := s.last != nil && bytes.Equal(result, s.last) // the usual case: no hashing again
 	s.mu.Unlock()
 	if same {
-		return false, nil
+		return false, nil, nil
 	}
 	h := fnv.New64a()
 	h.Write(rpc.Field(s.policy.ApplyList(result), "tools"))
 	sum := h.Sum64() | 1 // never 0, which means "none yet"
+	headers = httpheader.Read(result)
 	s.mu.Lock()
 	prev := s.lastHash
-	s.lastHash, s.last = sum, result
+	s.lastHash, s.last, s.headers = sum, result, headers
 	s.mu.Unlock()
 	if sum == prev {
-		return false, nil
+		return false, headers, nil
 	}
 	if cached, _ := s.cache.Load(); !bytes.Equal(cached, result) {
 		err = s.cache.Store(result)
 	}
-	return prev != 0, err
+	return prev != 0, headers, err
 }
 
 // fallback is the list to serve while the base is down: the last one seen

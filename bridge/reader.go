@@ -49,6 +49,11 @@ type Message struct {
 	// the HTTP request that carried the message, if any: telemetry links
 	// the request's span to them (the transport's context, not its parent).
 	LinkTraceparent, LinkTracestate string
+	// Headers are the HTTP headers of the 2026-07-28 Streamable HTTP POST
+	// that carried the message (net/http's http.Header), nil for any other:
+	// a tools/call's Mcp-Param-* headers must say what its arguments say
+	// (mirrored.go).
+	Headers map[string][]string
 	// confirm: a tools/call the policy says needs the user's confirmation.
 	confirm bool
 }
@@ -202,7 +207,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 	if method.By == lifecycle.ByWorker {
 		r.times.Arrived = time.Now()
 		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
-		if req.Method == lifecycle.MethodToolsCall && !b.admitCall(c, j) {
+		if req.Method == lifecycle.MethodToolsCall && (!b.mirrored(j, m.Headers) || !b.admitCall(c, j)) {
 			return
 		}
 		b.enqueue(j)

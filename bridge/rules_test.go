@@ -330,7 +330,7 @@ func TestListChangedSeesTheClientsList(t *testing.T) {
 		{`{"tools":[{"name":"draw_line","description":"b"},{"name":"save_drawing","description":"b"}]}`, true},  // visible tool changed
 	}
 	for i, l := range lists {
-		changed, err := s.record([]byte(l.list))
+		changed, _, err := s.record([]byte(l.list))
 		if err != nil {
 			t.Fatal(err)
 		}

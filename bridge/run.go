@@ -30,6 +30,10 @@ type job struct {
 	askedBy      string // who asks or asked: AskClient or AskDesktop
 	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
 	sent         bool   // the worker handed its frame to the base: it may have run
+	// headers: a 2026-07-28 HTTP call of a tool the bridge's tool list
+	// does not hold, its headers to be checked by the worker once it has
+	// read the list (mirrored.go); nil when checked, or nothing to check.
+	headers map[string][]string
 }
 
 // bridge is the core shared by the front end, the worker and the prober.

@@ -70,6 +70,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}()
 
+	if !b.mirroredLate(hardCtx, j) {
+		return // refused, unsent
+	}
 	if o := b.unlisted(hardCtx, j); o != nil {
 		b.settle(j, *o)
 		return

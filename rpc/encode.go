@@ -22,6 +22,7 @@ type Encoded struct {
 	body []byte
 	tail string
 	kind EncodedKind
+	code int64 // EncodeError's code; 0 for every other message
 }
 
 // EncodedKind says what an encoded message is, so that whoever carries it
@@ -55,6 +56,11 @@ func (m Encoded) Payload() (payload []byte, isError bool) {
 	}
 	return m.body, bytes.HasSuffix(m.head, []byte(`,"error":`))
 }
+
+// ErrorCode is the code of an error response made with EncodeError (the
+// sender's own error, not one passed on raw), for a transport that answers
+// some of them with a status of its own; false for any other message.
+func (m Encoded) ErrorCode() (int64, bool) { return m.code, m.code != 0 }
 
 // Len is the message's length in bytes, without the newline.
 func (m Encoded) Len() int { return len(m.head) + len(m.body) + len(m.tail) }
@@ -114,7 +120,7 @@ func EncodeResult(id ID, result []byte) Encoded {
 // EncodeError encodes an error response. A zero id is left out, never null.
 func EncodeError(id ID, e *WireError) Encoded {
 	h := append(appendHead(make([]byte, 0, 64+len(e.Message)+len(e.Data)), id), `,"error":`...)
-	return Encoded{head: e.appendJSON(h), tail: "}"}
+	return Encoded{head: e.appendJSON(h), tail: "}", code: e.Code}
 }
 
 // EncodeErrorRaw encodes an error response whose error object is raw JSON,

@@ -147,6 +147,10 @@ var (
 	TooManyStreams = entry("too_many_streams", rpc.CodeInternalError, "", "too many open streams (%d, half of them from one address; --max-streams); close one and try again")
 )
 
+// HeadersUnchecked: a 2026-07-28 HTTP call's Mcp-Param-* headers could not
+// be checked, the base's tool list unread.
+var HeadersUnchecked = entry("headers_unchecked", rpc.CodeInternalError, "", "%s was not sent to CAD: its Mcp-Param headers are checked against the x-mcp-header declarations in the base's tool list, and the list could not be read. %s")
+
 // mcp-bridge connect, relaying to a remote bridge.
 var (
 	RemoteUnreachable = entry("remote_unreachable", rpc.CodeInternalError, "unreachable", "cannot reach the remote MCP server at %s: %s")

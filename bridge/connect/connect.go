@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -204,6 +205,11 @@ type relay struct {
 	clientName atomic.Pointer[string]
 	serverName atomic.Pointer[string]
 	legacyOwn  atomic.Bool
+
+	// tools are the x-mcp-header declarations of the last tool list
+	// relayed (mirror.go); nil before one.
+	toolsMu sync.Mutex
+	tools   httpheader.Table
 }
 
 // pending is a request owed an answer.

@@ -39,7 +39,11 @@ func (o *outgoing) isCall() bool { return o.method == "tools/call" || o.batch }
 // ("" for none).
 func (r *relay) headers(o *outgoing) (http.Header, string) {
 	if o.modern {
-		return modernHeaders(o), ""
+		h := modernHeaders(o)
+		for k, v := range r.paramHeaders(o) {
+			h.Set(k, v)
+		}
+		return h, ""
 	}
 	if o.method == "initialize" {
 		return http.Header{}, ""
@@ -80,7 +84,7 @@ func (r *relay) request(o *outgoing, sent func()) {
 		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.PingTimeout, errNoAnswer)
 		defer cancel()
 	}
-	renewed, again, noExpect := false, false, false
+	renewed, again, noExpect, relisted := false, false, false, false
 	for {
 		hdr, session := r.headers(o)
 		var a attempt
@@ -130,6 +134,17 @@ func (r *relay) request(o *outgoing, sent func()) {
 			}
 			renewed = true
 			continue
+		}
+		if a.resp.StatusCode == http.StatusBadRequest && o.modern && o.method == "tools/call" && !relisted {
+			// A HeaderMismatch ran nothing: with a tool list read again,
+			// the call may go once more (mirror.go).
+			body, _ := readAll(a.resp, 64<<10)
+			if r.relistOnMismatch(ctx, o, hdr, body) {
+				relisted, again = true, false
+				continue
+			}
+			r.answerAll(o, r.refusal(a.resp, body))
+			return
 		}
 		r.answer(o, a.resp)
 		if o.input != nil {
@@ -391,6 +406,9 @@ func (r *relay) relayAnswer(o *outgoing, resp *http.Response, data []byte, owed 
 		}
 		name, _ := rpc.String(rpc.Field(rpc.Field(res.Result, "serverInfo"), "name"))
 		r.serverName.Store(&name)
+	}
+	if owed[res.ID.Key()] != nil {
+		r.relayedList(o, res)
 	}
 	if o.own && !o.resent && res.Result != nil {
 		if p := owed[res.ID.Key()]; p != nil && !p.cancelled.Load() {

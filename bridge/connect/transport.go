@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -220,32 +220,20 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 }
 
 // modernHeaders are the 2026-07-28 transport's headers for one request.
-// Each value comes from the client's message and goes through headerSafe:
-// one net/http refuses (a control character) would fail the request
-// before it left, as if the remote could not be reached.
+// Each value comes from the client's message and is encoded as the
+// transport says (httpheader.Encode): one net/http refuses (a control
+// character) would fail the request before it left, as if the remote
+// could not be reached.
 func modernHeaders(o *outgoing) http.Header {
 	h := http.Header{}
-	h.Set(lifecycle.HeaderVersion, headerSafe(o.req.Version))
+	h.Set(lifecycle.HeaderVersion, httpheader.Encode(o.req.Version))
 	if o.method != "" {
-		h.Set(lifecycle.HeaderMethod, headerSafe(o.method))
+		h.Set(lifecycle.HeaderMethod, httpheader.Encode(o.method))
 	}
 	if o.method == "tools/call" {
-		h.Set(lifecycle.HeaderName, headerSafe(o.req.Tool.Name))
+		h.Set(lifecycle.HeaderName, httpheader.Encode(o.req.Tool.Name))
 	}
 	return h
-}
-
-// headerSafe writes a value as the transport requires: as it is when it is
-// visible ASCII without edge spaces, else "=?base64?…?=" of its UTF-8.
-func headerSafe(s string) string {
-	plain := !strings.HasPrefix(s, "=?base64?") && strings.TrimSpace(s) == s
-	for i := 0; plain && i < len(s); i++ {
-		plain = s[i] >= 0x20 && s[i] < 0x7f
-	}
-	if plain {
-		return s
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
 }
 
 func isSSE(resp *http.Response) bool {

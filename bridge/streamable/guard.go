@@ -3,13 +3,11 @@ package streamable
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 )
 
 // guard holds the checks every HTTP request passes before anything else:
@@ -192,26 +190,4 @@ func accepts(accept []string, wants ...string) bool {
 		}
 	}
 	return false
-}
-
-// headerValue decodes an MCP header value: "=?base64?…?=" is Base64 of the
-// UTF-8 value (standard alphabet, padding optional); anything else is taken
-// as it is. ok is false for a sentinel that does not decode to UTF-8.
-func headerValue(v string) (string, bool) {
-	inner, found := strings.CutPrefix(v, "=?base64?")
-	if !found {
-		return v, true
-	}
-	inner, found = strings.CutSuffix(inner, "?=")
-	if !found {
-		return v, true
-	}
-	raw, err := base64.StdEncoding.DecodeString(inner)
-	if err != nil {
-		raw, err = base64.RawStdEncoding.DecodeString(inner)
-	}
-	if err != nil || !utf8.Valid(raw) {
-		return "", false
-	}
-	return string(raw), true
 }

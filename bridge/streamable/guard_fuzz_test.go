@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -39,7 +40,7 @@ func FuzzModernHeaders(f *testing.F) {
 		if werr == nil {
 			// The version as a reader of its own sees it: params._meta's.
 			v, _ := rpc.String(rpc.Field(rpc.Field(req.Params, "_meta"), lifecycle.MetaProtocolVersion))
-			got, ok := headerValue(name)
+			got, ok := httpheader.Decode(name)
 			if status != 0 || !f.EraChecked() || v != version || method != req.Method || (req.Method == "tools/call" && (!ok || got != string(unquoted(rpc.Field(req.Params, "name"))))) {
 				t.Fatalf("let through: status %d, headers %q %q %q, body %s", status, version, method, name, body)
 			}

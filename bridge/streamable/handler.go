@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -112,6 +113,9 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []br
 		f.errorStatus(w, status, req.ID, werr)
 		return
 	}
+	// A tools/call's Mcp-Param-* headers are checked by the core against
+	// the tool's x-mcp-header declarations (its tool list).
+	m.Headers = r.Header
 	group := f.modernGroup(r, req)
 	defer f.releaseModern(group)
 
@@ -150,6 +154,13 @@ func checkModernRequest(h http.Header, req *lifecycle.Request) (int, *rpc.WireEr
 	mismatch := func(format string, args ...any) (int, *rpc.WireError) {
 		return http.StatusBadRequest, clienterr.HeaderMismatch.New(fmt.Sprintf(format, args...))
 	}
+	// Each header once: a gateway that reads the first of two and one
+	// that reads the last would route one request two ways.
+	for _, k := range []string{lifecycle.HeaderVersion, lifecycle.HeaderMethod, lifecycle.HeaderName} {
+		if n := len(h.Values(k)); n > 1 {
+			return mismatch("the %s header was sent %d times; send it once", k, n)
+		}
+	}
 	switch hv := h.Get(lifecycle.HeaderVersion); {
 	case hv == "":
 		return mismatch("the %s header is required", lifecycle.HeaderVersion)
@@ -167,13 +178,16 @@ func checkModernRequest(h http.Header, req *lifecycle.Request) (int, *rpc.WireEr
 	}
 	if req.Method == lifecycle.MethodToolsCall {
 		name := req.Tool.Name
-		raw := h.Get(lifecycle.HeaderName)
-		got, ok := headerValue(raw)
+		raw, sent := h[lifecycle.HeaderName]
+		got, ok := "", false
+		if sent {
+			got, ok = httpheader.Decode(raw[0])
+		}
 		switch {
-		case raw == "":
+		case !sent:
 			return mismatch("the %s header is required for tools/call", lifecycle.HeaderName)
 		case !ok:
-			return mismatch("%s header is not valid Base64 of UTF-8", lifecycle.HeaderName)
+			return mismatch("%s header is not valid: printable ASCII as it is, or =?base64?…?= with strict Base64 of UTF-8", lifecycle.HeaderName)
 		case got != name:
 			return mismatch("%s header %q does not match the body's name %q", lifecycle.HeaderName, got, name)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -144,11 +145,21 @@ func (o *httpOut) flush() (done bool) {
 // cut by the server's write timeout.
 func (o *httpOut) writeMsg(msg outMsg) {
 	o.deadline()
+	status := http.StatusOK
+	if code, ok := msg.m.ErrorCode(); ok && code == clienterr.CodeHeaderMismatch && msg.answer && !o.started {
+		// The headers did not say what the body says (the core's check of
+		// Mcp-Param-*): 400, as the transport asks, and as JSON whatever
+		// stream was planned for the answer.
+		status = http.StatusBadRequest
+		o.mu.Lock()
+		o.sse = false // hand, under mu, reads it
+		o.mu.Unlock()
+	}
 	if !o.sse {
 		// A length, not chunks: the client has the whole answer with the
 		// first flush, and the connection is ready for its next request.
 		o.w.Header().Set("Content-Length", strconv.Itoa(msg.len()))
-		o.start("application/json")
+		o.startWith("application/json", status)
 		o.writeBody(msg)
 		o.flushWire()
 		return
@@ -186,8 +197,10 @@ func (o *httpOut) writeEncoded(m rpc.Encoded) {
 	}
 }
 
-// start sends the status line and headers once.
-func (o *httpOut) start(contentType string) {
+// start sends the status line (200) and headers once.
+func (o *httpOut) start(contentType string) { o.startWith(contentType, http.StatusOK) }
+
+func (o *httpOut) startWith(contentType string, status int) {
 	if o.started {
 		return
 	}
@@ -201,7 +214,7 @@ func (o *httpOut) start(contentType string) {
 	if o.header != nil {
 		o.header(h)
 	}
-	o.w.WriteHeader(http.StatusOK)
+	o.w.WriteHeader(status)
 }
 
 // deadline gives the writes that follow, up to the next flush, their

@@ -18,6 +18,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	addr := fs.String("addr", "", "listen address host:port (overrides --port)")
 	faults := fs.Bool("faults", false, "add test-only fault_* tools that make the base misbehave on demand")
 	newline := fs.Bool("newline", false, "end each answer with a newline (the real base just closes)")
+	conformance := fs.Bool("conformance", false, "add the tools of the official MCP conformance suite (make test-conformance), one with x-mcp-header arguments among them")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: mcp-bridge sim [flags]
 
@@ -46,7 +47,7 @@ Flags:
 	} else if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
 		return usageError{fmt.Errorf("--addr %q: the port must be a number 0-65535", listen)}
 	}
-	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline})
+	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline, Conformance: *conformance})
 	if err != nil {
 		return fmt.Errorf("simulated base: %w", err)
 	}

@@ -19,6 +19,9 @@ import (
 type Options struct {
 	// Faults adds the fault_* and sim_stats tools (for tests only).
 	Faults bool
+	// Conformance adds the tools the official MCP conformance suite calls
+	// (conformance.go), and one with x-mcp-header arguments.
+	Conformance bool
 	// Newline ends each answer with "\n"; by default an answer ends when
 	// the server closes the connection, as the real base does.
 	Newline bool
@@ -64,6 +67,9 @@ func New(opts Options) *Server {
 	s.tools = cadTools()
 	if opts.Faults {
 		s.tools = append(s.tools, faultTools()...)
+	}
+	if opts.Conformance {
+		s.tools = append(s.tools, conformanceTools()...)
 	}
 	type listed struct {
 		Name        string `json:"name"`
