@@ -391,19 +391,16 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "claude-code":
 		return []File{f(e.claudeJSON(), "mcpServers")}
 	case "codebuddy":
-		// CodeBuddy reads the first of these that exists.
-		var out []File
-		if d := e.Getenv("CODEBUDDY_CONFIG_DIR"); d != "" {
-			file := f(filepath.Join(d, ".mcp.json"), "mcpServers")
-			file.marker = d
-			out = append(out, file)
+		// CodeBuddy reads the first of these that exists, in its folder
+		// ($CODEBUDDY_CONFIG_DIR, which replaces ~/.codebuddy) and then
+		// ~/.codebuddy.json: PathUtils.resolveMcpFilePath of CodeBuddy
+		// Code 2.117.0 (configs/README.md).
+		dir := join(home, ".codebuddy")
+		if d := e.Getenv("CODEBUDDY_CONFIG_DIR"); strings.TrimSpace(d) != "" {
+			dir = d
 		}
-		// The order is the one observed (configs/README.md); the MCP
-		// page documents only ~/.codebuddy.json, the directory page
-		// ~/.codebuddy/mcp.json.
-		return append(out, f(join(home, ".codebuddy", ".mcp.json"), "mcpServers"),
-			f(join(home, ".codebuddy", "mcp.json"), "mcpServers"),
-			f(join(home, ".codebuddy.json"), "mcpServers"))
+		return []File{f(join(dir, ".mcp.json"), "mcpServers"), f(join(dir, "mcp.json"), "mcpServers"),
+			f(join(home, ".codebuddy.json"), "mcpServers")}
 	case "cursor":
 		return []File{f(join(home, ".cursor", "mcp.json"), "mcpServers")}
 	case "vscode", "vscode-insiders":
