@@ -161,7 +161,7 @@ type Client struct {
 var Clients = []*Client{
 	{ID: "claude-desktop", Asks: AsksNo, Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
 	{ID: "claude-code", Asks: AsksYes, Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Expands: braceVars, Restart: "start a new claude session (/mcp lists the servers)"},
-	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
+	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Expands: codebuddyVars, Restart: "restart CodeBuddy"},
 	{ID: "cursor", Asks: AsksYes, Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
 	{ID: "vscode", Asks: AsksYes, Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "vscode-insiders", Asks: AsksYes, Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
