@@ -186,11 +186,15 @@ client_copilot_cli() {
 }
 # copilot_server OUT NAME: "NAME: TYPE, SOURCE, enabled|disabled" from
 # `copilot mcp list --json`, and for a URL entry ", URL, Authorization:
-# HEADER"; nothing when NAME is not in it.
+# HEADER"; nothing when NAME is not in it. OUT holds its stderr too
+# ("Package extraction took 5903ms" when it unpacked itself slowly on a
+# busy machine): the JSON is its lines from "{" to "}".
 copilot_server() {
   node -e '
     const [out, name] = process.argv.slice(1);
-    const s = JSON.parse(require("fs").readFileSync(out, "utf8")).mcpServers?.[name];
+    const lines = require("fs").readFileSync(out, "utf8").split("\n");
+    const json = lines.slice(lines.indexOf("{"), lines.lastIndexOf("}") + 1).join("\n");
+    const s = JSON.parse(json).mcpServers?.[name];
     if (!s) process.exit(1);
     const url = s.url ? `, ${s.url}, Authorization: ${s.headers?.Authorization}` : "";
     console.log(`${name}: ${s.type}, ${s.source}, ${s.enabled === true ? "enabled" : "disabled"}${url}`);
