@@ -12,8 +12,8 @@
 #                          the base's tools, mcp__cad-autocad__…)
 #   uninstall --client X -> the client lists the user's server, not ours.
 # CodeBuddy also with our entry broken on purpose (its command's path:
-# not listed) and with install --policy denying delete_* (those tools
-# absent).
+# not listed), with install --policy denying delete_* (those tools
+# absent), and doctor names the CodeBuddy that was run.
 # Then the URL form: a bridge serving --listen with a token,
 #   install --client X --url URL --token-file F -> for the clients whose
 #                          lists connect to HTTP servers (Claude Code,
@@ -341,6 +341,7 @@ check() {
   pass "$id after install: $("$client" shows "$out" "$ours")"
   if [ "$id" = codebuddy ]; then
     check_codebuddy_broken "$home" "$out"
+    check_codebuddy_doctor "$home"
   fi
 
   check_uninstall "$id" "$client" "$home" "$out" ""
@@ -365,6 +366,18 @@ check_codebuddy_broken() {
   shown client_codebuddy "$2" "$theirs" "codebuddy with our command's path broken"
   pass "codebuddy with our command's path broken: $ours not shown, $(client_codebuddy shows "$2" "$theirs")"
   cp "$work/codebuddy-installed.json" "$file"
+}
+
+# check_codebuddy_doctor HOME: doctor's line for our CodeBuddy entry names
+# the CodeBuddy that was run here (`codebuddy --version`).
+check_codebuddy_doctor() {
+  local version line
+  version=$(in_home "$1" "$codebuddy" --version)
+  in_home "$1" "$bin" doctor >"$work/doctor.out" 2>&1 || { cat "$work/doctor.out"; fail "codebuddy: doctor found problems"; }
+  line=$(grep -F "CodeBuddy registers \"$ours\"" "$work/doctor.out") || { cat "$work/doctor.out"; fail "codebuddy: doctor does not list $ours"; }
+  grep -qF "; checked with CodeBuddy Code $version itself " <<<"$line" ||
+    fail "codebuddy: doctor does not say the CodeBuddy run here checked it (codebuddy --version: $version): $line"
+  pass "codebuddy: doctor says ${line##*; }"
 }
 
 # check_codebuddy_policy: install --policy with a deny of delete_*: CodeBuddy
