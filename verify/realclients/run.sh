@@ -103,7 +103,7 @@ in_home() {
     GEMINI_CLI_NO_RELAUNCH=1 \
     COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
     OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_DEFAULT_PLUGINS=1 \
-    CODEBUDDY_BASE_URL=http://127.0.0.1:9 CODEBUDDY_SKIP_BUILTIN_MARKETPLACE=1 \
+    CODEBUDDY_BASE_URL=http://127.0.0.1:9 CODEBUDDY_SKIP_BUILTIN_MARKETPLACE=1 CODEBUDDY_REMOTE_CONFIG_DISABLED=1 \
     "$@"
 }
 
@@ -264,7 +264,7 @@ client_opencode() {
 # without a login it would only answer that one is needed.
 # CODEBUDDY_BASE_URL, a closed loopback port, is where its model calls and
 # its remote control would go; without the built-in marketplace it clones
-# nothing. In a headless session CodeBuddy 2.117.0 starts its MCP servers
+# nothing, and it fetches no product configuration. In a headless session CodeBuddy 2.117.0 starts its MCP servers
 # only after waiting MCP_TIMEOUT for them to settle (30 s by default),
 # and MCP_TIMEOUT also bounds each server's initialize: 3 s, not the
 # environment of in_home, where Claude Code would read it too.
