@@ -26,13 +26,16 @@ e2e: build
 	verify/clients/run.sh $(BIN)
 
 # test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
-# Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
-# installed on the first run): after `install` their `mcp list` shows our
-# server connected (Codex, Copilot: enabled), after `uninstall` it is gone;
-# each also with its URL form (`install --url`) of a `--listen` bridge with
-# a token: connected with it, refused with a wrong one (Codex: its list
-# shows the URL and the token's variable). Offline, in fixture homes, with the
-# simulated base. Not part of `make test`; .ci/run runs it after.
+# Copilot CLI, OpenCode, CodeBuddy, pinned in verify/realclients, about
+# 1.6 GB installed on the first run): after `install` their `mcp list`
+# shows our server connected (Codex, Copilot: enabled; CodeBuddy, which has
+# no list: the first line of a headless session, with the base's tools),
+# after `uninstall` it is gone; each also with its URL form (`install
+# --url`) of a `--listen` bridge with a token: connected with it, refused
+# with a wrong one (Codex: its list shows the URL and the token's
+# variable); CodeBuddy also with `install --policy` (a denied tool absent).
+# Offline, in fixture homes, with the simulated base. Not part of `make
+# test`; .ci/run runs it after.
 test-clients: build
 	verify/realclients/run.sh $(BIN)
 

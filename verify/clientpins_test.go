@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
@@ -97,6 +99,32 @@ func TestClientPinCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckedWithThePinnedClients: what doctor says a client's own program
+// showed names the npm package make test-clients runs, in the version
+// verify/realclients pins; a pin moved without doctor's words fails here.
+func TestCheckedWithThePinnedClients(t *testing.T) {
+	pins := readJSONFile(t, filepath.Join("realclients", "package.json"))["dependencies"].(map[string]any)
+	npm := regexp.MustCompile(`\(npm (\S+) (\S+)\)`)
+	checked := 0
+	for _, c := range clientconf.Clients {
+		if c.CheckedWith == "" {
+			continue
+		}
+		checked++
+		m := npm.FindStringSubmatch(c.CheckedWith)
+		if m == nil {
+			t.Errorf("%s: %q names no npm package and version", c.ID, c.CheckedWith)
+			continue
+		}
+		if pin, _ := pins[m[1]].(string); pin != m[2] {
+			t.Errorf("%s: doctor says %s %s was run, verify/realclients/package.json pins %q", c.ID, m[1], m[2], pin)
+		}
+	}
+	if checked == 0 {
+		t.Error("no client says what its own program showed")
 	}
 }
 

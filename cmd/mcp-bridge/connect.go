@@ -185,7 +185,7 @@ type connectEntry struct {
 }
 
 func (c *connectEntry) add(f *bridgeFlags) {
-	f.fs.StringVar(&c.url, "url", "", "register the remote bridge at `URL` (one serving --listen) instead of a local one: the client's own URL entry (Claude Code, Gemini CLI, Cursor, VS Code, Windsurf, Codex, Copilot CLI, OpenCode; the token from CAD_MCP_TOKEN) or \"mcp-bridge connect URL\"; with --token-file, --fingerprint, --ca")
+	f.fs.StringVar(&c.url, "url", "", "register the remote bridge at `URL` (one serving --listen) instead of a local one: the client's own URL entry (Claude Code, CodeBuddy, Gemini CLI, Cursor, VS Code, Windsurf, Codex, Copilot CLI, OpenCode; the token from CAD_MCP_TOKEN) or \"mcp-bridge connect URL\"; with --token-file, --fingerprint, --ca")
 	f.fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
 	f.fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
 }

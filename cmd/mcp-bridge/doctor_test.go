@@ -55,7 +55,9 @@ func TestDoctorChecksTheBaseOfEachRegistration(t *testing.T) {
 
 // TestDoctorThreeRegistrations: three registrations at three ports, one in
 // a file CodeBuddy does not read: each is reported with its own base, and
-// the shadowed one is a problem that names the file to use.
+// the shadowed one is a problem that names the file to use. The one
+// CodeBuddy reads says which CodeBuddy program make test-clients checks
+// install's entries with; Cursor's, checked with none, says nothing.
 func TestDoctorThreeRegistrations(t *testing.T) {
 	a, b, c := startSim(t), startSim(t), closedPort(t)
 	home, env, write := doctorHome(t)
@@ -83,7 +85,26 @@ func TestDoctorThreeRegistrations(t *testing.T) {
 	if code != 1 || strings.Contains(out, ":"+c) {
 		t.Errorf("exit %d (the shadowed entry's base %s must not be checked)\n%s%s", code, c, out, errs)
 	}
+	checked := 0
+	for _, line := range strings.Split(out, "\n") {
+		has := strings.Contains(line, "; checked with ")
+		if has {
+			checked++
+		}
+		if strings.HasPrefix(line, `ok    CodeBuddy registers "cad" `) != has || has && !strings.HasSuffix(line, "; checked with CodeBuddy Code "+codeBuddyCode+" itself (npm @tencent-ai/agent-sdk "+codeBuddySDK+"): install's stdio and URL entries connect and list the base's tools, without those a policy denies") {
+			t.Errorf("%q: only the entry CodeBuddy reads says what CodeBuddy's own program showed", line)
+		}
+	}
+	if checked != 1 {
+		t.Errorf("%d lines say what a client's own program showed, want 1:\n%s", checked, out)
+	}
 }
+
+// The CodeBuddy make test-clients runs: its program's version (what
+// `codebuddy --version` says, which the run checks against doctor's words)
+// and the npm package it comes in (TestCheckedWithThePinnedClients: the
+// one verify/realclients pins).
+const codeBuddyCode, codeBuddySDK = "2.117.0", "0.3.201"
 
 // TestInstallRefusesListen: an entry the client starts must serve stdio.
 // install --listen refuses, writes nothing and shows the commands that

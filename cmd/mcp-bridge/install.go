@@ -30,11 +30,11 @@ with comments or trailing commas is refused for a client that reads strict
 JSON (see configs/README.md).
 
 With --url URL it registers a bridge on another machine (serving
---listen). Claude Code, Gemini CLI, Cursor, VS Code, Windsurf, Codex,
-GitHub Copilot CLI and OpenCode get their own URL entry (Streamable HTTP)
-and send the token from the CAD_MCP_TOKEN variable in their environment
-(set it to the content of --token-file; the token is never written in
-their file). With --fingerprint or --ca, and for every
+--listen). Claude Code, CodeBuddy, Gemini CLI, Cursor, VS Code, Windsurf,
+Codex, GitHub Copilot CLI and OpenCode get their own URL entry (Streamable
+HTTP) and send the token from the CAD_MCP_TOKEN variable in their
+environment (set it to the content of --token-file; the token is never
+written in their file). With --fingerprint or --ca, and for every
 other client, it registers "mcp-bridge connect URL" (--token-file,
 --fingerprint and --ca passed on; the token stays in its file).
 

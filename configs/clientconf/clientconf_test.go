@@ -459,6 +459,54 @@ func TestClaudeDesktopMSIXWins(t *testing.T) {
 	}
 }
 
+// CodeBuddy reads the first existing of .mcp.json and mcp.json in its
+// folder, then ~/.codebuddy.json; $CODEBUDDY_CONFIG_DIR replaces the
+// folder ~/.codebuddy, which it then does not read (PathUtils of CodeBuddy
+// Code 2.117.0: resolveMcpFilePath, getHomeDir).
+func TestCodeBuddyFiles(t *testing.T) {
+	c := Lookup("codebuddy")
+	for _, tc := range []struct {
+		name, dir string
+		files     []string
+		want      string
+	}{
+		{"none", "", nil, "home/.codebuddy/.mcp.json"},
+		{"mcp.json", "", []string{"home/.codebuddy/mcp.json", "home/.codebuddy.json"}, "home/.codebuddy/mcp.json"},
+		{".mcp.json first", "", []string{"home/.codebuddy/.mcp.json", "home/.codebuddy/mcp.json"}, "home/.codebuddy/.mcp.json"},
+		{".codebuddy.json", "", []string{"home/.codebuddy.json"}, "home/.codebuddy.json"},
+		{"config dir, none", "cb", []string{"home/.codebuddy/.mcp.json"}, "cb/.mcp.json"},
+		{"config dir's mcp.json", "cb", []string{"home/.codebuddy/.mcp.json", "cb/mcp.json"}, "cb/mcp.json"},
+		{"config dir empty", "cb", []string{"home/.codebuddy.json"}, "home/.codebuddy.json"},
+		{"config dir blank", " ", []string{"home/.codebuddy/mcp.json"}, "home/.codebuddy/mcp.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, "linux")
+			switch tc.dir {
+			case "":
+			case " ":
+				fx.vars["CODEBUDDY_CONFIG_DIR"] = " "
+			default:
+				fx.vars["CODEBUDDY_CONFIG_DIR"] = filepath.Join(fx.root, tc.dir)
+				os.MkdirAll(fx.vars["CODEBUDDY_CONFIG_DIR"], 0o755)
+			}
+			for _, f := range tc.files {
+				fx.put(f, `{"mcpServers": {}}`)
+			}
+			f, _ := fx.env.Target(c, "user")
+			if got := fx.rel(f.Path); got != tc.want {
+				t.Errorf("target %s, want %s", got, tc.want)
+			}
+			if tc.dir != "" && tc.dir != " " {
+				for _, f := range fx.env.Candidates(c, "user") {
+					if strings.HasPrefix(fx.rel(f.Path), "home/.codebuddy/") {
+						t.Errorf("with CODEBUDDY_CONFIG_DIR, %s is a candidate: CodeBuddy does not read it", fx.rel(f.Path))
+					}
+				}
+			}
+		})
+	}
+}
+
 // GitHub Copilot CLI reads ~/.copilot/mcp-config.json, or the one in
 // $COPILOT_HOME; $XDG_CONFIG_HOME/.copilot is not read (checked with
 // `copilot mcp list` 1.0.102, which said "No MCP servers configured" for

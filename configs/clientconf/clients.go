@@ -151,6 +151,12 @@ type Client struct {
 	// The client's initialize is what the bridge goes by; this is for
 	// doctor, to say who will ask before the client has started.
 	Asks string
+	// CheckedWith says, for doctor, which of the client's own programs
+	// make test-clients runs on what install writes, in which version
+	// (the npm package pinned in verify/realclients), and what it shows
+	// there (docs/development.md). "" for a client checked only against
+	// its documentation.
+	CheckedWith string
 	// Scopes this client has besides "user".
 	Project bool
 	Local   bool // Claude Code's local scope (~/.claude.json projects[dir])
@@ -161,7 +167,8 @@ type Client struct {
 var Clients = []*Client{
 	{ID: "claude-desktop", Asks: AsksNo, Name: "Claude Desktop", Restart: "quit Claude Desktop completely (also from the tray / menu bar) and start it again"},
 	{ID: "claude-code", Asks: AsksYes, Name: "Claude Code", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Local: true, Expands: braceVars, Restart: "start a new claude session (/mcp lists the servers)"},
-	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", Project: true, Restart: "restart CodeBuddy"},
+	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Expands: codebuddyVars, Restart: "restart CodeBuddy",
+		CheckedWith: "checked with CodeBuddy Code 2.117.0 itself (npm @tencent-ai/agent-sdk 0.3.201): install's stdio and URL entries connect and list the base's tools, without those a policy denies"},
 	{ID: "cursor", Asks: AsksYes, Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
 	{ID: "vscode", Asks: AsksYes, Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "vscode-insiders", Asks: AsksYes, Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
@@ -391,19 +398,16 @@ func (e Env) Candidates(c *Client, scope string) []File {
 	case "claude-code":
 		return []File{f(e.claudeJSON(), "mcpServers")}
 	case "codebuddy":
-		// CodeBuddy reads the first of these that exists.
-		var out []File
-		if d := e.Getenv("CODEBUDDY_CONFIG_DIR"); d != "" {
-			file := f(filepath.Join(d, ".mcp.json"), "mcpServers")
-			file.marker = d
-			out = append(out, file)
+		// CodeBuddy reads the first of these that exists, in its folder
+		// ($CODEBUDDY_CONFIG_DIR, which replaces ~/.codebuddy) and then
+		// ~/.codebuddy.json: PathUtils.resolveMcpFilePath of CodeBuddy
+		// Code 2.117.0 (configs/README.md).
+		dir := join(home, ".codebuddy")
+		if d := e.Getenv("CODEBUDDY_CONFIG_DIR"); strings.TrimSpace(d) != "" {
+			dir = d
 		}
-		// The order is the one observed (configs/README.md); the MCP
-		// page documents only ~/.codebuddy.json, the directory page
-		// ~/.codebuddy/mcp.json.
-		return append(out, f(join(home, ".codebuddy", ".mcp.json"), "mcpServers"),
-			f(join(home, ".codebuddy", "mcp.json"), "mcpServers"),
-			f(join(home, ".codebuddy.json"), "mcpServers"))
+		return []File{f(join(dir, ".mcp.json"), "mcpServers"), f(join(dir, "mcp.json"), "mcpServers"),
+			f(join(home, ".codebuddy.json"), "mcpServers")}
 	case "cursor":
 		return []File{f(join(home, ".cursor", "mcp.json"), "mcpServers")}
 	case "vscode", "vscode-insiders":

@@ -43,6 +43,11 @@ var (
 	shellVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$(?:(?P<name>\w+)|\{(?P<name2>[^}]+?)(?::-(?P<def>[^}]*))?\})`)}}}
 	// Claude Code: ${NAME} and ${NAME:-default}, never $NAME.
 	braceVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{(?P<name>[^}]+?)(?::-(?P<def>[^}]*))?\}`)}}}
+	// CodeBuddy Code's expandEnvVariables (2.117.0, in command, args,
+	// env, url and headers): ${NAME} and ${NAME:-default} for a NAME of
+	// capitals, digits and _ not starting with a digit; an unset one
+	// stays as written.
+	codebuddyVars = &Expansion{Passes: []ExpandPass{{Re: lazyRegexp(`\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<def>.*?))?\}`)}}}
 	// VS Code's resolver: every ${…}; ${env:NAME} is a variable ("" when
 	// unset), the others (${workspaceFolder}, ${input:id}, ${config:…},
 	// ${command:…}) its own.

@@ -39,6 +39,8 @@ func TestExpansionEdges(t *testing.T) {
 		{"gemini", []string{"$A", "$1", "$_", "${A}", "${A:-x}", "${a.b}", "x$Ay"}, []string{"$", "$-", "$/", "${}", "${A", "{env:A}", "{file:x}", "%A%"}},
 		{"copilot-cli", []string{"$A", "${A}", "${A:-}"}, []string{"$", "$.", "${}", "{env:A}", "%A%"}},
 		{"claude-code", []string{"${A}", "${A:-x}", "${:}"}, []string{"$A", "$", "${}", "${A", "{env:A}", "%A%"}},
+		// CodeBuddy: a name of capitals, digits and _, not a digit first.
+		{"codebuddy", []string{"${A}", "${_}", "${A_1}", "${A:-x}", "${A:-}", "${A:-}}"}, []string{"${a}", "${Ab}", "${1A}", "${}", "${A-x}", "${A", "$A", "{env:A}", "%A%"}},
 		{"vscode", []string{"${env:A}", "${workspaceFolder}", "${input:x}", "${}"}, []string{"$A", "${A", "$ {A}", "{env:A}", "%A%"}},
 		{"vscode-insiders", []string{"${env:A}"}, []string{"$A"}},
 		{"cursor", []string{"${env:A}", "${userHome}", "${/}"}, []string{"$A", "${A", "{env:A}", "%A%"}},
@@ -99,6 +101,7 @@ func TestExpand(t *testing.T) {
 	}{
 		{"gemini", "https://h/$A/${B}/${U:-d}/$U/${U}/${A:-d}/$E", "https://h/1/2/d/$U/${U}/1/$E", 0},
 		{"claude-code", "https://h/$A/${A}/${U}/${U:-}", "https://h/$A/1/${U}/", 0},
+		{"codebuddy", "https://h/$A/${A}/${U}/${U:-d}/${a}/${A:-d}", "https://h/$A/1/${U}/d/${a}/1", 0},
 		{"vscode", "https://h/${env:A}/${env:U}/${workspaceFolder}", "https://h/1//${workspaceFolder}", 1},
 		{"windsurf", "https://h/${env:A}/${file:/t}", "https://h/1/${file:/t}", 1},
 		{"opencode", "https://h/{env:A}/{env:U}/{file:t}/${A}", "https://h/1//{file:t}/${A}", 1},

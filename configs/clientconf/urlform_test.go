@@ -21,6 +21,7 @@ var wantURLEntry = map[string]struct {
 	auth  string // the Authorization header, or for Codex the variable it names
 }{
 	"claude-code":     {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
+	"codebuddy":       {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
 	"gemini":          {map[string]string{"httpUrl": "string", "headers": "object"}, "Bearer ${CAD_MCP_TOKEN}"},
 	"cursor":          {map[string]string{"url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},
 	"vscode":          {map[string]string{"type": "http", "url": "string", "headers": "object"}, "Bearer ${env:CAD_MCP_TOKEN}"},

@@ -148,6 +148,9 @@ type ConfigEntry struct {
 	Asks string `json:"asks,omitempty"`
 	// Launch: the command its bridge starts when the base is down.
 	Launch string `json:"launch,omitempty"`
+	// CheckedWith: the client's own program that what install writes is
+	// checked with, its version and what it shows (clientconf.Client).
+	CheckedWith string `json:"checked_with,omitempty"`
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -301,6 +304,9 @@ func findConfigs(ctx context.Context, o Options, bases *baseCache) []ConfigEntry
 // name together.
 func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clientconf.Registration) ConfigEntry {
 	e := ConfigEntry{Client: r.Client, File: r.File, Where: r.Where, Server: r.Name, Command: r.Server.Command, Args: r.Server.Args, Note: r.Note}
+	if c := clientconf.Lookup(r.ClientID); c != nil {
+		e.CheckedWith = c.CheckedWith
+	}
 	e.CommandExists = commandExists(r.Server.Command)
 	if r.NotRead != "" {
 		e.Problem = fmt.Sprintf("%s never reads this entry: %s", r.Client, r.NotRead)
@@ -594,6 +600,9 @@ func Print(w io.Writer, r *Report) {
 		}
 		if c.Launch != "" && c.Problem == "" {
 			detail += "; starts CAD when its base is down: " + c.Launch
+		}
+		if c.CheckedWith != "" && c.Problem == "" {
+			detail += "; " + c.CheckedWith
 		}
 		if c.Server == "" {
 			fmt.Fprintf(w, "%s %s config %s: %s\n", tag, c.Client, c.File, detail)

@@ -2,13 +2,18 @@
 # make test-clients: the clients' own programs prove what `mcp-bridge
 # install` writes. For each client that ships a command-line program with
 # an `mcp list` (Claude Code, Gemini CLI, Codex, GitHub Copilot CLI,
-# OpenCode; pinned in package.json and package-lock.json here, installed
-# by ../clients/install.sh), in a fixture home that already holds one
-# server of the user's own:
+# OpenCode), and CodeBuddy, whose list is the first line of a headless
+# session (pinned in package.json and package-lock.json here, installed by
+# ../clients/install.sh), in a fixture home that already holds one server
+# of the user's own:
 #   install --client X  -> the client's list shows our server connected
 #                          (Codex and Copilot CLI, which start nothing in
-#                          their lists: enabled)
+#                          their lists: enabled; CodeBuddy: connected with
+#                          the base's tools, mcp__cad-autocad__…)
 #   uninstall --client X -> the client lists the user's server, not ours.
+# CodeBuddy also with our entry broken on purpose (its command's path:
+# not listed), with install --policy denying delete_* (those tools
+# absent), and doctor names the CodeBuddy that was run.
 # Then the URL form: a bridge serving --listen with a token,
 #   install --client X --url URL --token-file F -> for the clients whose
 #                          lists connect to HTTP servers (Claude Code,
@@ -20,7 +25,10 @@
 #                          and the token's variable; Copilot CLI's one
 #                          prompt (its model a provider on loopback that
 #                          answers nothing) lists our tools with the token
-#                          and is refused (HTTP 401) with a wrong one
+#                          and is refused (HTTP 401) with a wrong one;
+#                          CodeBuddy leaves a server it cannot connect to
+#                          out: with a wrong token ours is not listed,
+#                          and the bridge refused it (HTTP 401)
 #   uninstall --client X -> gone.
 # Continue's CLI (cn) is not here: it has no list command (README.md).
 # The clients run in a network namespace of their own with loopback only
@@ -67,6 +75,11 @@ sim_pid=$!
 for _ in $(seq 100); do grep -q '^listening on ' "$work/sim.out" 2>/dev/null && break; sleep 0.05; done
 port=$(sed -n 's/^listening on .*://p' "$work/sim.out")
 [ -n "$port" ] || { cat "$work/sim.err"; fail "the simulated base did not start"; }
+# Its tools, sorted, one a line: what CodeBuddy must list of each server.
+"$bin" tools --port "$port" --json | node -e '
+  const { tools } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  console.log(tools.map((t) => t.name).sort().join("\n"));
+' >"$work/tools"
 
 # The user's own server, already in each client's file before install: the
 # bridge again, under another name, so that the client connects to it too.
@@ -90,6 +103,7 @@ in_home() {
     GEMINI_CLI_NO_RELAUNCH=1 \
     COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false \
     OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_DEFAULT_PLUGINS=1 \
+    CODEBUDDY_BASE_URL=http://127.0.0.1:9 CODEBUDDY_SKIP_BUILTIN_MARKETPLACE=1 CODEBUDDY_REMOTE_CONFIG_DISABLED=1 \
     "$@"
 }
 
@@ -186,11 +200,15 @@ client_copilot_cli() {
 }
 # copilot_server OUT NAME: "NAME: TYPE, SOURCE, enabled|disabled" from
 # `copilot mcp list --json`, and for a URL entry ", URL, Authorization:
-# HEADER"; nothing when NAME is not in it.
+# HEADER"; nothing when NAME is not in it. OUT holds its stderr too
+# ("Package extraction took 5903ms" when it unpacked itself slowly on a
+# busy machine): the JSON is its lines from "{" to "}".
 copilot_server() {
   node -e '
     const [out, name] = process.argv.slice(1);
-    const s = JSON.parse(require("fs").readFileSync(out, "utf8")).mcpServers?.[name];
+    const lines = require("fs").readFileSync(out, "utf8").split("\n");
+    const json = lines.slice(lines.indexOf("{"), lines.lastIndexOf("}") + 1).join("\n");
+    const s = JSON.parse(json).mcpServers?.[name];
     if (!s) process.exit(1);
     const url = s.url ? `, ${s.url}, Authorization: ${s.headers?.Authorization}` : "";
     console.log(`${name}: ${s.type}, ${s.source}, ${s.enabled === true ? "enabled" : "disabled"}${url}`);
@@ -235,6 +253,57 @@ client_opencode() {
   esac
 }
 
+# CodeBuddy: the npm package @tencent-ai/agent-sdk holds its headless
+# program, cli/bin/codebuddy, and no `mcp list` (that command needs the
+# interactive build, which the package lacks: "Cannot find module
+# '../dist/codebuddy'"). The first line of a headless session,
+# `codebuddy -p hi --output-format stream-json --verbose`, is its
+# system/init: each server it connected to ("mcp_servers", a server it
+# could not connect to left out) and the tools it got from each
+# (mcp__SERVER__TOOL). first-line.mjs ends it once that line is read:
+# without a login it would only answer that one is needed.
+# CODEBUDDY_BASE_URL, a closed loopback port, is where its model calls and
+# its remote control would go; without the built-in marketplace it clones
+# nothing, and it fetches no product configuration. In a headless session CodeBuddy 2.117.0 starts its MCP servers
+# only after waiting MCP_TIMEOUT for them to settle (30 s by default),
+# and MCP_TIMEOUT also bounds each server's initialize: 3 s, not the
+# environment of in_home, where Claude Code would read it too.
+codebuddy=$here/node_modules/@tencent-ai/agent-sdk/cli/bin/codebuddy
+client_codebuddy() {
+  case $1 in
+  fixture)
+    mkdir -p "$2/.codebuddy"
+    servers_json mcpServers "\"type\": \"stdio\", $user_cmd" >"$2/.codebuddy/.mcp.json"
+    ;;
+  list) echo env MCP_TIMEOUT=3000 node "$here/first-line.mjs" "$codebuddy" -p hi --output-format stream-json --verbose ;;
+  shows) codebuddy_servers "$2" | grep -xF "$3: connected, $(codebuddy_want "$3")" | cut -d: -f1-2 ;;
+  names) codebuddy_servers "$2" | grep "^$3: " ;;
+  state) echo "connected with the base's tools" ;;
+  connects) true ;;
+  esac
+}
+# codebuddy_servers OUT: a line "NAME: STATUS, N tools: TOOL…" (sorted,
+# without mcp__NAME__) per server of the system/init line in OUT.
+codebuddy_servers() {
+  node -e '
+    const init = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (init.type !== "system" || init.subtype !== "init") throw new Error("not a system/init line");
+    for (const s of init.mcp_servers) {
+      const prefix = `mcp__${s.name}__`;
+      const tools = init.tools.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length)).sort();
+      console.log(`${s.name}: ${s.status}, ${tools.length} tools: ${tools.join(" ")}`);
+    }
+  ' "$1"
+}
+# codebuddy_want NAME: "N tools: TOOL…", the tools server NAME must show:
+# the base's, but those $denied names (a grep -E pattern) for ours.
+denied=
+codebuddy_want() {
+  local tools
+  tools=$(if [ "$1" = "$ours" ] && [ -n "$denied" ]; then grep -vxE "$denied" "$work/tools"; else cat "$work/tools"; fi)
+  echo "$(wc -l <<<"$tools") tools: $(tr '\n' ' ' <<<"$tools" | sed 's/ $//')"
+}
+
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 begin=$(date +%s%N)
 
@@ -270,10 +339,66 @@ check() {
   shown "$client" "$out" "$ours" "$id after install"
   shown "$client" "$out" "$theirs" "$id after install"
   pass "$id after install: $("$client" shows "$out" "$ours")"
+  if [ "$id" = codebuddy ]; then
+    check_codebuddy_broken "$home" "$out"
+    check_codebuddy_doctor "$home"
+  fi
 
   check_uninstall "$id" "$client" "$home" "$out" ""
   cd "$here"
   echo "test-clients: $id: $(ms_since "$start") ms"
+}
+
+# check_codebuddy_broken HOME OUT: the entry install wrote, with its
+# command's path broken on purpose, is not shown (CodeBuddy leaves it out),
+# while the user's server still is; then the entry as install wrote it.
+check_codebuddy_broken() {
+  local file="$1/.codebuddy/.mcp.json"
+  cp "$file" "$work/codebuddy-installed.json"
+  node -e '
+    const fs = require("fs"), [file, name] = process.argv.slice(1);
+    const j = JSON.parse(fs.readFileSync(file, "utf8"));
+    j.mcpServers[name].command += "-missing";
+    fs.writeFileSync(file, JSON.stringify(j, null, 2));
+  ' "$file" "$ours"
+  list client_codebuddy "$1" "$2" "with our command's path broken"
+  client_codebuddy shows "$2" "$ours" >/dev/null && { cat "$2"; fail "codebuddy with our command's path broken: $ours is still shown"; }
+  shown client_codebuddy "$2" "$theirs" "codebuddy with our command's path broken"
+  pass "codebuddy with our command's path broken: $ours not shown, $(client_codebuddy shows "$2" "$theirs")"
+  cp "$work/codebuddy-installed.json" "$file"
+}
+
+# check_codebuddy_doctor HOME: doctor's line for our CodeBuddy entry names
+# the CodeBuddy that was run here (`codebuddy --version`).
+check_codebuddy_doctor() {
+  local version line
+  version=$(in_home "$1" "$codebuddy" --version)
+  in_home "$1" "$bin" doctor >"$work/doctor.out" 2>&1 || { cat "$work/doctor.out"; fail "codebuddy: doctor found problems"; }
+  line=$(grep -F "CodeBuddy registers \"$ours\"" "$work/doctor.out") || { cat "$work/doctor.out"; fail "codebuddy: doctor does not list $ours"; }
+  grep -qF "; checked with CodeBuddy Code $version itself " <<<"$line" ||
+    fail "codebuddy: doctor does not say the CodeBuddy run here checked it (codebuddy --version: $version): $line"
+  pass "codebuddy: doctor says ${line##*; }"
+}
+
+# check_codebuddy_policy: install --policy with a deny of delete_*: CodeBuddy
+# shows ours with the base's tools but delete_layer and delete_entities,
+# the user's server with all of them.
+check_codebuddy_policy() {
+  local home="$work/codebuddy-policy" out="$work/codebuddy-policy.out" start
+  start=$(date +%s%N)
+  mkdir -p "$home/tmp" "$home/project"
+  client_codebuddy fixture "$home"
+  printf '{"deny": ["delete_*"]}\n' >"$work/policy.json"
+  cd "$home/project"
+  in_home "$home" "$bin" install --client codebuddy --port "$port" --no-cache --log-level warn --policy "$work/policy.json" >"$out" 2>&1 ||
+    { cat "$out"; fail "mcp-bridge install --client codebuddy --policy"; }
+  grep -qx 'delete_.*' "$work/tools" || fail "the simulated base has no delete_ tool to deny"
+  list client_codebuddy "$home" "$out" "after install --policy"
+  denied='delete_.*' shown client_codebuddy "$out" "$ours" "codebuddy after install --policy (deny delete_*)"
+  shown client_codebuddy "$out" "$theirs" "codebuddy after install --policy"
+  pass "codebuddy with --policy denying delete_*: $(denied='delete_.*' client_codebuddy shows "$out" "$ours"), without $(grep -xE 'delete_.*' "$work/tools" | paste -sd' ')"
+  cd "$here"
+  echo "test-clients: codebuddy --policy: $(ms_since "$start") ms"
 }
 
 # check_uninstall ID CLIENT HOME OUT WHAT: uninstall --client ID in HOME,
@@ -290,7 +415,7 @@ check_uninstall() {
 # check_url ID: install --url, list with the token and with a wrong one,
 # uninstall, list, in a fresh fixture home.
 check_url() {
-  local id=$1 client="client_${1//-/_}" home="$work/$1-url" out="$work/$1-url.out" start got
+  local id=$1 client="client_${1//-/_}" home="$work/$1-url" out="$work/$1-url.out" start got refused
   start=$(date +%s%N)
   mkdir -p "$home/tmp" "$home/project"
   "$client" fixture "$home"
@@ -304,10 +429,20 @@ check_url() {
   if "$client" connects; then
     shown "$client" "$out" "$ours" "$id after install --url"
     pass "$id after install --url: $("$client" shows "$out" "$ours")"
+    refused=$(refusals)
     list "$client" "$home" "$out" "with a wrong token" "CAD_MCP_TOKEN=wrong"
-    "$client" names "$out" "$ours" >/dev/null || { cat "$out"; fail "$id with a wrong token: $ours is not listed"; }
-    "$client" shows "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is still connected"; }
-    pass "$id with a wrong token in CAD_MCP_TOKEN: $("$client" names "$out" "$ours")"
+    if [ "$id" = codebuddy ]; then
+      # It leaves out a server it could not connect to: ours is gone, the
+      # user's still there, and the bridge refused a request (HTTP 401).
+      "$client" names "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is listed"; }
+      [ "$(refusals)" -gt "$refused" ] || { cat "$work/listen.err"; fail "$id with a wrong token: the bridge refused nothing"; }
+      shown "$client" "$out" "$theirs" "$id with a wrong token"
+      pass "$id with a wrong token in CAD_MCP_TOKEN: $ours not listed, refused by the bridge (HTTP 401)"
+    else
+      "$client" names "$out" "$ours" >/dev/null || { cat "$out"; fail "$id with a wrong token: $ours is not listed"; }
+      "$client" shows "$out" "$ours" >/dev/null && { cat "$out"; fail "$id with a wrong token: $ours is still connected"; }
+      pass "$id with a wrong token in CAD_MCP_TOKEN: $("$client" names "$out" "$ours")"
+    fi
   else
     "$client" urlshows "$out" "$ours" "$url" >/dev/null ||
       { cat "$out"; fail "$id after install --url: $ours is not listed as a URL entry for $url sending the token from CAD_MCP_TOKEN"; }
@@ -327,10 +462,14 @@ check_url() {
   echo "test-clients: $id URL form: $(ms_since "$start") ms"
 }
 
+# refusals: how many requests the bridge serving --listen refused (HTTP 401).
+refusals() { grep -c '"status":401' "$work/listen.err" || true; }
+
 export PATH="$here/node_modules/.bin:$PATH"
-for id in claude-code gemini codex copilot-cli opencode; do
+for id in claude-code gemini codex copilot-cli opencode codebuddy; do
   check "$id"
 done
+check_codebuddy_policy
 
 # A bridge serving Streamable HTTP with a token, for the URL form; its log
 # names the URL it serves.
@@ -345,7 +484,7 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 [ -n "$url" ] || { cat "$work/listen.err"; fail "the bridge serving --listen did not start"; }
-for id in claude-code gemini codex copilot-cli opencode; do
+for id in claude-code gemini codex copilot-cli opencode codebuddy; do
   check_url "$id"
 done
 echo "test-clients: all clients listed what install wrote, its URL form too, and forgot what uninstall removed ($(ms_since "$begin") ms)"
