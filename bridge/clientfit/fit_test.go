@@ -276,7 +276,7 @@ func TestDesktopNoisePNG(t *testing.T) {
 func TestJPEGStaysJPEG(t *testing.T) {
 	src := jpegOf(t, noise(1600, 1000, 3), 95)
 	in := resultOf(imageBlock(src, "image/jpeg"))
-	limit := len(in) * 2 / 3
+	limit := len(in) / 3
 	out, rep := Fit(in, Limits{MaxResultBytes: limit})
 	if len(out) > limit {
 		t.Fatalf("%d bytes, limit %d", len(out), limit)
@@ -550,5 +550,37 @@ func TestNotesOnlyNeverOver(t *testing.T) {
 				decodePicture(t, c.Data, c.MimeType)
 			}
 		}
+	}
+}
+
+// TestEscapedTypeIsSeen: a picture whose type is written with an escape
+// ("\u0069mage") is a picture to the client, and is held to the limits
+// like any other.
+func TestEscapedTypeIsSeen(t *testing.T) {
+	in := []byte(`{"content":[{"type":"\u0069mage","data":"` + base64.StdEncoding.EncodeToString(pngOf(t, flat(2001, 1001))) + `","mimeType":"image/png"}]}`)
+	out, rep := Fit(in, desktop(t))
+	p := parse(t, out)
+	if !rep.Changed || len(p.Content) != 2 {
+		t.Fatalf("not reduced: %+v", rep)
+	}
+	if got := decodePicture(t, p.Content[0].Data, p.Content[0].MimeType).Bounds().Size(); got != image.Pt(2000, 1000) {
+		t.Errorf("reduced to %v", got)
+	}
+}
+
+// TestUnreadableHeaderNotSent: a small result whose picture says PNG but
+// whose header is cut short cannot be checked against the picture limits:
+// it is decoded, fails, and a note goes in its place (a client's API would
+// refuse the whole answer for it).
+func TestUnreadableHeaderNotSent(t *testing.T) {
+	head := pngOf(t, flat(10, 10))[:20]
+	in := resultOf(textBlockOf("view:"), imageBlock(head, "image/png"))
+	out, rep := Fit(in, desktop(t))
+	p := parse(t, out)
+	if len(p.Content) != 2 || p.Content[1].Type != "text" || !strings.Contains(p.Content[1].Text, "it is broken or cut short") {
+		t.Fatalf("%s", out)
+	}
+	if len(rep.Pictures) != 1 || rep.Pictures[0].Why != "it is broken or cut short" {
+		t.Errorf("report %+v", rep)
 	}
 }

@@ -36,6 +36,12 @@ func FuzzFit(f *testing.F) {
 		f.Add(pic, strings.Repeat("é€😀", 200), uint8(0x3f^i), uint16(600), uint16(0), uint32(3000))
 	}
 	f.Add([]byte(nil), `{"content":[{"type":"text","text":"`+strings.Repeat("x", 3000)+`"}],"isError":true,"structuredContent":{"a":[1,2]}}`, uint8(0x80), uint16(1100), uint16(0), uint32(0))
+	// A broken picture beside text that must be cut: the picture may stay
+	// only if it decodes.
+	f.Add(pngB[:len(pngB)/2], strings.Repeat("entity ", 1000), uint8(0x09), uint16(700), uint16(0), uint32(0))
+	// Bytes that are not UTF-8, which the writer would make three times
+	// longer.
+	f.Add([]byte(nil), "{\"content\":[{\"type\":\"text\",\"text\":\""+strings.Repeat("\xff", 1000)+"\"}]}", uint8(0x80), uint16(140), uint16(0), uint32(0))
 	f.Add([]byte(nil), `{"content":"no","content":[{"type":"image","data":5},{"type":"text"},7,[]],"_meta":{}}`, uint8(0x80), uint16(1), uint16(3), uint32(1))
 	f.Add([]byte(nil), `{"content":[{"type":"\u0069mage","data":"\/9j\/","mimeType":"image/jpeg"}]}`, uint8(0x80), uint16(0), uint16(1), uint32(0))
 
