@@ -119,7 +119,7 @@ func TestSlowToolEndsWithTheServer(t *testing.T) {
 
 // TestPictureTool: sim_picture answers a text block naming the picture,
 // then the picture, of the size asked, in the format asked; issue 40's
-// 2600×1700 PNG is about 4.4 MB.
+// 2600×1700 PNG is about 4.6 MB.
 func TestPictureTool(t *testing.T) {
 	s, _ := newSession(t, Options{LimitTools: true})
 	for _, tt := range []struct {
@@ -164,7 +164,7 @@ func TestPictureTool(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"width":0,"height":10}`:               "Invalid arguments for sim_picture: 'width' must be at least 1",
-		`{"width":8000,"height":8000}`:          "Invalid arguments for sim_picture: 8000 × 8000 is over 16000000 pixels",
+		`{"width":8000,"height":8000}`:          "Invalid arguments for sim_picture: 8000 × 8000 is over 14000000 pixels",
 		`{"width":10,"height":10,"format":"x"}`: "Invalid arguments for sim_picture: 'format' must be one of png, jpeg",
 	} {
 		if got, isErr := s.call("sim_picture", args); got != want || !isErr {
