@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	// golang.org/x/image/draw scales the pictures rather than a scaler of
 	// our own. Its CatmullRom is a separable cubic kernel whose support
@@ -37,8 +38,8 @@ import (
 )
 
 // The formats Fit reads: PNG and JPEG go out in their own format (PNG at
-// the best compression, JPEG stepping its quality down before shrinking
-// further); GIF (its first frame) and WebP, for which the standard library
+// the best compression within a time budget, JPEG stepping its quality
+// down before shrinking further); GIF (its first frame) and WebP, for which the standard library
 // and x/image have no encoder, go out as PNG. Anything else (SVG, BMP,
 // TIFF, a type it does not know) passes as it is while it fits, and is
 // left out with a note when it does not: it cannot be scaled.
@@ -376,6 +377,7 @@ func (p *picture) fit(side, maxB64 int) (b64 []byte, to image.Point, format stri
 		qualities = jpegQualities
 	}
 	img = scalable(img)
+	var enc encoder
 	for range 12 {
 		if max(to.X, to.Y) < minSide && max(p.size.X, p.size.Y) >= minSide {
 			break
@@ -383,16 +385,16 @@ func (p *picture) fit(side, maxB64 int) (b64 []byte, to image.Point, format stri
 		scaled := scale(img, to)
 		last := 0
 		for _, q := range qualities {
-			enc, err := encode(scaled, format, q)
+			data, err := enc.encode(scaled, format, q)
 			if err != nil {
 				return nil, to, "", errBroken
 			}
-			if maxB64 <= 0 || len(enc) <= maxBin {
-				out := make([]byte, base64.StdEncoding.EncodedLen(len(enc)))
-				base64.StdEncoding.Encode(out, enc)
+			if maxB64 <= 0 || len(data) <= maxBin {
+				out := make([]byte, base64.StdEncoding.EncodedLen(len(data)))
+				base64.StdEncoding.Encode(out, data)
 				return out, to, format, nil
 			}
-			last = len(enc)
+			last = len(data)
 		}
 		if max(to.X, to.Y) <= 1 {
 			break
@@ -485,14 +487,53 @@ func toGrey(m *image.RGBA) *image.Gray {
 	return g
 }
 
-// encode writes img as PNG at the best compression, or JPEG at quality q.
-func encode(img image.Image, format string, q int) ([]byte, error) {
+// pngBudget bounds one encoding at the best compression. Go's deflate at
+// that level follows match chains 4096 long, which on a picture of few
+// colours in fine patterns (dithering, halftones, noise) takes tens of
+// seconds: 25 s for 2000×1308 of two-level noise, against 0.4 s at
+// BestSpeed. Past the budget the picture is encoded at BestSpeed, 10 to
+// 30% larger, and so are the smaller tries of the same picture.
+var pngBudget = time.Second // a variable for the tests, which spend it at once
+
+// errSlow stops an encoding that is over its budget.
+var errSlow = errors.New("over its time budget")
+
+// budgetWriter fails its writes once its deadline has passed: the PNG
+// encoder writes each block deflate finishes, so it stops within one.
+type budgetWriter struct {
+	w        io.Writer
+	deadline time.Time
+}
+
+func (b budgetWriter) Write(p []byte) (int, error) {
+	if time.Now().After(b.deadline) {
+		return 0, errSlow
+	}
+	return b.w.Write(p)
+}
+
+// encoder writes a picture in its format, remembering whether the best
+// compression was too slow for it.
+type encoder struct {
+	fast bool // PNG at BestSpeed from now on
+}
+
+// encode writes img as PNG at the best compression (within pngBudget), or
+// JPEG at quality q.
+func (e *encoder) encode(img image.Image, format string, q int) ([]byte, error) {
 	var buf bytes.Buffer
 	if format == fmtJPEG {
 		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q})
 		return buf.Bytes(), err
 	}
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	err := enc.Encode(&buf, img)
+	if !e.fast {
+		err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(budgetWriter{&buf, time.Now().Add(pngBudget)}, img)
+		if !errors.Is(err, errSlow) {
+			return buf.Bytes(), err
+		}
+		e.fast = true
+		buf.Reset()
+	}
+	err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
 	return buf.Bytes(), err
 }

@@ -1,9 +1,13 @@
 package clientfit
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/png"
+	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // lines is a w×h white picture with a one-pixel black line every 37
@@ -49,5 +53,47 @@ func TestThinLinesSurvive(t *testing.T) {
 				t.Errorf("to %d px: the line at column %d is gone (%d)", w, x, darkest)
 			}
 		}
+	}
+}
+
+// dithered is a w×h picture of black and white noise: a dithered render,
+// on which Go's deflate at its best compression takes tens of seconds.
+func dithered(w, h int) *image.Gray {
+	r := rand.New(rand.NewPCG(2, 40))
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(r.IntN(2)) * 255
+	}
+	return img
+}
+
+// TestPNGBudget: an encoding at the best compression that runs out of its
+// budget is done again at BestSpeed, and so are the next ones of the same
+// picture; what comes out is the picture.
+func TestPNGBudget(t *testing.T) {
+	old := pngBudget
+	pngBudget = 0 // spent before the first block is written
+	defer func() { pngBudget = old }()
+	src := dithered(300, 200)
+	var e encoder
+	for range 2 {
+		out, err := e.encode(src, fmtPNG, 0)
+		if err != nil || !e.fast {
+			t.Fatalf("err %v, fast %v", err, e.fast)
+		}
+		img, err := png.Decode(bytes.NewReader(out))
+		if err != nil || img.Bounds() != src.Bounds() {
+			t.Fatalf("%v, %v", err, img.Bounds())
+		}
+		for i, v := range src.Pix {
+			if r, _, _, _ := img.At(i%300, i/300).RGBA(); uint8(r>>8) != v {
+				t.Fatalf("pixel %d: %d, want %d", i, r>>8, v)
+			}
+		}
+	}
+	pngBudget = time.Hour
+	var slow encoder
+	if _, err := slow.encode(src, fmtPNG, 0); err != nil || slow.fast {
+		t.Errorf("within its budget: err %v, fast %v", err, slow.fast)
 	}
 }
