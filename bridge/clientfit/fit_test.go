@@ -187,17 +187,18 @@ func TestCutCharsUnits(t *testing.T) {
 // is; one pixel more is scaled to it, aspect kept, and says so.
 func TestPictureSideEdge(t *testing.T) {
 	lim := desktop(t)
-	at := resultOf(imageBlock(pngOf(t, flat(2000, 1001)), "image/png"))
+	// Strips: the longer side is what the limit is about.
+	at := resultOf(imageBlock(pngOf(t, flat(2000, 41)), "image/png"))
 	out, rep := Fit(at, lim)
 	if !sameSlice(at, out) || rep.Changed {
-		t.Errorf("a 2000×1001 picture was changed for a 2000 px limit: %+v", rep)
+		t.Errorf("a 2000×41 picture was changed for a 2000 px limit: %+v", rep)
 	}
-	tall := resultOf(imageBlock(pngOf(t, flat(1001, 2000)), "image/png"))
+	tall := resultOf(imageBlock(pngOf(t, flat(41, 2000)), "image/png"))
 	if out, _ := Fit(tall, lim); !sameSlice(tall, out) {
-		t.Errorf("a 1001×2000 picture was changed for a 2000 px limit")
+		t.Errorf("a 41×2000 picture was changed for a 2000 px limit")
 	}
 
-	for _, size := range []image.Point{{2001, 1001}, {1001, 2001}} {
+	for _, size := range []image.Point{{2001, 41}, {41, 2001}} {
 		over := resultOf(imageBlock(pngOf(t, flat(size.X, size.Y)), "image/png"))
 		out, rep = Fit(over, lim)
 		p := parse(t, out)
@@ -205,9 +206,9 @@ func TestPictureSideEdge(t *testing.T) {
 			t.Fatalf("%v: %.300s", size, out)
 		}
 		img := decodePicture(t, p.Content[0].Data, p.Content[0].MimeType)
-		want := image.Pt(2000, 1000)
+		want := image.Pt(2000, 41) // 40.98
 		if size.Y > size.X {
-			want = image.Pt(1000, 2000)
+			want = image.Pt(41, 2000)
 		}
 		if got := img.Bounds().Size(); got != want {
 			t.Errorf("%v: reduced to %v, want %v", size, got, want)
@@ -240,7 +241,7 @@ func TestAspectKept(t *testing.T) {
 	}
 }
 
-// TestDesktopNoisePNG: issue 40's picture, 2600×1700 of noise (4.4 MB),
+// TestDesktopNoisePNG: issue 40's picture, 2600×1700 of noise (4.6 MB of PNG),
 // to a client that names itself as Claude Desktop does: at most 2000 px a
 // side, the same aspect ratio, the whole answer within 1 MiB, a PNG that
 // decodes.
@@ -274,7 +275,7 @@ func TestDesktopNoisePNG(t *testing.T) {
 // TestJPEGStaysJPEG: a JPEG over the bytes is re-encoded as JPEG, its
 // quality stepped down before its size.
 func TestJPEGStaysJPEG(t *testing.T) {
-	src := jpegOf(t, noise(1600, 1000, 3), 95)
+	src := jpegOf(t, noise(800, 500, 3), 95)
 	in := resultOf(imageBlock(src, "image/jpeg"))
 	limit := len(in) / 3
 	out, rep := Fit(in, Limits{MaxResultBytes: limit})
@@ -286,7 +287,7 @@ func TestJPEGStaysJPEG(t *testing.T) {
 		t.Fatalf("mimeType %q", p.Content[0].MimeType)
 	}
 	got := decodePicture(t, p.Content[0].Data, "image/jpeg").Bounds().Size()
-	if got != image.Pt(1600, 1000) {
+	if got != image.Pt(800, 500) {
 		t.Errorf("reduced to %v: a lower quality at its own size fits", got)
 	}
 	if len(rep.Pictures) != 1 || rep.Pictures[0].Format != "jpeg" {
@@ -298,7 +299,7 @@ func TestJPEGStaysJPEG(t *testing.T) {
 func TestGIFGoesOutAsPNG(t *testing.T) {
 	var buf bytes.Buffer
 	// A drawing: a few colours, a few KB however large.
-	if err := gif.Encode(&buf, drawing(2400, 1200), nil); err != nil {
+	if err := gif.Encode(&buf, drawing(2400, 300), nil); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := Fit(resultOf(imageBlock(buf.Bytes(), "image/gif")), desktop(t))
@@ -306,7 +307,7 @@ func TestGIFGoesOutAsPNG(t *testing.T) {
 	if p.Content[0].MimeType != "image/png" {
 		t.Fatalf("mimeType %q", p.Content[0].MimeType)
 	}
-	if got := decodePicture(t, p.Content[0].Data, "image/png").Bounds().Size(); got != image.Pt(2000, 1000) {
+	if got := decodePicture(t, p.Content[0].Data, "image/png").Bounds().Size(); got != image.Pt(2000, 250) {
 		t.Errorf("reduced to %v", got)
 	}
 }
@@ -405,7 +406,7 @@ func TestBrokenPictures(t *testing.T) {
 // bytes, blocks not reduced are as the base wrote them, and a reduced
 // picture keeps its other members.
 func TestEverythingElseKept(t *testing.T) {
-	pic := base64.StdEncoding.EncodeToString(pngOf(t, drawing(2400, 1200)))
+	pic := base64.StdEncoding.EncodeToString(pngOf(t, drawing(2400, 300)))
 	in := []byte(`{"_meta":{"cad/drawing":"Plan 1"},"content":[{"type":"text","text":"Plan 1, view from the top:"},` +
 		`{"annotations":{"audience":["user"]},"type":"image","mimeType":"image/png","data":"` + pic + `"},` +
 		`{"type":"resource_link","uri":"file:///plans/plan1.dwg","name":"plan1.dwg"}],"structuredContent":{"entities":3},"isError":false,"x-cad":[1,2]}`)
@@ -445,7 +446,7 @@ func TestEverythingElseKept(t *testing.T) {
 	if !bytes.HasPrefix(blocks[1], []byte(`{"annotations":{"audience":["user"]},"type":"image","mimeType":"image/png","data":"`)) {
 		t.Errorf("the reduced picture lost its members or their order: %.120s", blocks[1])
 	}
-	if !bytes.Contains(blocks[2], []byte("reduced from 2400×1200 to 2000×1000 px")) {
+	if !bytes.Contains(blocks[2], []byte("reduced from 2400×300 to 2000×250 px")) {
 		t.Errorf("no note after the picture: %s", blocks[2])
 	}
 }
@@ -539,7 +540,7 @@ func TestNotesOnlyNeverOver(t *testing.T) {
 	in := resultOf(textBlockOf(strings.Repeat("a", 5000)), imageBlock(pngOf(t, noise(150, 120, 6)), "image/png"),
 		`{"type":"audio","data":"QUJD","mimeType":"audio/wav"}`, textBlockOf(strings.Repeat("b", 5000)))
 	in = append(in[:len(in)-1], `,"structuredContent":{"a":"`+strings.Repeat("s", 5000)+`"}}`...)
-	for limit := 1; limit < len(in)+300; limit += 173 {
+	for limit := 1; limit < len(in)+300; limit += 311 {
 		out, _ := Fit(in, Limits{MaxResultBytes: limit, MaxImageSide: 100})
 		if len(out) > max(limit, MinResultBytes) {
 			t.Fatalf("limit %d: %d bytes", limit, len(out))
@@ -557,13 +558,13 @@ func TestNotesOnlyNeverOver(t *testing.T) {
 // ("\u0069mage") is a picture to the client, and is held to the limits
 // like any other.
 func TestEscapedTypeIsSeen(t *testing.T) {
-	in := []byte(`{"content":[{"type":"\u0069mage","data":"` + base64.StdEncoding.EncodeToString(pngOf(t, flat(2001, 1001))) + `","mimeType":"image/png"}]}`)
+	in := []byte(`{"content":[{"type":"\u0069mage","data":"` + base64.StdEncoding.EncodeToString(pngOf(t, flat(2001, 41))) + `","mimeType":"image/png"}]}`)
 	out, rep := Fit(in, desktop(t))
 	p := parse(t, out)
 	if !rep.Changed || len(p.Content) != 2 {
 		t.Fatalf("not reduced: %+v", rep)
 	}
-	if got := decodePicture(t, p.Content[0].Data, p.Content[0].MimeType).Bounds().Size(); got != image.Pt(2000, 1000) {
+	if got := decodePicture(t, p.Content[0].Data, p.Content[0].MimeType).Bounds().Size(); got != image.Pt(2000, 41) {
 		t.Errorf("reduced to %v", got)
 	}
 }
