@@ -585,3 +585,31 @@ func TestUnreadableHeaderNotSent(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// TestConcurrentFits: clients' answers are fitted at once from many
+// goroutines (one picture decoded at a time among them); each gets its
+// own picture, reduced.
+func TestConcurrentFits(t *testing.T) {
+	lim := desktop(t)
+	results := make([][]byte, 4)
+	for i := range results {
+		results[i] = resultOf(imageBlock(pngOf(t, flat(2001+i, 10)), "image/png"))
+	}
+	outs := make([][]byte, len(results))
+	done := make(chan int)
+	for i := range results {
+		go func() {
+			outs[i], _ = Fit(results[i], lim)
+			done <- i
+		}()
+	}
+	for range results {
+		<-done
+	}
+	for i, out := range outs {
+		p := parse(t, out)
+		if want := fmt.Sprintf("reduced from %d×10 to 2000×10 px", 2001+i); len(p.Content) != 2 || !strings.Contains(p.Content[1].Text, want) {
+			t.Errorf("result %d: %.200s", i, out)
+		}
+	}
+}
