@@ -67,9 +67,9 @@ func dithered(w, h int) *image.Gray {
 	return img
 }
 
-// TestPNGBudget: an encoding at the best compression that runs out of its
-// budget is done again at BestSpeed, and so are the next ones of the same
-// picture; what comes out is the picture.
+// TestPNGBudget: an encoding that runs out of its budget is done again at
+// BestSpeed, and so are the next ones of the same picture; what comes out
+// is the picture.
 func TestPNGBudget(t *testing.T) {
 	old := pngBudget
 	pngBudget = 0 // spent before the first block is written
@@ -77,7 +77,7 @@ func TestPNGBudget(t *testing.T) {
 	src := dithered(300, 200)
 	var e encoder
 	for range 2 {
-		out, err := e.encode(src, fmtPNG, 0)
+		out, err := e.encode(src, fmtPNG, 0, 0)
 		if err != nil || !e.fast {
 			t.Fatalf("err %v, fast %v", err, e.fast)
 		}
@@ -93,7 +93,37 @@ func TestPNGBudget(t *testing.T) {
 	}
 	pngBudget = time.Hour
 	var slow encoder
-	if _, err := slow.encode(src, fmtPNG, 0); err != nil || slow.fast {
+	if _, err := slow.encode(src, fmtPNG, 0, 0); err != nil || slow.fast {
 		t.Errorf("within its budget: err %v, fast %v", err, slow.fast)
+	}
+}
+
+// TestBestCompressionWhenJustOver: the best compression is tried only
+// when the default one is just over what is wanted, and the smaller of
+// the two is kept.
+func TestBestCompressionWhenJustOver(t *testing.T) {
+	src := scale(drawing(1300, 850), image.Pt(1000, 654))
+	var e encoder
+	def, err := e.encode(src, fmtPNG, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, src); err != nil || buf.Len() >= len(def) {
+		t.Fatalf("the best compression is not smaller here (%d, %d): %v", buf.Len(), len(def), err)
+	}
+	for _, tt := range []struct {
+		name   string
+		maxBin int
+		want   int
+	}{
+		{"fits", len(def), len(def)},
+		{"just over", len(def) - 1, buf.Len()},
+		{"far over", int(float64(len(def)) / bestWithin / 1.01), len(def)},
+	} {
+		got, err := e.encode(src, fmtPNG, 0, tt.maxBin)
+		if err != nil || len(got) != tt.want {
+			t.Errorf("%s: %d bytes, want %d (%v)", tt.name, len(got), tt.want, err)
+		}
 	}
 }
