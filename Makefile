@@ -108,12 +108,13 @@ clean:
 # where its idle RSS goes (measured on bin/mcp-bridge-symbols, the same build
 # with its symbols); the table and the account are written in
 # docs/performance.md between its marks. Then the hot paths with -benchmem
-# (telemetry's: a call's cost off, with metrics, with traces). Not part of
-# `make test`.
+# (telemetry's: a call's cost off, with metrics, with traces; clientfit's:
+# issue 40's 4 MB picture fitted for Claude Desktop, a result that fits,
+# the scalers). Not part of `make test`.
 bench: build
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
 	$(BIN) bench --go $(GO) --symbols bin/mcp-bridge-symbols --doc docs/performance.md
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry ./bridge/clientfit
 
 .PHONY: test-freecad demo-freecad demo-freecad-gui
 

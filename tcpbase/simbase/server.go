@@ -22,6 +22,9 @@ type Options struct {
 	// Conformance adds the tools the official MCP conformance suite calls
 	// (conformance.go), and one with x-mcp-header arguments.
 	Conformance bool
+	// LimitTools adds sim_slow, sim_picture and sim_listing, the test
+	// tools for clients' limits (limits.go; for tests only).
+	LimitTools bool
 	// Newline ends each answer with "\n"; by default an answer ends when
 	// the server closes the connection, as the real base does.
 	Newline bool
@@ -50,6 +53,11 @@ type Server struct {
 	maxConc atomic.Int64 // the most frames ever answered at once
 	countMu sync.Mutex
 	byID    map[string]int
+	runs    map[string]int // finished sim_slow runs, by label
+
+	picMu   sync.Mutex // guards the last sim_picture, kept
+	picKey  pictureKey
+	picData []byte
 
 	ln     net.Listener
 	connMu sync.Mutex // guards conns and closed, and orders wg.Add before Close's wg.Wait
@@ -70,6 +78,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Conformance {
 		s.tools = append(s.tools, conformanceTools()...)
+	}
+	if opts.LimitTools {
+		s.tools = append(s.tools, limitTools()...)
 	}
 	type listed struct {
 		Name        string `json:"name"`

@@ -114,8 +114,9 @@ func TestArgumentsChecked(t *testing.T) {
 }
 
 func TestToolList(t *testing.T) {
-	for _, faults := range []bool{false, true} {
-		sim := New(Options{Faults: faults})
+	testOnly := func(name string) bool { return strings.HasPrefix(name, "fault_") || strings.HasPrefix(name, "sim_") }
+	for _, opts := range []Options{{}, {Faults: true}, {LimitTools: true}, {Faults: true, LimitTools: true}} {
+		sim := New(opts)
 		var list struct {
 			Tools []struct {
 				Name        string         `json:"name"`
@@ -126,10 +127,15 @@ func TestToolList(t *testing.T) {
 		if err := json.Unmarshal(sim.list, &list); err != nil {
 			t.Fatal(err)
 		}
-		cad := 0
+		cad, faults, limits := 0, 0, 0
 		for _, tl := range list.Tools {
-			if !strings.HasPrefix(tl.Name, "fault_") && tl.Name != "sim_stats" {
+			switch {
+			case !testOnly(tl.Name):
 				cad++
+			case tl.Name == "sim_slow" || tl.Name == "sim_picture" || tl.Name == "sim_listing":
+				limits++
+			default:
+				faults++
 			}
 			if tl.Description == "" {
 				t.Errorf("%s has no description", tl.Name)
@@ -142,10 +148,10 @@ func TestToolList(t *testing.T) {
 			}
 		}
 		if cad != 26 {
-			t.Errorf("%d CAD tools, want 26", cad)
+			t.Errorf("%+v: %d CAD tools, want 26", opts, cad)
 		}
-		if hasFaults := len(list.Tools) > 26; hasFaults != faults {
-			t.Errorf("faults=%v but %d tools listed", faults, len(list.Tools))
+		if (faults > 0) != opts.Faults || (limits == 3) != opts.LimitTools || limits != 0 && limits != 3 {
+			t.Errorf("%+v: %d fault tools, %d limit tools", opts, faults, limits)
 		}
 	}
 }
