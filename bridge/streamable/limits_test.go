@@ -308,3 +308,48 @@ func TestSessionShareOfOneIPv6Network(t *testing.T) {
 		t.Error("another /64's sessions were evicted")
 	}
 }
+
+// TestEvictedSessionsEnd: a session evicted to make room ends as every
+// other session does: it leaves the core's clients (/healthz, the status
+// page) and telemetry's open sessions (mcp_bridge_sessions). One session
+// either side of a full share: two open count two; a third, which evicts
+// one, and fifty more count two still. Before, an evicted session was
+// taken out of the table but never ended: a client opening sessions in a
+// loop grew the bridge by one client and one counted session each time.
+func TestEvictedSessionsEnd(t *testing.T) {
+	h := newHTTPHarness(t, func(c *bridge.Config, hc *Config) {
+		hc.MaxSessions, hc.UnusedIdle = 4, time.Hour // an address's share: 2
+		withMetrics(t)(c, hc)
+	})
+	counts := func() string {
+		t.Helper()
+		gauge := 0.0
+		for _, line := range strings.Split(h.page("/metrics", nil).body, "\n") {
+			if name, rest, ok := strings.Cut(line, " "); ok && (name == "mcp_bridge_sessions" || strings.HasPrefix(name, "mcp_bridge_sessions{")) {
+				var v float64
+				fmt.Sscan(rest, &v)
+				gauge += v
+			}
+		}
+		health := h.health()
+		return fmt.Sprintf("table %v, clients %v, mcp_bridge_sessions %v",
+			bridgetest.Field(t, health, "sessions"), bridgetest.Field(t, health, "clients"), gauge)
+	}
+	h.initialize("2025-06-18")
+	h.initialize("2025-06-18")
+	full := counts()
+	if want := "table 2, clients 2, mcp_bridge_sessions 2"; full != want {
+		t.Fatalf("the share full: %s; want %s", full, want)
+	}
+	h.initialize("2025-06-18") // evicts one
+	if got := counts(); got != full {
+		t.Errorf("one past the full share: %s; want %s", got, full)
+	}
+	for range 50 {
+		h.initialize("2025-06-18")
+	}
+	if got := counts(); got != full {
+		t.Errorf("fifty more: %s; want %s", got, full)
+	}
+}
+

@@ -25,7 +25,7 @@ type session struct {
 	stream   *httpOut            // the GET stream, nil when none is open
 	waiting  map[string]*httpOut // POSTs waiting for the answer to one request, by id key
 
-	endOnce sync.Once
+	endOnce sync.Once     // endSession's: a session ends once, whoever took it out of the table
 	ended   chan struct{} // closed when the session ends
 }
 
@@ -191,7 +191,8 @@ func (t *sessions) find(id string) *session {
 }
 
 // remove takes s out of the table; it reports whether s was still in it.
-// Only httpFront.endSession calls it.
+// Only httpFront.endSession calls it (open takes an evicted one out
+// itself, and the caller ends it).
 func (t *sessions) remove(s *session) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
