@@ -353,3 +353,49 @@ func TestEvictedSessionsEnd(t *testing.T) {
 	}
 }
 
+// TestIdleLimit: when a session expires, at the edges. A session used
+// after its initialize expires once it has been idle longer than
+// --session-idle; one never used, longer than the shorter of
+// --session-idle and the unused timeout, with --session-idle one
+// nanosecond either side of the unused timeout. Before, a session never
+// used waited the unused timeout however short --session-idle was.
+func TestIdleLimit(t *testing.T) {
+	const unused = 10 * time.Second
+	const ns = time.Nanosecond
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct {
+		idle  time.Duration // --session-idle
+		used  bool
+		after time.Duration // since its last use
+		want  bool
+	}{
+		{unused - ns, false, unused - ns, false},
+		{unused - ns, false, unused, true},
+		{unused, false, unused, false},
+		{unused, false, unused + ns, true},
+		{unused + ns, false, unused, false},
+		{unused + ns, false, unused + ns, true},
+		{unused - ns, true, unused - ns, false},
+		{unused - ns, true, unused, true},
+		{unused + ns, true, unused + ns, false},
+		{unused + ns, true, unused + 2*ns, true},
+	} {
+		s := &session{lastUsed: t0, used: c.used}
+		if got := s.idle(t0.Add(c.after), c.idle, unused); got != c.want {
+			t.Errorf("--session-idle %v, used %v, idle for %v: expired %v, want %v", c.idle, c.used, c.after, got, c.want)
+		}
+	}
+}
+
+// TestShortSessionIdleForUnusedSessions: --session-idle shorter than the
+// unused timeout frees a session never used after its initialize after
+// --session-idle (the table's room comes back that soon), not after the
+// unused timeout.
+func TestShortSessionIdleForUnusedSessions(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, time.Hour })
+	unused := h.initialize("2025-06-18")
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "sessions") == float64(0) })
+	if r := h.post(withSession(unused), pingBody); r.status != http.StatusNotFound {
+		t.Errorf("the unused session after --session-idle: %d %s", r.status, r.body)
+	}
+}

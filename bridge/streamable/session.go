@@ -46,13 +46,15 @@ func (s *session) release() {
 }
 
 // idle reports whether the session has been unused past its timeout: the
-// idle timeout once it was used, the much shorter unused one before.
+// idle timeout once it was used; before, the shorter of the idle timeout
+// and the unused one (a --session-idle shorter than the unused timeout
+// holds for every session).
 func (s *session) idle(now time.Time, idle, unused time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	limit := idle
 	if !s.used {
-		limit = unused
+		limit = min(idle, unused)
 	}
 	return s.busy == 0 && now.Sub(s.lastUsed) > limit
 }
