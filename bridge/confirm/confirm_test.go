@@ -96,6 +96,40 @@ func TestRequestStateBindsExactStrings(t *testing.T) {
 	}
 }
 
+// TestRedeemAtOnce: one requestState sent back by many calls at the same
+// moment is spent by exactly one of them; the others are refused as
+// replayed, and the bridge goes on (the spent tokens are one map, written
+// under the signer's lock: without it, a concurrent map write crashed the
+// whole process). Run under -race, as make test does.
+func TestRedeemAtOnce(t *testing.T) {
+	s := NewSigner(time.Minute)
+	args := []byte(`{"handles":["1A"]}`)
+	for round := range 20 {
+		toks := []string{s.Issue("delete_entities", args), s.Issue("delete_entities", args)}
+		start := make(chan struct{})
+		errs := make(chan error, 16)
+		for i := range 16 {
+			go func() {
+				<-start
+				errs <- s.Redeem(toks[i%2], "delete_entities", args)
+			}()
+		}
+		close(start)
+		ok := 0
+		for range 16 {
+			switch err := <-errs; {
+			case err == nil:
+				ok++
+			case !errors.Is(err, ErrReplayed):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if ok != 2 {
+			t.Fatalf("round %d: two tokens spent %d times, want once each", round, ok)
+		}
+	}
+}
+
 func TestMessageNamesToolAndArguments(t *testing.T) {
 	got, _ := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
 	want := "The assistant wants to run delete_entities on your drawing. Allow it?\n\nArguments:\n  handles: [\"1A\",\"2B\"]\n  layer: \"0\""
