@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -449,6 +450,32 @@ func TestLaunchStoppedBridge(t *testing.T) {
 		}
 	}
 	c.touch(c.fake.Hold)
+}
+
+// TestLaunchOnlyWhenNothingWasSent: with --launch, a call that reached
+// the base and then failed there (it timed out, the base closed without an
+// answer, answered garbage) is answered with that failure and sent once:
+// CAD is started, and the call sent again, only when no connection could
+// be made. Before, any failure started CAD (here it is up, so "started"
+// at once) and the call went to the base a second time: two copies of a
+// drawing change.
+func TestLaunchOnlyWhenNothingWasSent(t *testing.T) {
+	sim := bridgetest.StartSim(t)
+	l := launch.New(launch.Options{Command: launch.Command{Path: filepath.Join(tempDir(t), "no-such-cad")}, Addr: sim.Addr(), Dir: tempDir(t),
+		Log: zerolog.New(zerolog.NewTestWriter(t))})
+	h := newHarness(t, sim, func(cfg *Config) { cfg.Launch, cfg.CallTimeout = l, 300*time.Millisecond })
+	for _, c := range []struct{ tool, kind string }{{"fault_hang", "timeout"}, {"fault_close", "closed"}, {"fault_garbage", "malformed"}} {
+		id := `"` + c.tool + `"`
+		h.send(call(id, c.tool, `{}`))
+		got := h.recv()
+		if field(t, got, "error.data.kind") != c.kind {
+			t.Errorf("%s: %s; want the %s failure", c.tool, got, c.kind)
+		}
+		if n := sim.CallsFor(id); n != 1 {
+			t.Errorf("%s: the base got the call %d times, want once", c.tool, n)
+		}
+	}
+	h.closeAndWait()
 }
 
 // index is element i of a JSON array (-1: the last), or nil.
