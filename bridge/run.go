@@ -176,7 +176,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		abort:      abort,
 		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
-		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), reading: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),
 	}
 }
