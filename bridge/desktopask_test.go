@@ -131,6 +131,35 @@ func TestDesktopBridgeStopClosesTheQuestion(t *testing.T) {
 	h.checkExactlyOnce()
 }
 
+// TestDesktopClientQuitsClosesTheQuestion: a stdio client that quits by
+// closing stdin cannot answer for its calls any more: the question open on
+// the desktop is withdrawn at once (not after the 30 s given to the calls
+// already accepted), its call is answered not run and never sent, and a
+// call accepted behind it still runs. Before, the dialog stayed up to
+// --shutdown-timeout, and Run sent the call for a client that was gone.
+func TestDesktopClientQuitsClosesTheQuestion(t *testing.T) {
+	d := bridgetest.NewDesktop()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) { c.ShutdownTimeout = time.Hour }))
+	h.send(initPlain)
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["h-1"]}`))
+	h.skipCount("1")
+	d.Question(t)
+	h.send(call("2", "get_drawing_info", `{}`))
+	h.stdin.Close()
+	select {
+	case <-d.Withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the desktop question stayed open after the client closed stdin")
+	}
+	rest := h.closeAndWait()
+	if len(rest) != 2 || field(t, rest[0], "id") != float64(1) || field(t, rest[0], "result.isError") != true || !strings.Contains(rest[0], "Nothing was sent to CAD") ||
+		field(t, rest[1], "id") != float64(2) || field(t, rest[1], "result.isError") != false {
+		t.Errorf("after stdin closed: %q; want the question's call refused unsent, then the accepted call's answer", rest)
+	}
+	h.checkExactlyOnce()
+}
+
 func TestConfirmWho(t *testing.T) {
 	const modernNoAsk = `{}`
 	const modernAsk = `{"elicitation":{}}`
