@@ -160,6 +160,39 @@ func TestDesktopClientQuitsClosesTheQuestion(t *testing.T) {
 	h.checkExactlyOnce()
 }
 
+// TestDesktopOneQuestionAtATime: a client's calls that need confirmation
+// on the desktop are asked one after the other, in the order sent, each
+// once the one before is answered: never several windows at once for one
+// client. Before, five calls opened five dialogs together.
+func TestDesktopOneQuestionAtATime(t *testing.T) {
+	d := bridgetest.NewDesktop()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d)))
+	h.send(initPlain)
+	h.recv()
+	const n = 5
+	for i := range n {
+		h.send(call(fmt.Sprint(i+1), "delete_entities", fmt.Sprintf(`{"handles":["h-%d"]}`, i+1)))
+		h.skipCount(fmt.Sprint(i + 1))
+	}
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`) // all five accepted
+	for i := range n {
+		q := d.Question(t)
+		if want := fmt.Sprintf(`{"handles":["h-%d"]}`, i+1); string(q.Args) != want {
+			t.Errorf("question %d is about %s, want %s", i+1, q.Args, want)
+		}
+		d.Answers <- desktop.DontRun
+		if line := h.recv(); field(t, line, "id") != float64(i+1) || field(t, line, "result.isError") != true {
+			t.Errorf("answer %d: %s", i+1, line)
+		}
+	}
+	if m := d.MaxOpen(); m != 1 {
+		t.Errorf("%d questions were on the desktop at once, want one at a time", m)
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+}
+
 func TestConfirmWho(t *testing.T) {
 	const modernNoAsk = `{}`
 	const modernAsk = `{"elicitation":{}}`

@@ -42,6 +42,9 @@ var (
 // stream carrying the question ended, or the bridge is stopping (askCtx).
 func (b *bridge) runQuestion(j *job) {
 	r := j.reply
+	if j.askDone != nil {
+		defer close(j.askDone) // the next desktop question of its turn may show
+	}
 	// The question lives within the request's context (the client's
 	// cancel, its session's end), and ends too when the bridge stops
 	// asking (shutdown).

@@ -30,6 +30,9 @@ type job struct {
 	askedBy      string // who asks or asked: AskClient or AskDesktop
 	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
 	sent         bool   // the worker handed its frame to the base: it may have run
+	// askAfter and askDone: its place in its turn's line of desktop
+	// questions (Turn.nextAsk); nil when it is not asked on the desktop.
+	askAfter, askDone chan struct{}
 }
 
 // bridge is the core shared by the front end, the worker and the prober.
