@@ -63,6 +63,11 @@ func TestDialogOnX(t *testing.T) {
 			desktoptest.Xdotool(t, display, append([]string{"key"}, k...)...)
 		}
 	}
+	// How a person chooses Run, and what Return alone does (never Run):
+	// zenity's and yad's Run is a button, kdialog's an entry in a combo
+	// box; Return in yad's text does nothing (then Escape).
+	run := map[kind]action{zenity: keys("Tab", "Return"), kdialog: keys("Down", "Return"), yad: keys("Tab", "Tab", "Return")}
+	onlyReturn := map[kind]action{zenity: keys("Return"), kdialog: keys("Return"), yad: keys("Return", "Escape")}
 	cases := []struct {
 		name    string
 		timeout time.Duration
@@ -70,8 +75,8 @@ func TestDialogOnX(t *testing.T) {
 		cancel  bool   // cancel ctx once the dialog is up
 		want    Answer
 	}{
-		{"Tab to Run, Return", time.Hour, keys("Tab", "Return"), false, Run},
-		{"Return is Don't run", time.Hour, keys("Return"), false, DontRun},
+		{"choose Run", time.Hour, nil, false, Run},
+		{"Return is Don't run", time.Hour, nil, false, DontRun},
 		{"Escape", time.Hour, keys("Escape"), false, DontRun},
 		{"close box", time.Hour, func(t *testing.T, w string) {
 			id, _ := strconv.ParseUint(w, 10, 32)
@@ -88,6 +93,12 @@ func TestDialogOnX(t *testing.T) {
 			path, _ := exec.LookPath(k.String())
 			p := &program{kind: k, path: path, env: childEnv(env)}
 			for i, c := range cases {
+				switch c.name {
+				case "choose Run":
+					c.act = run[k]
+				case "Return is Don't run":
+					c.act = onlyReturn[k]
+				}
 				t.Run(c.name, func(t *testing.T) {
 					q := hostile
 					q.Timeout = c.timeout
@@ -124,6 +135,9 @@ func TestDialogOnX(t *testing.T) {
 						got := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
 						if diff := cmp.Diff(want, got); diff != "" {
 							t.Errorf("the program's command line (-want +got):\n%s", diff)
+						}
+						if onArgv := strings.Contains(string(raw), "012345678901234567890"); onArgv != (k != yad) {
+							t.Errorf("an argument's value on the command line other accounts read: %v", onArgv)
 						}
 						shot := filepath.Join(shots(t), k.String()+".png")
 						var stderr bytes.Buffer
