@@ -83,6 +83,11 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 		// One dialog at a time per client: after the one before it.
 		select {
 		case <-j.askAfter:
+		default:
+			b.log.Debug().Str("tool", j.req.Tool.Name).Msg("desktop question waits for the client's one before it")
+		}
+		select {
+		case <-j.askAfter:
 		case <-ctx.Done():
 			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
 			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")

@@ -2,11 +2,13 @@ package bridge
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
@@ -166,7 +168,10 @@ func TestDesktopClientQuitsClosesTheQuestion(t *testing.T) {
 // client. Before, five calls opened five dialogs together.
 func TestDesktopOneQuestionAtATime(t *testing.T) {
 	d := bridgetest.NewDesktop()
-	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d)))
+	waiting := make(chan struct{}, 10)
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) {
+		c.Log = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logWatch("waits for the client's one before it", waiting))).Level(zerolog.DebugLevel)
+	}))
 	h.send(initPlain)
 	h.recv()
 	const n = 5
@@ -174,10 +179,28 @@ func TestDesktopOneQuestionAtATime(t *testing.T) {
 		h.send(call(fmt.Sprint(i+1), "delete_entities", fmt.Sprintf(`{"handles":["h-%d"]}`, i+1)))
 		h.skipCount(fmt.Sprint(i + 1))
 	}
-	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
-	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`) // all five accepted
+	// Four questions wait while the first is shown; were they shown
+	// instead, a second one would be on the desktop.
+	var shown []desktop.Question
+	for waited := 0; waited < n-1; {
+		select {
+		case <-waiting:
+			waited++
+		case q := <-d.Asked:
+			if shown = append(shown, q); len(shown) > 1 {
+				t.Fatalf("a second dialog opened while the first was open: %s, %s", shown[0].Args, q.Args)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("the questions neither waited nor were shown")
+		}
+	}
 	for i := range n {
-		q := d.Question(t)
+		var q desktop.Question
+		if len(shown) > 0 {
+			q, shown = shown[0], nil
+		} else {
+			q = d.Question(t)
+		}
 		if want := fmt.Sprintf(`{"handles":["h-%d"]}`, i+1); string(q.Args) != want {
 			t.Errorf("question %d is about %s, want %s", i+1, q.Args, want)
 		}
@@ -192,6 +215,19 @@ func TestDesktopOneQuestionAtATime(t *testing.T) {
 	h.closeAndWait()
 	h.checkExactlyOnce()
 }
+
+// logWatch is a log writer that signals on ch each line holding msg.
+func logWatch(msg string, ch chan<- struct{}) io.Writer {
+	return writerFunc(func(p []byte) {
+		if strings.Contains(string(p), msg) {
+			ch <- struct{}{}
+		}
+	})
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func TestConfirmWho(t *testing.T) {
 	const modernNoAsk = `{}`
