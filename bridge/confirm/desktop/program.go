@@ -339,7 +339,7 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 		if a, ok := p.answer(code, stdout.String(), stderr.String()); ok {
 			return a, nil
 		}
-		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, strings.TrimSpace(stderr.String()))
+		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, lastWords(stderr.String()))
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
@@ -349,6 +349,21 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 		<-done
 		return TimedOut, nil
 	}
+}
+
+// lastWords is the last line a program wrote to stderr, for the error
+// that says why its dialog gave no answer (a toolkit's reason comes last,
+// after any number of warnings), cut to 300 bytes.
+func lastWords(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "nothing on stderr"
+	}
+	if len(last) > 300 {
+		last = strings.ToValidUTF8(last[:300], "") + "…"
+	}
+	return last
 }
 
 // maxOutput bounds what is kept of each of a dialog program's outputs,

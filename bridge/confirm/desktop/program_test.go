@@ -68,37 +68,50 @@ func TestOnlyRunRuns(t *testing.T) {
 		yad:       {Code: yadRun},
 		osascript: {Code: 0, Stdout: "run\n"},
 	}
+	// Where the last words fit whole in the first 4 KiB, and just not;
+	// where the warnings alone fill them.
+	fits := maxOutput - len(qtGone)
+	edges := []int{0, fits - 1, fits, fits + 1, maxOutput - 1, maxOutput, maxOutput + 1, 3 * maxOutput}
 	for _, k := range []kind{zenity, kdialog, yad, osascript} {
-		// Where the last words fit whole in the first 4 KiB, and just not;
-		// where the warnings alone fill them.
-		fits := maxOutput - len(qtGone)
-		for _, n := range []int{0, fits - 1, fits, fits + 1, maxOutput - 1, maxOutput, maxOutput + 1, 3 * maxOutput} {
-			for _, c := range []struct {
-				name string
-				f    fakeDialog
-				want Answer
-				err  bool
-			}{
-				{"its Run answer", runs[k], Run, false},
-				{"Qt lost its display", fakeDialog{Code: 1, Stderr: qtGone}, DontRun, k != zenity && k != yad},
-				{"GTK lost its display", fakeDialog{Code: 1, Stderr: gtkGone}, DontRun, k == osascript},
-				{"killed", fakeDialog{Code: 137}, DontRun, true},
-				{"Run answer with more output", fakeDialog{Code: runs[k].Code, Stdout: runs[k].Stdout + "x\n"}, DontRun, k == kdialog || k == osascript},
-			} {
-				if k == zenity || k == yad {
-					if c.name == "Run answer with more output" {
-						continue // their answer is the exit code alone
-					}
-				}
-				f := c.f
-				f.Warnings = n
-				a, err := fake(t, k, f).show(context.Background(), TitlePrefix+"t", "body", 0)
-				if a != c.want || (err != nil) != c.err {
-					t.Errorf("%s, %s after %d bytes of warnings: %v, %v; want %v (an error: %v)", k, c.name, n, a, err, c.want, c.err)
-				}
-				if err != nil && strings.Contains(c.f.Stderr, "connection broke") && !strings.Contains(err.Error(), "connection broke") {
-					t.Errorf("%s, %s after %d bytes of warnings: the error does not say why: %v", k, c.name, n, err)
-				}
+		t.Run(k.String(), func(t *testing.T) {
+			t.Parallel() // each case starts a process: slow under -race
+			testOnlyRunRuns(t, k, runs[k], edges, qtGone, gtkGone)
+		})
+	}
+}
+
+func testOnlyRunRuns(t *testing.T, k kind, run fakeDialog, edges []int, qtGone, gtkGone string) {
+	for _, n := range edges {
+		for _, c := range []struct {
+			name  string
+			f     fakeDialog
+			want  Answer
+			err   bool
+			edges bool // at every edge; else with no warnings and past the cap only
+		}{
+			{"its Run answer", run, Run, false, true},
+			{"Qt lost its display", fakeDialog{Code: 1, Stderr: qtGone}, DontRun, k != zenity && k != yad, true},
+			{"GTK lost its display", fakeDialog{Code: 1, Stderr: gtkGone}, DontRun, k == osascript, false},
+			{"killed", fakeDialog{Code: 137}, DontRun, true, false},
+			{"Run answer with more output", fakeDialog{Code: run.Code, Stdout: run.Stdout + "x\n"}, DontRun, k == kdialog || k == osascript, false},
+		} {
+			if !c.edges && n != 0 && n != edges[len(edges)-1] {
+				continue
+			}
+			if (k == zenity || k == yad) && c.name == "Run answer with more output" {
+				continue // their answer is the exit code alone
+			}
+			f := c.f
+			f.Warnings = n
+			a, err := fake(t, k, f).show(context.Background(), TitlePrefix+"t", "body", 0)
+			if a != c.want || (err != nil) != c.err {
+				t.Errorf("%s, %s after %d bytes of warnings: %v, %v; want %v (an error: %v)", k, c.name, n, a, err, c.want, c.err)
+			}
+			if err != nil && strings.Contains(c.f.Stderr, "connection broke") && !strings.HasSuffix(err.Error(), strings.TrimSpace(c.f.Stderr)) {
+				t.Errorf("%s, %s after %d bytes of warnings: the error does not end with why: %v", k, c.name, n, err)
+			}
+			if err != nil && len(err.Error()) > 400 {
+				t.Errorf("%s, %s after %d bytes of warnings: an error of %d bytes", k, c.name, n, len(err.Error()))
 			}
 		}
 	}

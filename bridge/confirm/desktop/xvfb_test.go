@@ -214,3 +214,40 @@ func TestRawMarkupOnX(t *testing.T) {
 		})
 	}
 }
+
+// TestLostDisplayOnX: the display goes away while the question is open (a
+// logout, dropped X forwarding): each program ends by itself, and the call
+// does not run. kdialog is told to print Qt's debug messages first (far
+// more than the 4 KiB of stderr the bridge keeps at either end), so that
+// Qt's last words come after them, as they did when a lost display read as
+// Run.
+func TestLostDisplayOnX(t *testing.T) {
+	need(t, true, "Xvfb", "xdotool")
+	for _, k := range []kind{zenity, kdialog, yad} {
+		t.Run(k.String(), func(t *testing.T) {
+			need(t, k == zenity, k.String())
+			display, stop := desktoptest.XvfbStoppable(t)
+			env := func(key string) string {
+				if key == "DISPLAY" {
+					return ":" + strconv.Itoa(display)
+				}
+				return ""
+			}
+			path, _ := exec.LookPath(k.String())
+			p := &program{kind: k, path: path, env: append(childEnv(env), "QT_LOGGING_RULES=*.debug=true")}
+			type result struct {
+				a   Answer
+				err error
+			}
+			done := make(chan result, 1)
+			go func() { a, err := p.Ask(context.Background(), hostile); done <- result{a, err} }()
+			desktoptest.Xdotool(t, display, "search", "--sync", "--onlyvisible", "--name", "^"+TitlePrefix)
+			stop()
+			r := <-done
+			if r.a == Run {
+				t.Fatalf("the display went away: %v, %v", r.a, r.err)
+			}
+			t.Logf("the display went away: %v, %v", r.a, r.err)
+		})
+	}
+}
