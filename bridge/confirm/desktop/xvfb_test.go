@@ -89,7 +89,7 @@ func TestDialogOnX(t *testing.T) {
 	}
 	for _, k := range []kind{zenity, kdialog, yad} {
 		t.Run(k.String(), func(t *testing.T) {
-			need(t, k == zenity, k.String())
+			need(t, k != kdialog, k.String())
 			path, _ := exec.LookPath(k.String())
 			p := &program{kind: k, path: path, env: childEnv(env)}
 			for i, c := range cases {
@@ -185,7 +185,7 @@ func TestRawMarkupOnX(t *testing.T) {
 		`back\slash \n \\ \t "q" 'q' $(id) <qt>` + "\n  indented  twice"
 	for _, k := range []kind{zenity, kdialog, yad} {
 		t.Run(k.String(), func(t *testing.T) {
-			need(t, k == zenity, k.String())
+			need(t, k != kdialog, k.String())
 			path, _ := exec.LookPath(k.String())
 			p := &program{kind: k, path: path, env: childEnv(env)}
 			done := make(chan Answer, 1)
@@ -225,7 +225,7 @@ func TestLostDisplayOnX(t *testing.T) {
 	need(t, true, "Xvfb", "xdotool")
 	for _, k := range []kind{zenity, kdialog, yad} {
 		t.Run(k.String(), func(t *testing.T) {
-			need(t, k == zenity, k.String())
+			need(t, k != kdialog, k.String())
 			display, stop := desktoptest.XvfbStoppable(t)
 			env := func(key string) string {
 				if key == "DISPLAY" {
