@@ -176,19 +176,23 @@ test-telemetry:
 
 .PHONY: test-desktop
 # test-desktop: the bridge's own confirmation dialog (bridge/confirm/desktop)
-# shown for real on Xvfb with zenity, and with kdialog and yad where
-# installed; found by its title with xdotool, its command line read back,
+# shown for real on Xvfb with zenity and yad, and with kdialog where
+# installed (Qt and KDE Frameworks, some 100 packages: not installed here);
+# found by its title with xdotool, its command line read back,
 # answered each way (Run, Return, Escape, close box, timeout, cancelled);
-# and raw markup through each program's own escaping; then end to end (verify's TestDesktopConfirm): the built bridge under the
+# its display killed while it is open (never Run; kdialog after Qt's debug
+# output); and raw markup through each program's own escaping; each
+# program's answers through this test binary playing it (TestOnlyRunRuns);
+# then end to end (verify's TestDesktopConfirm): the built bridge under the
 # Go SDK client, which cannot ask, with confirm ["delete_*"]: only Run
 # deletes the line, once; every other answer, and the client's cancel,
 # sends nothing to the base.
-# Installs xvfb, zenity, xdotool and imagemagick with apt-get when missing;
+# Installs xvfb, zenity, yad, xdotool and imagemagick with apt-get when missing;
 # screenshots in bin/desktop/ (the end-to-end ones e2e-*.png).
 test-desktop:
-	@need=; for p in Xvfb:xvfb zenity:zenity xdotool:xdotool import:imagemagick; do \
+	@need=; for p in Xvfb:xvfb zenity:zenity yad:yad xdotool:xdotool import:imagemagick; do \
 	  command -v $${p%%:*} >/dev/null 2>&1 || need="$$need $${p#*:}"; done; \
 	  if [ -n "$$need" ]; then echo "test-desktop: installing$$need with apt-get"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$need; fi
-	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestRawMarkupOnX|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify
+	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestLostDisplayOnX|TestRawMarkupOnX|TestOnlyRunRuns|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify

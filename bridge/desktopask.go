@@ -59,9 +59,11 @@ func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
 	return true
 }
 
-// askDesktop shows the question on this machine's desktop and waits for the
-// user, the timeout, or ctx (the question withdrawn: the dialog closes at
-// once). It returns the refusal to give, or nil when the user chose Run.
+// askDesktop shows the question on this machine's desktop, once the
+// client's question before it has ended, and waits for the user, the
+// timeout, or ctx (the question withdrawn: the dialog closes at once, or
+// never shows). It returns the refusal to give, or nil when the user
+// chose Run.
 func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *outcome {
 	g := b.rules
 	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
@@ -76,6 +78,20 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 			case <-ctx.Done():
 			}
 		}()
+	}
+	if j.askAfter != nil {
+		// One dialog at a time per client: after the one before it.
+		select {
+		case <-j.askAfter:
+		default:
+			b.log.Debug().Str("tool", j.req.Tool.Name).Msg("desktop question waits for the client's one before it")
+		}
+		select {
+		case <-j.askAfter:
+		case <-ctx.Done():
+			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
+			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+		}
 	}
 	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.req.Tool.Name, Args: j.req.Tool.Args, Timeout: g.confirmTTL}
 	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")

@@ -2,11 +2,13 @@ package bridge
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
@@ -130,6 +132,102 @@ func TestDesktopBridgeStopClosesTheQuestion(t *testing.T) {
 	h.closeAndWait()
 	h.checkExactlyOnce()
 }
+
+// TestDesktopClientQuitsClosesTheQuestion: a stdio client that quits by
+// closing stdin cannot answer for its calls any more: the question open on
+// the desktop is withdrawn at once (not after the 30 s given to the calls
+// already accepted), its call is answered not run and never sent, and a
+// call accepted behind it still runs. Before, the dialog stayed up to
+// --shutdown-timeout, and Run sent the call for a client that was gone.
+func TestDesktopClientQuitsClosesTheQuestion(t *testing.T) {
+	d := bridgetest.NewDesktop()
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) { c.ShutdownTimeout = time.Hour }))
+	h.send(initPlain)
+	h.recv()
+	h.send(call("1", "delete_entities", `{"handles":["h-1"]}`))
+	h.skipCount("1")
+	d.Question(t)
+	h.send(call("2", "get_drawing_info", `{}`))
+	h.stdin.Close()
+	select {
+	case <-d.Withdrawn:
+	case <-time.After(waitLimit):
+		t.Fatal("the desktop question stayed open after the client closed stdin")
+	}
+	rest := h.closeAndWait()
+	if len(rest) != 2 || field(t, rest[0], "id") != float64(1) || field(t, rest[0], "result.isError") != true || !strings.Contains(rest[0], "Nothing was sent to CAD") ||
+		field(t, rest[1], "id") != float64(2) || field(t, rest[1], "result.isError") != false {
+		t.Errorf("after stdin closed: %q; want the question's call refused unsent, then the accepted call's answer", rest)
+	}
+	h.checkExactlyOnce()
+}
+
+// TestDesktopOneQuestionAtATime: a client's calls that need confirmation
+// on the desktop are asked one after the other, in the order sent, each
+// once the one before is answered: never several windows at once for one
+// client. Before, five calls opened five dialogs together.
+func TestDesktopOneQuestionAtATime(t *testing.T) {
+	d := bridgetest.NewDesktop()
+	waiting := make(chan struct{}, 10)
+	h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d), func(c *Config) {
+		c.Log = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logWatch("waits for the client's one before it", waiting))).Level(zerolog.DebugLevel)
+	}))
+	h.send(initPlain)
+	h.recv()
+	const n = 5
+	for i := range n {
+		h.send(call(fmt.Sprint(i+1), "delete_entities", fmt.Sprintf(`{"handles":["h-%d"]}`, i+1)))
+		h.skipCount(fmt.Sprint(i + 1))
+	}
+	// Four questions wait while the first is shown; were they shown
+	// instead, a second one would be on the desktop.
+	var shown []desktop.Question
+	for waited := 0; waited < n-1; {
+		select {
+		case <-waiting:
+			waited++
+		case q := <-d.Asked:
+			if shown = append(shown, q); len(shown) > 1 {
+				t.Fatalf("a second dialog opened while the first was open: %s, %s", shown[0].Args, q.Args)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("the questions neither waited nor were shown")
+		}
+	}
+	for i := range n {
+		var q desktop.Question
+		if len(shown) > 0 {
+			q, shown = shown[0], nil
+		} else {
+			q = d.Question(t)
+		}
+		if want := fmt.Sprintf(`{"handles":["h-%d"]}`, i+1); string(q.Args) != want {
+			t.Errorf("question %d is about %s, want %s", i+1, q.Args, want)
+		}
+		d.Answers <- desktop.DontRun
+		if line := h.recv(); field(t, line, "id") != float64(i+1) || field(t, line, "result.isError") != true {
+			t.Errorf("answer %d: %s", i+1, line)
+		}
+	}
+	if m := d.MaxOpen(); m != 1 {
+		t.Errorf("%d questions were on the desktop at once, want one at a time", m)
+	}
+	h.closeAndWait()
+	h.checkExactlyOnce()
+}
+
+// logWatch is a log writer that signals on ch each line holding msg.
+func logWatch(msg string, ch chan<- struct{}) io.Writer {
+	return writerFunc(func(p []byte) {
+		if strings.Contains(string(p), msg) {
+			ch <- struct{}{}
+		}
+	})
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func TestConfirmWho(t *testing.T) {
 	const modernNoAsk = `{}`

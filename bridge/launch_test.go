@@ -12,6 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -449,6 +451,80 @@ func TestLaunchStoppedBridge(t *testing.T) {
 		}
 	}
 	c.touch(c.fake.Hold)
+}
+
+// TestLaunchAsksFirst: CAD down, --launch, a call that needs confirmation:
+// the base's tool list cannot be read before the question, so the user is
+// asked first (a question answered "Don't run" starts nothing), CAD is
+// started only after Run, and the name is checked then: a look-alike is
+// refused unsent. With the list known, the next look-alike is refused
+// before any question.
+func TestLaunchAsksFirst(t *testing.T) {
+	c := newFakeCAD(t)
+	d := bridgetest.NewDesktop()
+	h := newHarness(t, nil, c.config(c.launcher(), both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d, AskDesktop))))
+	h.send(initPlain)
+	h.recv()
+	h.send(call("1", "delete_entities ", `{"handles":["h-1"]}`))
+	if q := d.Question(t); q.Tool != "delete_entities " {
+		t.Fatalf("asked about %q", q.Tool)
+	}
+	d.Answers <- desktop.DontRun
+	if got := h.recv(); field(t, got, "result.isError") != true || len(c.starts()) != 0 {
+		t.Fatalf("declined: %s, %d starts", got, len(c.starts()))
+	}
+	h.send(call("2", "delete_entities ", `{"handles":["h-1"]}`))
+	d.Question(t)
+	d.Answers <- desktop.Run
+	for {
+		got := h.recv()
+		if field(t, got, "id") != float64(2) {
+			continue // news that the list may have changed, once CAD is up
+		}
+		if field(t, got, "error.data.kind") != "unlisted" {
+			t.Fatalf("the look-alike after Run: %s; want refused as unlisted", got)
+		}
+		break
+	}
+	if n := len(c.starts()); n != 1 {
+		t.Fatalf("%d starts, want 1", n)
+	}
+	h.send(call("3", "delete_entities ", `{"handles":["h-1"]}`))
+	if got := h.recv(); field(t, got, "error.data.kind") != "unlisted" {
+		t.Fatalf("the look-alike with the list known: %s", got)
+	}
+	select {
+	case q := <-d.Asked:
+		t.Errorf("asked about %q with the list known", q.Tool)
+	default:
+	}
+	h.closeAndWait()
+}
+
+// TestLaunchOnlyWhenNothingWasSent: with --launch, a call that reached
+// the base and then failed there (it timed out, the base closed without an
+// answer, answered garbage) is answered with that failure and sent once:
+// CAD is started, and the call sent again, only when no connection could
+// be made. Before, any failure started CAD (here it is up, so "started"
+// at once) and the call went to the base a second time: two copies of a
+// drawing change.
+func TestLaunchOnlyWhenNothingWasSent(t *testing.T) {
+	sim := bridgetest.StartSim(t)
+	l := launch.New(launch.Options{Command: launch.Command{Path: filepath.Join(tempDir(t), "no-such-cad")}, Addr: sim.Addr(), Dir: tempDir(t),
+		Log: zerolog.New(zerolog.NewTestWriter(t))})
+	h := newHarness(t, sim, func(cfg *Config) { cfg.Launch, cfg.CallTimeout = l, 300*time.Millisecond })
+	for _, c := range []struct{ tool, kind string }{{"fault_hang", "timeout"}, {"fault_close", "closed"}, {"fault_garbage", "malformed"}} {
+		id := `"` + c.tool + `"`
+		h.send(call(id, c.tool, `{}`))
+		got := h.recv()
+		if field(t, got, "error.data.kind") != c.kind {
+			t.Errorf("%s: %s; want the %s failure", c.tool, got, c.kind)
+		}
+		if n := sim.CallsFor(id); n != 1 {
+			t.Errorf("%s: the base got the call %d times, want once", c.tool, n)
+		}
+	}
+	h.closeAndWait()
 }
 
 // index is element i of a JSON array (-1: the last), or nil.

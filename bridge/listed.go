@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
 // While a policy is in force, a call runs only for a tool the base lists
@@ -38,13 +39,58 @@ func (b *bridge) learnTools(hardCtx context.Context) {
 
 // unlisted refuses (-32602, naming the policy) a tools/call for a tool the
 // base does not list under exactly that name, while a policy is in force;
-// nil when the call may go on.
+// nil when the call may go on. The worker's check, before the call is
+// sent; a call that needs confirmation had it before the question too
+// (listedBeforeAsking).
 func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
-	p := b.rules.policy
-	if p == nil || j.req.Method != lifecycle.MethodToolsCall {
+	if b.rules.policy == nil || j.req.Method != lifecycle.MethodToolsCall {
 		return nil
 	}
 	list, err := b.knownList(hardCtx)
+	return b.listedIn(list, err, j)
+}
+
+// listedBeforeAsking applies the rule before anyone is asked about a call
+// (question.go): a name the base does not list is refused then, not after
+// the user chose Run in a dialog titled with a look-alike. It reads the
+// list when none is known yet, within ctx (the question's). nil when the
+// call may be asked about; also when CAD is down and --launch starts it
+// once the user agreed (the worker checks the name then).
+func (b *bridge) listedBeforeAsking(ctx context.Context, j *job) *outcome {
+	if b.rules.policy == nil {
+		return nil
+	}
+	list, err := b.knownList(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		o := b.refusal(j, "cancelled", "it was cancelled or mcp-bridge stopped before you were asked")
+		return &o
+	case err != nil && b.cfg.Launch != nil && tcpbase.KindOf(err) == tcpbase.ErrUnreachable:
+		return nil
+	}
+	return b.listedIn(list, err, j)
+}
+
+// listedNow is the rule for a call the reader would have asked about at
+// once (a 2026-07-28 client's input_required): the refusal, or nil, when
+// the base's list is known; known false when it is not (the call is then
+// asked about outside the reader, after listedBeforeAsking).
+func (b *bridge) listedNow(j *job) (o *outcome, known bool) {
+	if b.rules.policy == nil {
+		return nil, true
+	}
+	list := b.tools.lastList()
+	if list == nil {
+		return nil, false
+	}
+	return b.listedIn(list, nil, j), true
+}
+
+// listedIn is the rule given the base's list (or why it could not be
+// read): nil when j's tool is listed under exactly its name, else the
+// refusal (-32602 unlisted, or -32603 when the list is unknown).
+func (b *bridge) listedIn(list []byte, err error, j *job) *outcome {
+	p := b.rules.policy
 	if err != nil {
 		failure := baseFailure(err, b.cfg.BaseAddr, "tools/list", &b.cfg)
 		werr := clienterr.ListUnread.New(j.req.Tool.Name, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
@@ -61,12 +107,22 @@ func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
 }
 
 // knownList is the base's last tool list, read from the base now if this
-// process has none yet.
-func (b *bridge) knownList(hardCtx context.Context) ([]byte, error) {
+// process has none yet: by one caller at a time (the worker, a question),
+// the others wait for it within their ctx and then use what it read.
+func (b *bridge) knownList(ctx context.Context) ([]byte, error) {
 	if list := b.tools.lastList(); list != nil {
 		return list, nil
 	}
-	return b.readList(hardCtx)
+	select {
+	case b.tools.reading <- struct{}{}:
+		defer func() { <-b.tools.reading }()
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if list := b.tools.lastList(); list != nil {
+		return list, nil
+	}
+	return b.readList(ctx)
 }
 
 // errNotAList: the base answered tools/list with something else.

@@ -3,16 +3,21 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 
@@ -24,7 +29,10 @@ type namedBase struct {
 	mu    sync.Mutex
 	lists int
 	ran   []string
+	down  bool // refuses connections, as a base not running
 }
+
+func (nb *namedBase) setDown(down bool) { nb.mu.Lock(); nb.down = down; nb.mu.Unlock() }
 
 func newNamedBase(names ...string) *namedBase {
 	var tools []string
@@ -40,6 +48,9 @@ func (nb *namedBase) Call(_ context.Context, frame []byte) ([]byte, error) {
 	_ = json.Unmarshal(rpc.Field(frame, "method"), &method)
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
+	if nb.down {
+		return nil, &tcpbase.Error{Kind: tcpbase.ErrUnreachable, Addr: "127.0.0.1:1", Err: errors.New("connection refused")}
+	}
 	if method == "tools/list" {
 		nb.lists++
 		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":` + nb.list + `}`), nil
@@ -128,5 +139,135 @@ func TestUnmatchedPatternsLoggedOnceAtStart(t *testing.T) {
 	}
 	if nb.lists != 3 {
 		t.Errorf("the base was asked for its tools %d times; want 3 (once at start, twice by the client)", nb.lists)
+	}
+}
+
+// askWays are the ways a call that needs confirmation is asked about: by
+// the desktop or by the client, in each era. init is the handshake-era
+// initialize ("" for a 2026-07-28 client); call makes the call.
+var askWays = []struct {
+	name    string
+	desktop bool
+	init    string
+	call    func(id, tool string) string
+}{
+	{"desktop, handshake era", true, initPlain, func(id, tool string) string { return call(id, tool, `{}`) }},
+	{"client, handshake era", false, initElicit, func(id, tool string) string { return call(id, tool, `{}`) }},
+	{"desktop, 2026-07-28", true, "", func(id, tool string) string { return modernCall(id, tool, `{}`, `{}`, "") }},
+	{"client, 2026-07-28", false, "", func(id, tool string) string { return modernCall(id, tool, `{}`, `{"elicitation":{}}`, "") }},
+}
+
+// next is what the bridge does next: a line to the client (but for the
+// news that the tool list may have changed, which comes when CAD does), or
+// a question on the desktop ("desktop: TOOL").
+func next(t *testing.T, h *harness, d *bridgetest.Desktop) string {
+	t.Helper()
+	for {
+		select {
+		case l := <-h.lines:
+			if strings.Contains(l, `"notifications/tools/list_changed"`) {
+				continue
+			}
+			return l
+		case q := <-d.Asked:
+			return "desktop: " + q.Tool
+		case <-time.After(waitLimit):
+			t.Fatal("neither an answer nor a question within the wait limit")
+		}
+		return ""
+	}
+}
+
+// asked reports whether ev (next's) is the question about the call: on
+// the desktop, an elicitation/create, or an input_required result.
+func asked(t *testing.T, ev string) bool {
+	if strings.HasPrefix(ev, "desktop: ") {
+		return true
+	}
+	return field(t, ev, "method") == "elicitation/create" || field(t, ev, "result.resultType") == "input_required"
+}
+
+// TestLookAlikeRefusedBeforeAsking: under a policy, a name the base does
+// not list that matches a confirm pattern (a dotless i, a zero-width space
+// after it, a trailing space, one letter in another case) is refused
+// (-32602, unlisted) before anyone is asked, whoever would ask and in both
+// eras; the listed name, one character away, is asked about. Before, the
+// question came first, titled with the look-alike, and the refusal only
+// after Run.
+func TestLookAlikeRefusedBeforeAsking(t *testing.T) {
+	lookAlikes := []string{"delete_a\u0131l", "delete_all\u200b", "delete_all ", "delete_alL"}
+	for _, w := range askWays {
+		t.Run(w.name, func(t *testing.T) {
+			nb := newNamedBase("delete_all", "get_info")
+			d := bridgetest.NewDesktop()
+			with := []string{AskClient}
+			if w.desktop {
+				with = []string{AskDesktop}
+			}
+			h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d, with...), func(c *Config) { c.Base = nb }))
+			if w.init != "" {
+				h.send(w.init)
+				h.recv()
+			}
+			for i, name := range lookAlikes {
+				h.send(w.call(fmt.Sprint(i+1), name))
+				ev := next(t, h, d)
+				if asked(t, ev) || field(t, ev, "error.code") != float64(-32602) || field(t, ev, "error.data.kind") != "unlisted" {
+					t.Errorf("%q: %s; want refused as unlisted before any question", name, ev)
+					if strings.HasPrefix(ev, "desktop: ") {
+						d.Answers <- desktop.DontRun
+						h.recv()
+					}
+				}
+			}
+			h.send(w.call("9", "delete_all"))
+			if ev := next(t, h, d); !asked(t, ev) {
+				t.Errorf("the listed name: %s; want it asked about", ev)
+			} else if w.desktop {
+				d.Answers <- desktop.DontRun
+				h.recv()
+			}
+			h.closeAndWait()
+			if ran := nb.calls(); len(ran) != 0 {
+				t.Errorf("the base ran %q", ran)
+			}
+		})
+	}
+}
+
+// TestLookAlikeRefusedBeforeAskingListUnknown: the base's tool list not
+// read yet when the call comes (CAD was down when the bridge started): it
+// is read before the question, and a look-alike refused; CAD still down
+// (no --launch), the call is refused as the list cannot be read, before
+// any question.
+func TestLookAlikeRefusedBeforeAskingListUnknown(t *testing.T) {
+	for _, w := range askWays {
+		t.Run(w.name, func(t *testing.T) {
+			nb := newNamedBase("delete_all", "get_info")
+			nb.setDown(true)
+			d := bridgetest.NewDesktop()
+			with := []string{AskClient}
+			if w.desktop {
+				with = []string{AskDesktop}
+			}
+			h := newHarness(t, nil, both(withPolicy(t, testPolicy, policy.Options{}), withDesktop(d, with...), func(c *Config) { c.Base, c.ProbeInterval = nb, -1 }))
+			if w.init != "" {
+				h.send(w.init)
+				h.recv()
+			}
+			h.send(w.call("1", "delete_all "))
+			if ev := next(t, h, d); asked(t, ev) || !strings.Contains(fmt.Sprint(field(t, ev, "error.message")), "its tool list could not be read") {
+				t.Errorf("CAD down: %s; want refused as the list cannot be read, before any question", ev)
+			}
+			nb.setDown(false)
+			h.send(w.call("2", "delete_all "))
+			if ev := next(t, h, d); asked(t, ev) || field(t, ev, "error.data.kind") != "unlisted" {
+				t.Errorf("CAD up, its list not read yet: %s; want refused as unlisted before any question", ev)
+			}
+			h.closeAndWait()
+			if ran := nb.calls(); len(ran) != 0 {
+				t.Errorf("the base ran %q", ran)
+			}
+		})
 	}
 }

@@ -32,6 +32,9 @@ type toolState struct {
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
 	wake        chan struct{} // tells the prober the base went down
+	// reading is held by whoever reads the base's list because none is
+	// known yet (knownList): one at a time.
+	reading chan struct{}
 	// policy shapes the list the client sees: changes are detected on
 	// that list, so a change in a denied tool is no news to the client.
 	policy *policy.Policy

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
@@ -104,6 +105,50 @@ func TestTelemetryContinuesTheClientsTrace(t *testing.T) {
 	_, port, _ := net.SplitHostPort(sim.Addr())
 	if bridgetest.Attr(cad, "network.transport") != "tcp" || bridgetest.Attr(cad, "server.address") != "127.0.0.1" || bridgetest.Attr(cad, "server.port") != port {
 		t.Errorf("the CAD span's attributes: %v", cad.Attributes)
+	}
+}
+
+// TestTelemetryNamesAToolItRan: a bridge that has seen no tools/list
+// (here it is asked for none: no cache, no policy) names the span of a
+// call the base ran by the tool, and the next call's from its start; a
+// made-up name the base refused stays _OTHER. Before, every call before a
+// tools/list was "tools/call" with _OTHER though CAD ran the tool.
+func TestTelemetryNamesAToolItRan(t *testing.T) {
+	sim := bridgetest.StartSim(t)
+	rcv := bridgetest.NewOTLPReceiver(t)
+	tel, tweak := tracing(t, rcv, sim.Addr(), false)
+	h := newHarness(t, sim, tweak)
+	for _, id := range []string{"1", "2"} {
+		h.send(call(id, "draw_line", drawArgs))
+		h.recv()
+	}
+	h.send(call("3", "made_up_tool", `{}`))
+	h.recv()
+	h.closeAndWait()
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	server, cad := map[string]string{}, map[string]int{}
+	for _, s := range rcv.Spans() {
+		switch s.Kind {
+		case tracepb.Span_SPAN_KIND_SERVER:
+			server[bridgetest.Attr(s, "jsonrpc.request.id")] = s.Name + " / " + bridgetest.Attr(s, "gen_ai.tool.name")
+		case tracepb.Span_SPAN_KIND_CLIENT:
+			cad[s.Name+" / "+bridgetest.Attr(s, "gen_ai.tool.name")]++
+		}
+	}
+	want := map[string]string{
+		"1": "tools/call draw_line / draw_line",
+		"2": "tools/call draw_line / draw_line",
+		"3": "tools/call / _OTHER",
+	}
+	if diff := cmp.Diff(want, server); diff != "" {
+		t.Errorf("server spans by request id (-want +got):\n%s", diff)
+	}
+	// The CAD round trips: call 1's was made before the name was known,
+	// call 2's after; call 3's is the made-up name.
+	if diff := cmp.Diff(map[string]int{"tools/call / _OTHER": 2, "tools/call draw_line / draw_line": 1}, cad); diff != "" {
+		t.Errorf("CAD spans (-want +got):\n%s", diff)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -41,6 +42,9 @@ var (
 // stream carrying the question ended, or the bridge is stopping (askCtx).
 func (b *bridge) runQuestion(j *job) {
 	r := j.reply
+	if j.askDone != nil {
+		defer close(j.askDone) // the next desktop question of its turn may show
+	}
 	// The question lives within the request's context (the client's
 	// cancel, its session's end), and ends too when the bridge stops
 	// asking (shutdown).
@@ -57,6 +61,19 @@ func (b *bridge) runQuestion(j *job) {
 	}()
 	if reqState(r.state.Load()) == reqEnded {
 		b.queue.remove(j) // cancelled already; its reply has ended
+		return
+	}
+	// Nobody is asked about a name the base does not list.
+	if o := b.listedBeforeAsking(ctx, j); o != nil {
+		b.settle(j, *o)
+		b.queue.remove(j)
+		return
+	}
+	if j.req.Era == lifecycle.Modern && j.askedBy == AskClient {
+		// A 2026-07-28 client asks its user itself: the question is the
+		// answer, and the call comes back with the user's.
+		b.settle(j, b.inputRequired(j))
+		b.queue.remove(j)
 		return
 	}
 	j.reply.times.Asked = time.Now()

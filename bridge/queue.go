@@ -17,6 +17,24 @@ var (
 // httpClientKey).
 type Turn struct {
 	jobs []*job // guarded by jobQueue.mu
+
+	// Its desktop questions are shown one at a time, in the order its
+	// jobs came (nextAsk): the last one's end, under askMu.
+	askMu   sync.Mutex
+	lastAsk chan struct{}
+}
+
+// nextAsk takes the next place in the turn's line of desktop questions:
+// prev is closed once the question before this one has ended (nil: there
+// is none), and the caller closes done once this one has. One window at
+// a time per client: five calls waiting for confirmation are five
+// questions in a row, not five dialogs at once.
+func (t *Turn) nextAsk() (prev, done chan struct{}) {
+	t.askMu.Lock()
+	defer t.askMu.Unlock()
+	prev, done = t.lastAsk, make(chan struct{})
+	t.lastAsk = done
+	return prev, done
 }
 
 // jobQueue is the line of jobs waiting for the one worker, bounded so that

@@ -249,6 +249,9 @@ func (b *bridge) enqueue(j *job) {
 	switch err {
 	case nil:
 		if j.ask {
+			if j.askedBy == AskDesktop {
+				j.askAfter, j.askDone = r.client.turn.nextAsk()
+			}
 			go b.runQuestion(j)
 		}
 		if out != nil { // a client that filled the queue makes room for another

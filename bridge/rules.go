@@ -126,17 +126,19 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 			return b.askWith(j, who, can)
 		}
 		j.askedBy = AskClient
-		ask, err := confirm.InputRequest(name, args)
-		if err != nil {
-			b.refuse(j, "refused", err.Error())
-			return false
+		o, known := b.listedNow(j)
+		if !known {
+			// The base's list is not known yet: it is read, and the name
+			// checked, outside the reader before the question goes out
+			// (runQuestion, askUser).
+			j.ask = true
+			return true
 		}
-		res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
-			ask, g.signer.Issue(name, args))
-		j.confirm = "asked"
-		j.reply.op().Asked() // answered by a later request, which carries the answer
-		res = b.cfg.Server.Decorate("tools/call", res)
-		b.settle(j, outcome{answer: rpc.EncodeResult(req.ID, res), result: res})
+		if o == nil {
+			o2 := b.inputRequired(j)
+			o = &o2
+		}
+		b.settle(j, *o)
 		return false
 	}
 	j.askedBy = AskClient
@@ -172,6 +174,23 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 		b.refuse(j, a.String(), "you "+a.String()+" it")
 	}
 	return false
+}
+
+// inputRequired is a 2026-07-28 client's question: the input_required
+// result carrying it and a requestState bound to the call; or the refusal
+// when the question cannot show every argument.
+func (b *bridge) inputRequired(j *job) outcome {
+	name, args := j.req.Tool.Name, j.req.Tool.Args
+	ask, err := confirm.InputRequest(name, args)
+	if err != nil {
+		return b.refusal(j, "refused", err.Error())
+	}
+	res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
+		ask, b.rules.signer.Issue(name, args))
+	j.confirm = "asked"
+	j.reply.op().Asked() // answered by a later request, which carries the answer
+	res = b.cfg.Server.Decorate("tools/call", res)
+	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
 }
 
 // refuse answers a call that needed confirmation and did not get it: an

@@ -34,6 +34,9 @@ type job struct {
 	// does not hold, its headers to be checked by the worker once it has
 	// read the list (mirrored.go); nil when checked, or nothing to check.
 	headers map[string][]string
+	// askAfter and askDone: its place in its turn's line of desktop
+	// questions (Turn.nextAsk); nil when it is not asked on the desktop.
+	askAfter, askDone chan struct{}
 }
 
 // bridge is the core shared by the front end, the worker and the prober.
@@ -76,12 +79,17 @@ var (
 	errShutdown = errors.New("mcp-bridge is shutting down")
 	// errOutFailed is the cause when stdout failed: nobody can read an answer.
 	errOutFailed = errors.New("stdout failed")
+	// errStdinClosed withdraws the stdio client's questions when it closed
+	// stdin: it can answer none any more, and its user has left.
+	errStdinClosed = errors.New("the client closed stdin")
 )
 
 // Run serves one client on stdin/stdout until stdin ends or ctx is done.
 //
-// At the end of stdin it stops reading, finishes every request already
-// accepted (bounded by ShutdownTimeout) and returns nil. When ctx is done
+// At the end of stdin it stops reading, withdraws the confirmation
+// questions still open (their calls are answered not run), finishes every
+// other request already accepted (bounded by ShutdownTimeout) and returns
+// nil. When ctx is done
 // (a signal), it gives the in-flight request Grace to finish, answers the
 // queued ones with an error without sending them, and returns nil. It
 // returns an error only when stdout fails. When Run returns, its worker has
@@ -180,7 +188,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		abort:      abort,
 		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
-		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), policy: cfg.Policy},
+		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), reading: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),
 	}
 }
@@ -243,8 +251,11 @@ func (b *bridge) shutdown(why exit, stdin io.Reader, out *rpc.Writer, readerDone
 	var allowance time.Duration
 	switch why {
 	case exitEOF:
-		b.log.Debug().Msg("stdin closed: finishing accepted requests")
+		b.log.Debug().Msg("stdin closed: finishing accepted requests; questions withdrawn")
 		allowance = b.cfg.ShutdownTimeout
+		// The calls it sent are finished, but none it was asked about:
+		// whoever would answer for them is gone (a desktop dialog closes).
+		b.stopAsking(errStdinClosed)
 	case exitSignal:
 		b.log.Info().Msg("signal received: finishing the request in flight, dropping the queue")
 		allowance = b.cfg.Grace

@@ -101,6 +101,11 @@ func TestReadMeta(t *testing.T) {
 		{call(`{"name":"a",` + meta + `}`), facts{Era: Modern, Version: "2026-07-28"}},
 		{call(`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), facts{Era: Modern, Version: "2026-07-28", EraErr: rpc.CodeInvalidParams}},
 		{call(`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-29","io.modelcontextprotocol/clientCapabilities":{}}}`), facts{Era: Modern, Version: "2026-07-29", EraErr: rpc.CodeUnsupportedVersion}},
+		// Both wrong: the version is checked first, so the client learns the
+		// versions it may fall back on (-32022 with the supported list),
+		// not that its capabilities are missing.
+		{call(`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-29"}}`), facts{Era: Modern, Version: "2026-07-29", EraErr: rpc.CodeUnsupportedVersion}},
+		{call(`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-29","io.modelcontextprotocol/clientCapabilities":[]}}`), facts{Era: Modern, Version: "2026-07-29", EraErr: rpc.CodeUnsupportedVersion}},
 		{call(`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":1}}`), facts{}},
 		{call(`{"name":"a","_meta":{"IO.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), facts{}},
 		{call(`{"name":"a","_meta":{"progressToken":7}}`), facts{Token: "7"}},

@@ -332,21 +332,137 @@ func Refusal(tool, why string) []byte {
 	return b
 }
 
-// canonical is args in a form that does not depend on spacing or member
-// order, for binding requestState to them.
+// canonical is args in a form that does not depend on spacing, member
+// order or how a string is spelt, and keeps every string exactly as sent,
+// for binding requestState to them. encoding/json is no such form: it
+// reads every lone surrogate (\ud800, \udbff) as U+FFFD, so a state
+// issued for one string would redeem for another. Members keep each their
+// own entry (a name twice is refused before; here it would stay two);
+// numbers stay as written.
 func canonical(args []byte) []byte {
-	if len(bytes.TrimSpace(args)) == 0 || rpc.Kind(args) == 'z' {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || rpc.Kind(args) == rpc.KindNull {
 		return []byte("{}")
 	}
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
+	if !rpc.Valid(args) {
 		return args
 	}
-	b, err := json.Marshal(v) // map keys sorted
-	if err != nil {
-		return args
+	return appendCanonical(nil, args)
+}
+
+// appendCanonical appends the canonical form of v (valid JSON, no
+// surrounding space): objects with their members sorted by their
+// canonical keys, strings by canonicalString. Valid bounds the nesting
+// (10,000), and so the recursion.
+func appendCanonical(b, v []byte) []byte {
+	switch rpc.Kind(v) {
+	case rpc.KindObject:
+		type member struct{ key, value []byte }
+		var ms []member
+		_ = rpc.EachMember(v, func(rawKey []byte, start, end int) bool {
+			ms = append(ms, member{appendCanonicalString(nil, rawKey), appendCanonical(nil, v[start:end])})
+			return true
+		})
+		slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
+		b = append(b, '{')
+		for i, m := range ms {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, m.key...), ':'), m.value...)
+		}
+		return append(b, '}')
+	case rpc.KindArray:
+		b = append(b, '[')
+		first := true
+		rpc.EachElement(v, func(from, to int) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendCanonical(b, v[from:to])
+		})
+		return append(b, ']')
+	case rpc.KindString:
+		return appendCanonicalString(b, v)
 	}
-	return b
+	return append(b, v...) // a number, true, false or null, as written
+}
+
+// appendCanonicalString appends the string token tok (quotes included)
+// spelt one way: each character as UTF-8 (a surrogate pair as its
+// character), but for the quote, the backslash and control characters,
+// escaped as \" \\ and \u00xx; a lone surrogate as \udxxx, which no
+// character's spelling is; a byte that is not UTF-8 as it is.
+func appendCanonicalString(b, tok []byte) []byte {
+	const hex = "0123456789abcdef"
+	s := tok[1 : len(tok)-1]
+	b = append(b, '"')
+	put := func(r rune) {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20 || (r >= 0xd800 && r <= 0xdfff):
+			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, c) // not UTF-8: kept, never taken for U+FFFD
+			} else {
+				put(r)
+			}
+			i += n
+			continue
+		}
+		switch s[i+1] {
+		case 'u':
+			r := hexRune(s[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) && r < 0xdc00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if pair := utf16.DecodeRune(r, hexRune(s[i+2:i+6])); pair != utf8.RuneError {
+					r = pair
+					i += 6
+				}
+			}
+			put(r)
+			continue
+		case 'b':
+			put('\b')
+		case 'f':
+			put('\f')
+		case 'n':
+			put('\n')
+		case 'r':
+			put('\r')
+		case 't':
+			put('\t')
+		default: // \" \\ \/
+			put(rune(s[i+1]))
+		}
+		i += 2
+	}
+	return append(b, '"')
+}
+
+// hexRune reads four hex digits (valid JSON has them after \u).
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

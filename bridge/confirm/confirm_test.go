@@ -59,6 +59,77 @@ func TestRequestState(t *testing.T) {
 	}
 }
 
+// TestRequestStateBindsExactStrings: a requestState is bound to the
+// arguments' exact strings. A lone surrogate is a string of its own:
+// \ud800 is not \udbff, nor U+FFFD (written escaped or not), in a value
+// or in a key, though encoding/json reads every one of them as U+FFFD. The
+// same string spelt otherwise (an escape for a character written plainly,
+// a surrogate pair for its character, upper-case hex), members in another
+// order, other spacing: the same arguments.
+func TestRequestStateBindsExactStrings(t *testing.T) {
+	for _, c := range []struct {
+		issued, redeemed string
+		same             bool
+	}{
+		{`{"text":"\ud800"}`, `{"text":"\udbff"}`, false},
+		{`{"text":"\ud800"}`, `{"text":"\udc00"}`, false},
+		{`{"text":"\ud800"}`, `{"text":"\ufffd"}`, false},
+		{`{"text":"\ud800"}`, `{"text":"�"}`, false},
+		{`{"text":"\ud800"}`, `{"text":"\ud800\ud800"}`, false},
+		{`{"text":"x\ud800y"}`, `{"text":"x\udbffy"}`, false},
+		{`{"\ud800":1}`, `{"\udbff":1}`, false},
+		{`{"a":[{"b":"\ud800"}]}`, `{"a":[{"b":"\udfff"}]}`, false},
+		{`{"text":"\ud800"}`, `{"text":"\uD800"}`, true},
+		{`{"text":"\ud83d\ude00"}`, `{"text":"😀"}`, true},
+		{`{"text":"\ud800\u0041"}`, `{"text":"\ud800A"}`, true},
+		{`{"text":"é\n\/"}`, `{"text":"\u00e9\u000a/"}`, true},
+		{`{"\ud800":1,"b":[1, 2]}`, ` { "b" : [1,2] , "\uD800" : 1 } `, true},
+		{`{"n":1}`, `{"n":1.0}`, false},
+		{`{"n":1}`, `{"n":"1"}`, false},
+	} {
+		s := NewSigner(time.Minute)
+		tok := s.Issue("write_text", []byte(c.issued))
+		err := s.Redeem(tok, "write_text", []byte(c.redeemed))
+		if c.same && err != nil || !c.same && !errors.Is(err, ErrMismatch) {
+			t.Errorf("issued for %s, sent back with %s: %v; want the same arguments: %v", c.issued, c.redeemed, err, c.same)
+		}
+	}
+}
+
+// TestRedeemAtOnce: one requestState sent back by many calls at the same
+// moment is spent by exactly one of them; the others are refused as
+// replayed, and the bridge goes on (the spent tokens are one map, written
+// under the signer's lock: without it, a concurrent map write crashed the
+// whole process). Run under -race, as make test does.
+func TestRedeemAtOnce(t *testing.T) {
+	s := NewSigner(time.Minute)
+	args := []byte(`{"handles":["1A"]}`)
+	for round := range 20 {
+		toks := []string{s.Issue("delete_entities", args), s.Issue("delete_entities", args)}
+		start := make(chan struct{})
+		errs := make(chan error, 16)
+		for i := range 16 {
+			go func() {
+				<-start
+				errs <- s.Redeem(toks[i%2], "delete_entities", args)
+			}()
+		}
+		close(start)
+		ok := 0
+		for range 16 {
+			switch err := <-errs; {
+			case err == nil:
+				ok++
+			case !errors.Is(err, ErrReplayed):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if ok != 2 {
+			t.Fatalf("round %d: two tokens spent %d times, want once each", round, ok)
+		}
+	}
+}
+
 func TestMessageNamesToolAndArguments(t *testing.T) {
 	got, _ := Message("delete_entities", []byte(`{"layer":"0","handles":["1A", "2B"]}`))
 	want := "The assistant wants to run delete_entities on your drawing. Allow it?\n\nArguments:\n  handles: [\"1A\",\"2B\"]\n  layer: \"0\""

@@ -141,8 +141,21 @@ func (r *relay) bridgeName(serverInfo []byte) string {
 }
 
 // ask shows q on the desktop until the user answers, the timeout passes or
-// ctx ends (the dialog closes at once).
+// ctx ends (the dialog closes at once). One dialog at a time: the remote
+// may ask about several calls of the client at once, and q waits (within
+// ctx) until the dialog before it has closed.
 func (r *relay) ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
+	select {
+	case r.dialog <- struct{}{}:
+	default:
+		r.log.Debug().Str("tool", q.Tool).Msg("the remote's question waits for the dialog before it to close")
+		select {
+		case r.dialog <- struct{}{}:
+		case <-ctx.Done():
+			return desktop.Cancelled, nil
+		}
+	}
+	defer func() { <-r.dialog }()
 	q.Timeout = r.cfg.ConfirmTimeout
 	r.log.Info().Str("tool", q.Tool).Str("asker", r.cfg.Desktop.Name()).Msg("asking the user to confirm on this desktop, for the remote")
 	ans, err := r.cfg.Desktop.Ask(ctx, q)

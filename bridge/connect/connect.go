@@ -180,6 +180,10 @@ type relay struct {
 	out        *rpc.Writer
 	log        zerolog.Logger
 
+	// dialog is held by the desktop question on screen (ask): one dialog
+	// at a time, the others wait their turn in the order they came.
+	dialog chan struct{}
+
 	// ctx ends every goroutine below; spawn refuses new ones once it is done.
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
@@ -232,7 +236,7 @@ func newRelay(cfg Config, stdout io.Writer) *relay {
 	done := make(chan struct{})
 	close(done)
 	return &relay{cfg: cfg, url: cfg.URL, remoteAddr: hostPort(cfg.URL), hc: hc, out: rpc.NewWriter(stdout), log: cfg.Log,
-		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}}
+		ctx: ctx, cancel: cancel, lastSent: done, pending: map[string]*pending{}, dialog: make(chan struct{}, 1)}
 }
 
 // spawn runs fn on a goroutine counted in wg, unless the relay is

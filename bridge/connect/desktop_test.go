@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,6 +28,9 @@ type scriptedAsker struct {
 	shown   chan desktop.Question
 	answers chan desktop.Answer
 	closed  chan error
+
+	mu            sync.Mutex
+	open, maxOpen int // dialogs on the desktop at once, now and at most
 }
 
 func newScriptedAsker() *scriptedAsker {
@@ -35,6 +40,11 @@ func newScriptedAsker() *scriptedAsker {
 func (a *scriptedAsker) Name() string { return "scripted" }
 
 func (a *scriptedAsker) Ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
+	a.mu.Lock()
+	a.open++
+	a.maxOpen = max(a.maxOpen, a.open)
+	a.mu.Unlock()
+	defer func() { a.mu.Lock(); a.open--; a.mu.Unlock() }()
 	a.shown <- q
 	select {
 	case ans := <-a.answers:
@@ -241,6 +251,78 @@ func TestDesktopLegacy(t *testing.T) {
 
 // modernCallLine is a 2026-07-28 delete_entities call with these client
 // capabilities.
+// TestDesktopOneAtATime: the remote asks about three calls of one client
+// at once (each on its call's stream); connect shows one dialog at a
+// time, in the order asked, the next once the one before is answered.
+// Before, three windows opened together.
+func TestDesktopOneAtATime(t *testing.T) {
+	r, a := confirmRemote(t), newScriptedAsker()
+	waiting := make(chan struct{}, 10)
+	cfg := r.config(t)
+	cfg.Desktop = a
+	cfg.Log = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), writerFunc(func(p []byte) {
+		if strings.Contains(string(p), "waits for the dialog before it") {
+			waiting <- struct{}{}
+		}
+	}))).Level(zerolog.DebugLevel)
+	c := startConnect(t, cfg)
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}`)
+	c.answer("0")
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := range 3 {
+		c.send(call(fmt.Sprint(i+1), "delete_entities", deleteArgs))
+	}
+	// Two questions wait while the first is shown; were they shown
+	// instead, a second one would be on the desktop.
+	var shown []desktop.Question
+	for waited := 0; waited < 2; {
+		select {
+		case <-waiting:
+			waited++
+		case q := <-a.shown:
+			if shown = append(shown, q); len(shown) > 1 {
+				t.Fatal("a second dialog opened while the first was open")
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("the questions neither waited nor were shown")
+		}
+	}
+	for i := range 3 {
+		if len(shown) == 0 {
+			a.question(t)
+		}
+		shown = nil
+		a.answers <- desktop.DontRun
+		if m := untilAnswerOf(t, c, "1", "2", "3"); m["result"] == nil {
+			t.Fatalf("after question %d: %v", i+1, m)
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.maxOpen != 1 {
+		t.Errorf("%d dialogs were open at once, want one at a time", a.maxOpen)
+	}
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// untilAnswerOf reads connect's lines up to an answer to one of ids.
+func untilAnswerOf(t *testing.T, c *client, ids ...string) map[string]any {
+	t.Helper()
+	for {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.recv()), &m); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(m["id"])
+		if slices.Contains(ids, string(b)) {
+			return m
+		}
+	}
+}
+
 func modernCallLine(id, caps string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"delete_entities","arguments":` + deleteArgs +
 		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps +

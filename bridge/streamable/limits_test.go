@@ -308,3 +308,94 @@ func TestSessionShareOfOneIPv6Network(t *testing.T) {
 		t.Error("another /64's sessions were evicted")
 	}
 }
+
+// TestEvictedSessionsEnd: a session evicted to make room ends as every
+// other session does: it leaves the core's clients (/healthz, the status
+// page) and telemetry's open sessions (mcp_bridge_sessions). One session
+// either side of a full share: two open count two; a third, which evicts
+// one, and fifty more count two still. Before, an evicted session was
+// taken out of the table but never ended: a client opening sessions in a
+// loop grew the bridge by one client and one counted session each time.
+func TestEvictedSessionsEnd(t *testing.T) {
+	h := newHTTPHarness(t, func(c *bridge.Config, hc *Config) {
+		hc.MaxSessions, hc.UnusedIdle = 4, time.Hour // an address's share: 2
+		withMetrics(t)(c, hc)
+	})
+	counts := func() string {
+		t.Helper()
+		gauge := 0.0
+		for _, line := range strings.Split(h.page("/metrics", nil).body, "\n") {
+			if name, rest, ok := strings.Cut(line, " "); ok && (name == "mcp_bridge_sessions" || strings.HasPrefix(name, "mcp_bridge_sessions{")) {
+				var v float64
+				fmt.Sscan(rest, &v)
+				gauge += v
+			}
+		}
+		health := h.health()
+		return fmt.Sprintf("table %v, clients %v, mcp_bridge_sessions %v",
+			bridgetest.Field(t, health, "sessions"), bridgetest.Field(t, health, "clients"), gauge)
+	}
+	h.initialize("2025-06-18")
+	h.initialize("2025-06-18")
+	full := counts()
+	if want := "table 2, clients 2, mcp_bridge_sessions 2"; full != want {
+		t.Fatalf("the share full: %s; want %s", full, want)
+	}
+	h.initialize("2025-06-18") // evicts one
+	if got := counts(); got != full {
+		t.Errorf("one past the full share: %s; want %s", got, full)
+	}
+	for range 50 {
+		h.initialize("2025-06-18")
+	}
+	if got := counts(); got != full {
+		t.Errorf("fifty more: %s; want %s", got, full)
+	}
+}
+
+// TestIdleLimit: when a session expires, at the edges. A session used
+// after its initialize expires once it has been idle longer than
+// --session-idle; one never used, longer than the shorter of
+// --session-idle and the unused timeout, with --session-idle one
+// nanosecond either side of the unused timeout. Before, a session never
+// used waited the unused timeout however short --session-idle was.
+func TestIdleLimit(t *testing.T) {
+	const unused = 10 * time.Second
+	const ns = time.Nanosecond
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, c := range []struct {
+		idle  time.Duration // --session-idle
+		used  bool
+		after time.Duration // since its last use
+		want  bool
+	}{
+		{unused - ns, false, unused - ns, false},
+		{unused - ns, false, unused, true},
+		{unused, false, unused, false},
+		{unused, false, unused + ns, true},
+		{unused + ns, false, unused, false},
+		{unused + ns, false, unused + ns, true},
+		{unused - ns, true, unused - ns, false},
+		{unused - ns, true, unused, true},
+		{unused + ns, true, unused + ns, false},
+		{unused + ns, true, unused + 2*ns, true},
+	} {
+		s := &session{lastUsed: t0, used: c.used}
+		if got := s.idle(t0.Add(c.after), c.idle, unused); got != c.want {
+			t.Errorf("--session-idle %v, used %v, idle for %v: expired %v, want %v", c.idle, c.used, c.after, got, c.want)
+		}
+	}
+}
+
+// TestShortSessionIdleForUnusedSessions: --session-idle shorter than the
+// unused timeout frees a session never used after its initialize after
+// --session-idle (the table's room comes back that soon), not after the
+// unused timeout.
+func TestShortSessionIdleForUnusedSessions(t *testing.T) {
+	h := newHTTPHarness(t, func(_ *bridge.Config, hc *Config) { hc.SessionIdle, hc.UnusedIdle = 20*time.Millisecond, time.Hour })
+	unused := h.initialize("2025-06-18")
+	bridgetest.WaitFor(t, func() bool { return bridgetest.Field(t, h.health(), "sessions") == float64(0) })
+	if r := h.post(withSession(unused), pingBody); r.status != http.StatusNotFound {
+		t.Errorf("the unused session after --session-idle: %d %s", r.status, r.body)
+	}
+}

@@ -243,13 +243,18 @@ func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e 
 }
 
 // endSession is the one way a legacy session ends, whatever the reason
-// (DELETE, the idle timeout, eviction, shutdown): it leaves the table, its
-// POSTs waiting for answers and its GET stream end, what it has queued is
-// dropped unsent, what runs is stopped, and a question still out is
-// withdrawn (its call refused as cancelled). It reports whether the
-// session was still open.
+// (DELETE, the idle timeout, eviction, shutdown), once, whoever took it
+// out of the table (eviction does, in sessions.open, to make room in the
+// same step): it leaves the table and the core's clients, its POSTs
+// waiting for answers and its GET stream end, what it has queued is
+// dropped unsent, what runs is stopped, a question still out is withdrawn
+// (its call refused as cancelled), and telemetry counts it closed. It
+// reports whether this call ended it.
 func (f *httpFront) endSession(s *session, why string) bool {
-	if !f.sessions.remove(s) {
+	f.sessions.remove(s) // already out when evicted
+	first := false
+	s.endOnce.Do(func() { first = true })
+	if !first {
 		return false
 	}
 	f.core.RemoveClient(s.client)
@@ -257,7 +262,7 @@ func (f *httpFront) endSession(s *session, why string) bool {
 	// stream closes is withdrawn, which lets the worker take the calls
 	// behind it, and those must be cancelled by then.
 	s.client.End()
-	s.endOnce.Do(func() { close(s.ended) })
+	close(s.ended)
 	s.tel.End(sessionEndKind(why))
 	f.log.Debug().Str("session", s.id).Str("why", why).Msg("session ended")
 	return true

@@ -25,7 +25,7 @@ type session struct {
 	stream   *httpOut            // the GET stream, nil when none is open
 	waiting  map[string]*httpOut // POSTs waiting for the answer to one request, by id key
 
-	endOnce sync.Once
+	endOnce sync.Once     // endSession's: a session ends once, whoever took it out of the table
 	ended   chan struct{} // closed when the session ends
 }
 
@@ -46,13 +46,15 @@ func (s *session) release() {
 }
 
 // idle reports whether the session has been unused past its timeout: the
-// idle timeout once it was used, the much shorter unused one before.
+// idle timeout once it was used; before, the shorter of the idle timeout
+// and the unused one (a --session-idle shorter than the unused timeout
+// holds for every session).
 func (s *session) idle(now time.Time, idle, unused time.Duration) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	limit := idle
 	if !s.used {
-		limit = unused
+		limit = min(idle, unused)
 	}
 	return s.busy == 0 && now.Sub(s.lastUsed) > limit
 }
@@ -191,7 +193,8 @@ func (t *sessions) find(id string) *session {
 }
 
 // remove takes s out of the table; it reports whether s was still in it.
-// Only httpFront.endSession calls it.
+// Only httpFront.endSession calls it (open takes an evicted one out
+// itself, and the caller ends it).
 func (t *sessions) remove(s *session) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -62,6 +62,14 @@ func TestBadSettings(t *testing.T) {
 		{[]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "ftp://collector/v1/metrics"}, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"},
 		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=secret\r\nX-Evil: 1"}, "OTEL_EXPORTER_OTLP_HEADERS"},
 		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "Bad Name=secret"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		// A value's bytes one either side of what net/http sends: DEL (0x7f)
+		// and 0x1f are refused, written raw or percent-encoded; '~' (0x7e),
+		// a space, a tab and bytes from 0x80 are sent.
+		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "k=secret\x7f"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "k=secret%7F"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_METRICS_HEADERS", "k=secret%7f"}, "OTEL_EXPORTER_OTLP_METRICS_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "k=secret%1F"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{[]string{"OTEL_EXPORTER_OTLP_HEADERS", "k=a%7Eb%20c%09d%80%C3%A9,l=~"}, ""},
 		{[]string{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "k=secret%zz"}, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"},
 		{[]string{"OTEL_RESOURCE_ATTRIBUTES", "a=b,novalue"}, "OTEL_RESOURCE_ATTRIBUTES"},
 		{[]string{"OTEL_SDK_DISABLED", "true"}, ""}, // alone: fine

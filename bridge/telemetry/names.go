@@ -1,9 +1,11 @@
 package telemetry
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -137,7 +139,14 @@ const (
 type toolSet map[string]string
 
 // tools holds the current set; it is replaced whole on each good list.
-type tools struct{ set atomic.Pointer[toolSet] }
+// Before the first list, a name joins it once the base has run a call of
+// it (ran).
+type tools struct {
+	set atomic.Pointer[toolSet]
+
+	mu       sync.Mutex // ran's copy and store, and listed's store
+	haveList bool       // a list came: it alone says what the base has
+}
 
 // listed records a tools/list result's names.
 func (t *tools) listed(result []byte) {
@@ -146,11 +155,42 @@ func (t *tools) listed(result []byte) {
 		if len(set) == maxTools {
 			break
 		}
-		if len(n) <= maxToolName && utf8.ValidString(n) && !hasControl(n) {
+		if keptName(n) {
 			set[n] = strings.Clone(n)
 		}
 	}
+	t.mu.Lock()
+	t.haveList = true
 	t.set.Store(&set)
+	t.mu.Unlock()
+}
+
+// ran records that the base answered a call of tool n with a result (not
+// an error, nor isError): before any list, a name the base has. It
+// returns the attribute value for n: n, or Other when a list is known
+// that does not hold it, or n is no name to keep (too long, not text, one
+// too many).
+func (t *tools) ran(n string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if v := t.name(n); v != Other || t.haveList || !keptName(n) {
+		return v
+	}
+	set := toolSet{}
+	if old := t.set.Load(); old != nil {
+		if len(*old) >= maxTools {
+			return Other
+		}
+		maps.Copy(set, *old)
+	}
+	set[n] = strings.Clone(n)
+	t.set.Store(&set)
+	return set[n]
+}
+
+// keptName: a tool name short and plain enough to be an attribute value.
+func keptName(n string) bool {
+	return len(n) <= maxToolName && utf8.ValidString(n) && !hasControl(n)
 }
 
 // name returns the tool's name as an attribute value: the listed name, or

@@ -83,9 +83,14 @@ type Op struct {
 	method string
 	tool   string // "" unless tools/call
 	common []attribute.KeyValue
+	// asked is the tool name the client sent when tool is Other: the
+	// name learned if the base answers the call (End).
+	asked string
 
-	mu        sync.Mutex
-	ended     bool
+	mu    sync.Mutex
+	ended bool
+	// answered: the last round trip to the base brought an answer.
+	answered  bool
 	inQueue   bool
 	queuedAt  time.Time
 	queueSpan trace.Span
@@ -94,7 +99,8 @@ type Op struct {
 }
 
 // Start begins a request's span (SERVER, named "{mcp.method.name}
-// {gen_ai.tool.name}" when the tool is one the base lists, else
+// {gen_ai.tool.name}" when the tool is one the base lists (or, before any
+// list, has run: End names the call it learns that from), else
 // "{mcp.method.name}"), a child of the client's trace context when it
 // sent a valid one, a new trace otherwise. Call it when the request is
 // read; End when its answer is written.
@@ -111,7 +117,9 @@ func (t *Telemetry) start(r Request) *Op {
 		o.start = time.Now()
 	}
 	if r.Method == "tools/call" {
-		o.tool = t.tools.name(r.Tool)
+		if o.tool = t.tools.name(r.Tool); o.tool == Other {
+			o.asked = r.Tool
+		}
 	}
 	o.common = make([]attribute.KeyValue, 0, 8)
 	o.common = append(o.common, keyMethod.String(o.method))
@@ -375,10 +383,22 @@ func (o *Op) End(res Result) {
 		o.askSpan.End(trace.WithTimestamp(now))
 		o.askSpan = nil
 	}
+	answered := o.answered
 	o.mu.Unlock()
 
 	errType := res.errorType()
 	attrs := o.common
+	if o.tool == Other && answered && errType == "" {
+		// The base ran a tool of this name: it has it (tools.ran).
+		if v := o.t.tools.ran(o.asked); v != Other {
+			attrs = append([]attribute.KeyValue(nil), attrs...)
+			attrs[1] = keyTool.String(v)
+			if o.span != nil {
+				o.span.SetName(o.method + " " + v)
+				o.span.SetAttributes(attrs[1])
+			}
+		}
+	}
 	if errType != "" {
 		attrs = append(attrs[:len(attrs):len(attrs)], keyErrorType.String(errType))
 	}
@@ -495,6 +515,11 @@ func (c *Call) End(errType string) {
 		attrs := c.attrs
 		if errType != "" {
 			attrs = append(attrs[:len(attrs):len(attrs)], keyErrorType.String(errType))
+		}
+		if c.base {
+			c.o.mu.Lock()
+			c.o.answered = errType == ""
+			c.o.mu.Unlock()
 		}
 		t := c.o.t
 		if t.inst.on {

@@ -210,6 +210,54 @@ func TestInventedNamesStayOut(t *testing.T) {
 	}
 }
 
+// TestAnsweredToolIsNamed: before any tools/list of this process (a
+// client that calls a tool it knows, a bridge started with --no-cache), a
+// tool the base has answered a call of with a result, not an error nor
+// isError, is a name the base has: that call's span and series carry it,
+// and so do later calls' from their start. A name answered only with an
+// error, a tool error, or not reached stays _OTHER; so does one sent with
+// a list known that does not hold it (the list says what the base has),
+// and a learned name no longer listed once a list comes.
+func TestAnsweredToolIsNamed(t *testing.T) {
+	r := newReceiver(t)
+	c := newCore(t, Config{Endpoint: r.srv.URL})
+	call := func(tool, id string) Request {
+		return Request{Method: "tools/call", Tool: tool, ID: []byte(id)}
+	}
+	c.run(job{req: call("draw_line", `1`)})
+	c.run(job{req: call("draw_line", `2`), queue: true})
+	c.run(job{req: call("made_up", `3`), result: Result{Code: -32602, Message: "Unknown tool: made_up"}})
+	c.run(job{req: call("made_up", `4`)}) // the same name, answered now
+	c.run(job{req: call("failing", `5`), result: Result{ToolError: true}})
+	c.run(job{req: call("down", `6`), baseErr: "unreachable", result: Result{Code: -32603, Kind: "unreachable", Message: "down"}})
+	c.run(job{req: call("refused", `7`), refuse: RefusalDenied, result: Result{Code: -32602, Kind: "denied", Message: "denied"}})
+	c.run(job{req: call("bad\x01name", `8`)})
+	c.tel.ToolsListed(toolsList("get_drawing_info"))
+	c.run(job{req: call("draw_line", `9`)})
+	c.run(job{req: call("Get_drawing_info", `10`)})
+	flush(t, c)
+	got := map[string]string{}
+	for _, s := range r.allSpans() {
+		if s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			got[kvs(s.Attributes)["jsonrpc.request.id"].(string)] = s.Name + " / " + kvs(s.Attributes)["gen_ai.tool.name"].(string)
+		}
+	}
+	want := map[string]string{
+		"1": "tools/call draw_line / draw_line", "2": "tools/call draw_line / draw_line",
+		"3": "tools/call / _OTHER", "4": "tools/call made_up / made_up",
+		"5": "tools/call / _OTHER", "6": "tools/call / _OTHER", "7": "tools/call / _OTHER", "8": "tools/call / _OTHER",
+		"9": "tools/call / _OTHER", "10": "tools/call / _OTHER",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("server spans by request id (-want +got):\n%s", diff)
+	}
+	// The second draw_line call was named from its start: its CAD round
+	// trip carries the name too.
+	if n := len(byName(r.allSpans(), "tools/call draw_line", tracepb.Span_SPAN_KIND_CLIENT)); n != 1 {
+		t.Errorf("%d CAD spans named tools/call draw_line, want 1 (the second call's)", n)
+	}
+}
+
 // error.type and the span's status follow the answer: the bridge's
 // failure kind, else the JSON-RPC code, else tool_error; a code no
 // specification names is _OTHER.

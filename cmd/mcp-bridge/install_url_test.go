@@ -253,3 +253,47 @@ func urlHome(t *testing.T) (home, tok string, vars map[string]string) {
 	os.WriteFile(tok, []byte("s3cret-token\n"), 0o600)
 	return home, tok, map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "APPDATA": filepath.Join(home, ".config")}
 }
+
+// TestInstallURLTokenFileBesideTheVariable: install --url takes the token
+// from --token-file when the command line gives it, CAD_MCP_TOKEN set or
+// not, and the entry names the file; CAD_MCP_TOKEN alone is refused (the
+// token itself would have to go into the client's file). Before, the
+// variable beside --token-file was taken for the token's source and the
+// install refused.
+func TestInstallURLTokenFileBesideTheVariable(t *testing.T) {
+	home, tok, vars := urlHome(t)
+	withVar := map[string]string{"CAD_MCP_TOKEN": "s3cret-token"}
+	for k, v := range vars {
+		withVar[k] = v
+	}
+	fp := "sha256:" + strings.Repeat("ab", 32)
+	for _, tt := range []struct {
+		name string
+		vars map[string]string
+		args []string
+		code int
+	}{
+		{"--token-file, CAD_MCP_TOKEN set", withVar, []string{"--token-file", tok}, 0},
+		{"--token-file alone", vars, []string{"--token-file", tok}, 0},
+		{"CAD_MCP_TOKEN alone", withVar, nil, 2},
+	} {
+		out, errs, code := runCLI(t, tt.vars, "", append([]string{"install", "--client", "claude-desktop", "--url", "https://cad-pc:8931/mcp", "--fingerprint", fp}, tt.args...)...)
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d\n%s%s", tt.name, code, tt.code, out, errs)
+			continue
+		}
+		if code != 0 {
+			if !strings.Contains(errs, "--token-file FILE") {
+				t.Errorf("%s: the refusal does not say to pass --token-file: %s", tt.name, errs)
+			}
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(home, ".config/Claude/claude_desktop_config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"--token-file"`) || strings.Contains(string(b), "s3cret-token") {
+			t.Errorf("%s: the entry does not name the token file, or holds the token:\n%s", tt.name, b)
+		}
+	}
+}

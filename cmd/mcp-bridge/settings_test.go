@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -232,6 +233,52 @@ func TestConnectTokenCommandLineWins(t *testing.T) {
 			}
 			if strings.Contains(ans.Error.Message, tt.notInMsg) || strings.Contains(ans.Error.Message, "right-token") || strings.Contains(ans.Error.Message, "other-token") {
 				t.Errorf("message %q names %q, which was not used", ans.Error.Message, tt.notInMsg)
+			}
+		})
+	}
+}
+
+// TestConnectPinCommandLineWins: --fingerprint and --ca are one choice,
+// how connect trusts the remote's certificate: either on the command line
+// decides it there, and neither's variable is read. Before, connect --ca
+// with an old CAD_MCP_FINGERPRINT in the environment checked that pin,
+// which nobody gave, and refused the server the CA trusts. Each source
+// alone still counts.
+func TestConnectPinCommandLineWins(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer srv.Close()
+	dir := tempDir(t)
+	der := srv.Certificate().Raw
+	ca := writeFile(t, dir, "ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	other, _, err := tlscert.SelfSigned(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherLeaf, _ := tlscert.Leaf(other)
+	otherCA := writeFile(t, dir, "other-ca.pem", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: otherLeaf.Raw})))
+	pin, wrongPin := tlscert.Fingerprint(der), tlscert.LeafFingerprint(other)
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n"
+	for _, tt := range []struct {
+		name string
+		vars map[string]string
+		args []string
+		ok   bool
+	}{
+		{"--ca over CAD_MCP_FINGERPRINT", map[string]string{"CAD_MCP_FINGERPRINT": wrongPin}, []string{"--ca", ca}, true},
+		{"--fingerprint over CAD_MCP_CA", map[string]string{"CAD_MCP_CA": otherCA}, []string{"--fingerprint", pin}, true},
+		{"CAD_MCP_CA alone", map[string]string{"CAD_MCP_CA": ca}, nil, true},
+		{"CAD_MCP_FINGERPRINT alone", map[string]string{"CAD_MCP_FINGERPRINT": pin}, nil, true},
+		{"a wrong CAD_MCP_FINGERPRINT alone", map[string]string{"CAD_MCP_FINGERPRINT": wrongPin}, nil, false},
+		{"--ca that does not trust it, CAD_MCP_FINGERPRINT that would", map[string]string{"CAD_MCP_FINGERPRINT": pin}, []string{"--ca", otherCA}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, tt.vars, ping, append([]string{"connect", srv.URL + "/mcp"}, tt.args...)...)
+			answered := code == 0 && strings.Contains(out, `"result":{}`)
+			if answered != tt.ok {
+				t.Errorf("exit %d, answered %v, want %v\n%s%s", code, answered, tt.ok, out, errs)
 			}
 		})
 	}

@@ -73,6 +73,20 @@ func TestExpansionEdges(t *testing.T) {
 				t.Errorf("%s: %q refused: %v", c.ID, u, err)
 			}
 		}
+		// The command itself: a binary under a folder whose name the
+		// client fills in ($HOME, ${env:X}) would not be the one started.
+		for _, s := range tc.refused {
+			cmd := "/home/u/" + s + "/mcp-bridge"
+			if err := c.CheckExpansion(Server{Command: cmd}); err == nil || !strings.Contains(err.Error(), "the command") || !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: command %q: %v, want a refusal naming the command", c.ID, cmd, err)
+			}
+		}
+		for _, s := range tc.kept {
+			cmd := "/home/u/" + s + "/mcp-bridge"
+			if err := c.CheckExpansion(Server{Command: cmd}); err != nil {
+				t.Errorf("%s: command %q refused: %v", c.ID, cmd, err)
+			}
+		}
 	}
 	// A header of the user's, and the token header in another client's
 	// syntax, are checked as the rest.

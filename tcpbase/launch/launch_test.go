@@ -3,6 +3,7 @@ package launch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -489,6 +490,47 @@ func TestLockFileNotTrusted(t *testing.T) {
 		pid := s.starts()[len(s.starts())-1].Pid
 		waitFor(t, "the fake to stop", func() bool { return !launchtest.Alive(pid) })
 		_ = os.Remove(s.fake.Stop)
+	}
+}
+
+// TestOldLaunchForgotten: a launch the lock file names is waited for
+// while its process runs, until it is older than the forget limit (10 min
+// at least, three --launch-wait): then its process id, which may since be
+// another program's (here this test's own, which runs on), holds nothing
+// off and the program is started. One nanosecond either side of the limit.
+func TestOldLaunchForgotten(t *testing.T) {
+	s := newSetup(t)
+	clk := newClock()
+	o := s.options(clk) // Wait 30 s: the limit is 10 min
+	lockPath := strings.TrimSuffix(launch.New(o).LogPath(), ".log") + ".lock"
+	writeLock := func(started time.Time) {
+		t.Helper()
+		st := fmt.Sprintf(`{"pid":%d,"started":%q}`, os.Getpid(), started.Format(time.RFC3339Nano))
+		if err := os.WriteFile(lockPath, []byte(st), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	writeLock(clk.now().Add(-10 * time.Minute))
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newMessages("FakeCAD (pid")
+	done := make(chan error, 1)
+	go func() { done <- launch.New(o).Ensure(ctx, m.add) }()
+	m.wait(t, "FakeCAD (pid") // waiting for the process the file names
+	cancel()
+	if err := result(t, done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a launch 10 min old: %v, want waited for until cancelled", err)
+	}
+	if n := len(s.starts()); n != 0 {
+		t.Fatalf("a launch 10 min old: %d starts, want it waited for", n)
+	}
+
+	writeLock(clk.now().Add(-10*time.Minute - time.Nanosecond))
+	if err := launch.New(o).Ensure(context.Background(), nil); err != nil {
+		t.Fatalf("a launch 10 min and 1 ns old: %v", err)
+	}
+	if n := len(s.starts()); n != 1 {
+		t.Fatalf("a launch 10 min and 1 ns old: %d starts, want the program started", n)
 	}
 }
 

@@ -90,8 +90,8 @@ func TestArgs(t *testing.T) {
 	title := Title(hostile)
 	body := hostileText
 	kd := "<qt>" + strings.NewReplacer(
-		"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;", `\`, `\\`, "\n", "<br>").Replace(body) + "</qt>"
-	kd = strings.ReplaceAll(kd, "<br>  ", "<br>&nbsp;&nbsp;")
+		"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;", `\`, `\\`, "\n", "<br>").Replace(wrapLines(body, kdialogWidth)) + "</qt>"
+	kd = strings.ReplaceAll(strings.ReplaceAll(kd, "<br>    ", "<br>&nbsp;&nbsp;&nbsp;&nbsp;"), "<br>  ", "<br>&nbsp;&nbsp;")
 	cases := []struct {
 		k       kind
 		timeout time.Duration
@@ -103,10 +103,11 @@ func TestArgs(t *testing.T) {
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel", "--timeout=2"}},
 		{zenity, 0, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel"}},
-		{kdialog, 90 * time.Second, []string{"--title=" + title, "--warningyesno=" + kd,
-			"--yes-label=Don't run", "--no-label=Run"}},
-		{yad, 90 * time.Second, []string{"--title=" + title, "--text=" + strings.ReplaceAll(body, `\`, `\\`), "--no-markup",
-			"--image=dialog-question", "--button=Don't run:1", "--button=Run:0", "--width=560", "--timeout=90"}},
+		{kdialog, 90 * time.Second, []string{"--title=" + title, "--combobox=" + kd, "Don't run", "Run", "--default=Don't run"}},
+		{yad, 90 * time.Second, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
+			"--button=Don't run:1", "--button=Run:41", "--width=560", "--height=420", "--timeout=90"}},
+		{yad, 0, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
+			"--button=Don't run:1", "--button=Run:41", "--width=560", "--height=420"}},
 		{osascript, 90 * time.Second, append(osaScript(), title, body, "90")},
 		{osascript, 0, append(osaScript(), title, body, "0")},
 	}
@@ -118,8 +119,46 @@ func TestArgs(t *testing.T) {
 	}
 	// The rich text kdialog is given, written out for the parts that
 	// matter: no tag but <qt> and <br>, the quote and the backslash.
-	if !strings.Contains(kd, `&quot;&lt;b&gt;bold&lt;/b&gt; &amp;amp; \\&quot;q\\&quot; &#39;q&#39; back\\\\slash $(rm -rf ~) \\\\n \\n next`) {
+	if !strings.Contains(kd, `&quot;&lt;b&gt;bold&lt;/b&gt; &amp;amp; \\&quot;q\\&quot; &#39;q&#39; back\\\\slash $(rm -rf ~) \\\\n`) {
 		t.Errorf("kdialog's text: %s", kd)
+	}
+	// No argument is on a command line but kdialog's and zenity's (which
+	// read none from elsewhere): yad reads the text on stdin, as it is.
+	for _, k := range []kind{zenity, kdialog, yad, osascript} {
+		p := &program{kind: k}
+		onArgv := strings.Contains(strings.Join(p.args(title, body, time.Minute), "\n"), "012345678901234567890")
+		if onArgv != (k != yad) {
+			t.Errorf("%s: the arguments on its command line: %v", k, onArgv)
+		}
+		if in := p.stdin(body); (in != "") != (k == yad) || k == yad && in != body+"\n" {
+			t.Errorf("%s: stdin %q", k, in)
+		}
+	}
+}
+
+// TestWrapLines: kdialog's lines, which its label does not wrap, at most
+// 80 characters: broken after the last space or zero-width space within
+// them, else at 80; the rest indented two more than its line, so that it
+// cannot pass for an argument's line.
+func TestWrapLines(t *testing.T) {
+	a40, b40 := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	for _, c := range []struct{ in, want string }{
+		{a40 + b40, a40 + b40},
+		{a40 + b40 + "c", a40 + b40 + "\n  c"},
+		{a40 + " " + b40 + "c", a40 + "\n  " + b40 + "c"},
+		{"  k: " + a40 + "\u200b" + b40, "  k: " + a40 + "\u200b\n    " + b40},
+		{"  k: " + a40 + b40 + b40, "  k:\n    " + a40 + b40[:36] + "\n    " + b40[36:] + b40},
+		{"x\n\ny", "x\n\ny"},
+	} {
+		got := wrapLines(c.in, 80)
+		if got != c.want {
+			t.Errorf("wrapLines(%q) = %q; want %q", c.in, got, c.want)
+		}
+		for _, l := range strings.Split(got, "\n") {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("wrapLines(%q): a line of %d characters", c.in, n)
+			}
+		}
 	}
 }
 
@@ -159,13 +198,18 @@ func TestAnswer(t *testing.T) {
 	}
 	cases := map[kind][]c{
 		zenity: {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {5, "", TimedOut, true, ""}, {255, "", DontRun, false, ""}, {2, "", DontRun, false, ""}},
-		kdialog: {{1, "", Run, true, ""}, {0, "", DontRun, true, ""}, {2, "", DontRun, true, ""}, {3, "", DontRun, false, ""},
-			// Qt's own exit 1 when the display goes (xkill, the session
-			// ending) is not the user choosing "Run".
+		// kdialog: "Run" printed and exit 0, that alone; exit 1 is Cancel,
+		// Escape or closed, and Qt's own exit when the display goes
+		// (xkill, the session ending), said so when Qt said it.
+		kdialog: {{0, "Run\n", Run, true, ""}, {0, "Run\n", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"},
+			{0, "Don't run\n", DontRun, true, ""}, {1, "\n", DontRun, true, ""}, {1, "", DontRun, true, ""},
+			{0, "", DontRun, false, ""}, {0, "Run", DontRun, false, ""}, {0, "run\n", DontRun, false, ""}, {0, "Run\n\n", DontRun, false, ""},
+			{1, "Run\n", DontRun, true, ""}, {2, "", DontRun, false, ""}, {3, "", DontRun, false, ""},
 			{1, "", DontRun, false, "The X11 connection broke (error 1). Did the X11 server die?\n"},
-			{1, "", DontRun, false, "The Wayland connection broke. Did the Wayland compositor die?\n"},
-			{1, "", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"}},
-		yad:       {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {252, "", DontRun, true, ""}, {70, "", TimedOut, true, ""}, {2, "", DontRun, false, ""}},
+			{1, "", DontRun, false, "The Wayland connection broke. Did the Wayland compositor die?\n"}},
+		// yad: its Run button's own code; 0 (SIGUSR1) is no answer.
+		yad: {{yadRun, "", Run, true, ""}, {0, "", DontRun, false, ""}, {1, "", DontRun, true, ""}, {252, "", DontRun, true, ""},
+			{70, "", TimedOut, true, ""}, {2, "", DontRun, false, ""}, {yadRun + 1, "", DontRun, false, ""}},
 		osascript: {{0, "run\n", Run, true, ""}, {0, "dontrun\n", DontRun, true, ""}, {0, "timeout\n", TimedOut, true, ""}, {0, "Run\n", DontRun, false, ""}, {1, "run\n", DontRun, false, ""}},
 	}
 	for k, cs := range cases {

@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,13 +23,25 @@ const (
 
 func (k kind) String() string { return [...]string{"zenity", "kdialog", "yad", "osascript"}[k] }
 
-// width is yad's width in pixels: its text wraps within it.
-const width = 560
+// width and height are yad's size in pixels: its text wraps within the
+// width, and scrolls when longer.
+const (
+	width  = 560
+	height = 420
+)
 
 // program is an Asker that runs a dialog program: exec, never a shell; the
-// question in argv elements of the form --option=value (a value starting
-// with "-" cannot become an option), each program told to show it as plain
-// text, or escaped for what it would read into it.
+// question on stdin where the program can read it there as plain text
+// (yad), else in argv elements of the form --option=value (a value
+// starting with "-" cannot become an option), each program told to show
+// it as plain text, or escaped for what it would read into it. A command
+// line can be read by every local account (ps) while the dialog is open;
+// stdin cannot.
+//
+// Run is decided only on the one answer each program gives when the user
+// chose Run, never on the absence of an error: a toolkit that loses its
+// display (a logout, dropped X forwarding, xkill) exits by itself with a
+// code of its own, and whatever it printed before says nothing.
 type program struct {
 	kind kind
 	path string
@@ -45,6 +56,20 @@ func seconds(d time.Duration) int {
 		return 0
 	}
 	return int((d + time.Second - 1) / time.Second)
+}
+
+// yadRun is the exit code of yad's Run button: one yad gives for nothing
+// else (0 is also what it exits with on SIGUSR1, 1 on a fatal GTK error,
+// 70 at its timeout, 252 on Escape).
+const yadRun = 41
+
+// stdin is what the program reads on stdin: the question's text for yad,
+// nothing for the others.
+func (p *program) stdin(body string) string {
+	if p.kind == yad {
+		return yadText(body)
+	}
+	return ""
 }
 
 // args is the command line (without the program) that shows the question
@@ -65,19 +90,26 @@ func (p *program) args(title, body string, timeout time.Duration) []string {
 		}
 		return a
 	case kdialog:
-		// kdialog has no timeout (killed at it) and no plain-text switch:
-		// its label guesses rich text (Qt::AutoText), so the text is
-		// made rich text for certain and every character escaped. Its
-		// default button is Yes, with no option to change it: Yes is
-		// "Don't run" (exit 0), No is "Run" (exit 1); Escape or closed 2.
-		return []string{"--title=" + title, "--warningyesno=" + kdialogText(body),
-			"--yes-label=" + DontRunLabel, "--no-label=" + RunLabel}
+		// kdialog's yes/no boxes cannot be the question: their default
+		// button is Yes (exit 0) with no option to change it, so Run had
+		// to be No, exit 1, which is also what Qt exits with by itself
+		// when it loses its display ("The X11 connection broke"). So the
+		// question is a choice in a combo box, "Don't run" chosen: kdialog
+		// prints "Run" only when the user chose it and pressed OK (exit
+		// 0); Cancel, Escape or closed exit 1. No timeout (killed at it).
+		// Its label guesses rich text (Qt::AutoText), so the text is made
+		// rich text for certain and every character escaped, and it does
+		// not wrap lines: kdialogText breaks them.
+		return []string{"--title=" + title, "--combobox=" + kdialogText(body), DontRunLabel, RunLabel,
+			"--default=" + DontRunLabel}
 	case yad:
-		// --no-markup: gtk_label_set_text, but yad compresses
-		// backslash escapes even then (src/main.c): backslashes doubled.
-		a := []string{"--title=" + title, "--text=" + strings.ReplaceAll(body, `\`, `\\`), "--no-markup",
-			"--image=dialog-question", "--button=" + DontRunLabel + ":1", "--button=" + RunLabel + ":0",
-			"--width=" + strconv.Itoa(width)}
+		// The text on stdin, shown as it is (--text-info: plain text, no
+		// markup unless --formatted, no backslash escapes, nothing
+		// printed back unless --editable); the focus in the text, where
+		// Return does nothing. Run's exit code is yadRun.
+		a := []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
+			"--button=" + DontRunLabel + ":1", "--button=" + RunLabel + ":" + strconv.Itoa(yadRun),
+			"--width=" + strconv.Itoa(width), "--height=" + strconv.Itoa(height)}
 		if n > 0 {
 			a = append(a, "--timeout="+strconv.Itoa(n))
 		}
@@ -118,12 +150,13 @@ var appleScript = []string{
 // it as rich text whatever it holds (Qt::mightBeRichText), in which &, <,
 // >, quotes are entities, line breaks <br> and runs of spaces &nbsp;; then
 // backslashes doubled, for kdialog reads \\ and \n in its text
-// (Utils::parseString).
+// (Utils::parseString). Its label does not wrap: lines longer than
+// kdialogWidth are broken first (wrapLines).
 func kdialogText(body string) string {
 	var b strings.Builder
 	b.WriteString("<qt>")
 	space := true // at the start of a line
-	for _, r := range body {
+	for _, r := range wrapLines(body, kdialogWidth) {
 		switch {
 		case r == '&':
 			b.WriteString("&amp;")
@@ -153,8 +186,57 @@ func kdialogText(body string) string {
 	return b.String()
 }
 
+// kdialogWidth is the longest line, in characters, of kdialog's text.
+const kdialogWidth = 80
+
+// wrapLines breaks every line of s longer than width characters: after
+// its last space or zero-width space (breakable's) that keeps the line
+// within width, else at width; the rest goes on a line indented by the
+// line's own leading spaces and two more, so that it cannot pass for an
+// argument's line ("  name: value").
+func wrapLines(s string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		indent := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " "))+2)
+		for {
+			r := []rune(line)
+			if len(r) <= width {
+				b.WriteString(line)
+				break
+			}
+			cut := width
+			for j := width; j > len(indent); j-- {
+				if r[j-1] == ' ' || r[j-1] == '\u200b' {
+					cut = j
+					break
+				}
+			}
+			b.WriteString(strings.TrimRight(string(r[:cut]), " "))
+			b.WriteByte('\n')
+			line = indent + string(r[cut:])
+		}
+	}
+	return b.String()
+}
+
+// yadText is body as yad's text view gets it: every control character
+// but the line feed replaced (a form feed at a line's start would clear
+// the text before it), and a final line feed.
+func yadText(body string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, body) + "\n"
+}
+
 // answer reads the program's exit code and output; false when they are
-// no answer of the user's.
+// no answer of the user's. Only each program's one answer that means Run
+// is Run.
 func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 	switch p.kind {
 	case zenity:
@@ -167,21 +249,22 @@ func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 			return TimedOut, true
 		}
 	case kdialog:
-		// Qt exits 1 when it loses its display ("The X11 connection
-		// broke", "The Wayland connection broke": the session ended, the
-		// window was xkill'ed): that is no "Run".
-		if strings.Contains(stderr, "connection broke") {
-			return DontRun, false
-		}
-		switch code {
-		case 1: // No: "Run"
+		switch {
+		case code == 0 && stdout == RunLabel+"\n":
 			return Run, true
-		case 0, 2: // Yes: "Don't run"; Escape or closed
+		case code == 0 && stdout == DontRunLabel+"\n":
+			return DontRun, true
+		case code == 1 && strings.Contains(stderr, "connection broke"):
+			// Qt lost its display ("The X11 connection broke", "The
+			// Wayland connection broke": the session ended, the window
+			// was xkill'ed): not run, and said so.
+			return DontRun, false
+		case code == 1: // Cancel, Escape or closed
 			return DontRun, true
 		}
 	case yad:
 		switch code {
-		case 0:
+		case yadRun:
 			return Run, true
 		case 1, 252: // "Don't run"; Escape or closed
 			return DontRun, true
@@ -222,8 +305,11 @@ func (p *program) Ask(ctx context.Context, q Question) (Answer, error) {
 func (p *program) show(ctx context.Context, title, body string, timeout time.Duration) (Answer, error) {
 	cmd := exec.Command(p.path, p.args(title, body, timeout)...)
 	cmd.Env = p.env
+	if in := p.stdin(body); in != "" {
+		cmd.Stdin = strings.NewReader(in)
+	}
 	// Nothing of the child reaches the bridge's stdout (the protocol's) or stderr.
-	var stdout, stderr capped
+	var stdout, stderr output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
@@ -253,7 +339,7 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 		if a, ok := p.answer(code, stdout.String(), stderr.String()); ok {
 			return a, nil
 		}
-		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, strings.TrimSpace(stderr.String()))
+		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, lastWords(stderr.String()))
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
@@ -265,17 +351,57 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 	}
 }
 
-// capped keeps the first 4 KiB written to it.
-type capped struct{ b bytes.Buffer }
+// lastWords is the last line a program wrote to stderr, for the error
+// that says why its dialog gave no answer (a toolkit's reason comes last,
+// after any number of warnings), cut to 300 bytes.
+func lastWords(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "nothing on stderr"
+	}
+	if len(last) > 300 {
+		last = strings.ToValidUTF8(last[:300], "") + "…"
+	}
+	return last
+}
 
-func (c *capped) Write(p []byte) (int, error) {
-	if room := 4096 - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(len(p), room)])
+// maxOutput bounds what is kept of each of a dialog program's outputs,
+// at either end.
+const maxOutput = 4096
+
+// output keeps what a dialog program writes to stdout or stderr, bounded:
+// its first and its last maxOutput bytes (a toolkit's last words, such as
+// Qt's "connection broke", come at the end, after any number of warnings).
+type output struct {
+	head, tail []byte
+	n          int // bytes written in all
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.n += len(p)
+	rest := p
+	if room := maxOutput - len(o.head); room > 0 {
+		take := min(room, len(rest))
+		o.head, rest = append(o.head, rest[:take]...), rest[take:]
+	}
+	if len(rest) > 0 {
+		o.tail = append(o.tail, rest...)
+		if len(o.tail) > maxOutput {
+			o.tail = append(o.tail[:0], o.tail[len(o.tail)-maxOutput:]...)
+		}
 	}
 	return len(p), nil
 }
 
-func (c *capped) String() string { return c.b.String() }
+// String is everything written when it was kept whole; else its first
+// and last parts, "…" for what lay between.
+func (o *output) String() string {
+	if o.n == len(o.head)+len(o.tail) {
+		return string(o.head) + string(o.tail)
+	}
+	return string(o.head) + "…" + string(o.tail)
+}
 
 // childEnv is the dialog program's environment: the bridge's, with the
 // display Find saw, and without the variables with which the dialog

@@ -220,6 +220,16 @@ type Desktop struct {
 	Asked     chan desktop.Question
 	Answers   chan desktop.Answer
 	Withdrawn chan desktop.Question
+
+	mu            sync.Mutex
+	open, maxOpen int // questions shown at once, now and at most
+}
+
+// MaxOpen is the most questions that were on the desktop at once.
+func (d *Desktop) MaxOpen() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.maxOpen
 }
 
 func NewDesktop() *Desktop {
@@ -229,6 +239,11 @@ func NewDesktop() *Desktop {
 func (d *Desktop) Name() string { return "scripted" }
 
 func (d *Desktop) Ask(ctx context.Context, q desktop.Question) (desktop.Answer, error) {
+	d.mu.Lock()
+	d.open++
+	d.maxOpen = max(d.maxOpen, d.open)
+	d.mu.Unlock()
+	defer func() { d.mu.Lock(); d.open--; d.mu.Unlock() }()
 	d.Asked <- q
 	select {
 	case a := <-d.Answers:

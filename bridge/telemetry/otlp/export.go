@@ -36,6 +36,9 @@ type Client struct {
 	// firstWait is the first pause before a retry, doubling to 5 s
 	// (default 500 ms).
 	firstWait time.Duration
+	// pause waits d, or until ctx is done (false): a timer; tests read
+	// the pauses from it instead of from a clock.
+	pause func(ctx context.Context, d time.Duration) bool
 
 	once    sync.Once
 	http    *http.Client
@@ -53,6 +56,9 @@ func (c *Client) init() {
 		}
 		if c.firstWait <= 0 {
 			c.firstWait = 500 * time.Millisecond
+		}
+		if c.pause == nil {
+			c.pause = sleep
 		}
 		c.http = &http.Client{
 			Transport: &http.Transport{
@@ -100,13 +106,9 @@ func (c *Client) Send(ctx context.Context, body []byte) error {
 			if after > 0 {
 				wait = after
 			}
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
+			if c.pause(ctx, wait) {
 				wait = min(2*wait, 5*time.Second)
 				continue
-			case <-ctx.Done():
-				t.Stop()
 			}
 		}
 		ev := c.Log.Debug()
@@ -115,6 +117,18 @@ func (c *Client) Send(ctx context.Context, body []byte) error {
 		}
 		ev.Err(err).Str("url", redacted(c.URL)).Msgf("OTLP export of %s failed; the bridge goes on without it", c.Signal)
 		return err
+	}
+}
+
+// sleep waits d, or until ctx is done (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 )
 
@@ -91,6 +92,39 @@ func TestSendRetriesWhileBusyOnly(t *testing.T) {
 		srv.Close()
 		if (err == nil) != c.ok || col.count() != c.requests {
 			t.Errorf("answers %v: err %v after %d requests; want ok=%v after %d", c.statuses, err, col.count(), c.ok, c.requests)
+		}
+	}
+}
+
+// TestSendBacksOff: the pauses between tries while the collector is
+// busy: 500 ms, doubling to 5 s at most; its Retry-After (at most a
+// minute) instead when it sends one. A busy collector is asked five times
+// in 8 s, not sixteen. The pauses are read from Send, not timed.
+func TestSendBacksOff(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		retry string
+		want  []time.Duration
+	}{
+		{"", []time.Duration{s / 2, s, 2 * s, 4 * s, 5 * s, 5 * s, 5 * s}},
+		{"3", []time.Duration{3 * s, 3 * s, 3 * s, 3 * s, 3 * s, 3 * s, 3 * s}},
+		{"3600", []time.Duration{time.Minute, time.Minute, time.Minute, time.Minute, time.Minute, time.Minute, time.Minute}},
+		{"0", []time.Duration{s / 2, s, 2 * s, 4 * s, 5 * s, 5 * s, 5 * s}},
+	} {
+		col := &collector{statuses: []int{503, 429, 502, 504, 503, 503, 503}, retry: c.retry}
+		srv := httptest.NewServer(col)
+		var got []time.Duration
+		cl := &Client{URL: srv.URL, Signal: "traces", Timeout: time.Hour, pause: func(ctx context.Context, d time.Duration) bool {
+			got = append(got, d)
+			return ctx.Err() == nil
+		}}
+		err := cl.Send(context.Background(), []byte("x"))
+		srv.Close()
+		if err != nil || col.count() != 8 {
+			t.Errorf("Retry-After %q: %v after %d requests; want delivered at the 8th", c.retry, err, col.count())
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("Retry-After %q: pauses (-want +got):\n%s", c.retry, diff)
 		}
 	}
 }

@@ -56,6 +56,32 @@ func collect(t *testing.T, record func(metric.Meter)) []byte {
 	return buf.Bytes()
 }
 
+// TestLabelValueEscapes: each character the format escapes in a label
+// value, alone in it (a line feed without a quote or a backslash beside
+// it, which a check for any of the three at once let through unescaped and
+// Prometheus then refused the whole scrape), and beside the others; each
+// reads back as the value recorded.
+func TestLabelValueEscapes(t *testing.T) {
+	values := []string{"\n", "a\nb", "\n\n", "\\", "a\\b", `"`, `a"b`, "a\"b\\c\nd", "plain", "", "\r\t"}
+	text := collect(t, func(m metric.Meter) {
+		c, _ := m.Int64Counter("mcp_bridge.policy.refusals", metric.WithUnit("{call}"))
+		for i, v := range values {
+			c.Add(context.Background(), int64(i+1), metric.WithAttributes(attribute.String("gen_ai.tool.name", v)))
+		}
+	})
+	got := map[string]float64{}
+	for _, m := range parse(t, text)["mcp_bridge_policy_refusals_total"].GetMetric() {
+		got[labels(m)["gen_ai_tool_name"]] = m.Counter.GetValue()
+	}
+	want := map[string]float64{}
+	for i, v := range values {
+		want[v] = float64(i + 1)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("label values read back (-want +got):\n%s\n%s", diff, text)
+	}
+}
+
 func TestWriteReadsBackInPrometheus(t *testing.T) {
 	ctx := context.Background()
 	text := collect(t, func(m metric.Meter) {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -169,6 +170,15 @@ func (c *xconn) atom(name string) (uint32, error) {
 // number; it ends with the test.
 func Xvfb(t testing.TB) int {
 	t.Helper()
+	n, _ := XvfbStoppable(t)
+	return n
+}
+
+// XvfbStoppable is Xvfb with a way to end the display before the test
+// does (a display that goes away: a logout, dropped X forwarding); stop
+// returns once the server has exited.
+func XvfbStoppable(t testing.TB) (display int, stop func()) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -179,14 +189,16 @@ func Xvfb(t testing.TB) int {
 		t.Fatal(err)
 	}
 	w.Close()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
 	line, err := bufio.NewReader(r).ReadString('\n') // written when it accepts connections
 	r.Close()
 	n, err2 := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || err2 != nil {
 		t.Fatalf("Xvfb did not say its display: %q %v", line, err)
 	}
-	return n
+	return n, stop
 }
 
 // Xdotool runs xdotool on display (bounded, against a hang).
