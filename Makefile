@@ -1,8 +1,11 @@
 # mcp-bridge — see README.md. Every target works on a fresh clone.
 GO       ?= go
 BIN      := bin/mcp-bridge
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+# The version is the source's (cmd/mcp-bridge/version.go); VERSION=x.y.z
+# stamps another. The commit and its date are stamped from git.
+COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+DATE     := $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS  := -s -w -X main.commit=$(COMMIT) -X main.date=$(DATE)$(if $(VERSION), -X main.version=$(VERSION))
 FUZZTIME ?= 10s
 
 .PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-dist test-windows cross-vet
@@ -108,7 +111,7 @@ clean:
 # (telemetry's: a call's cost off, with metrics, with traces). Not part of
 # `make test`.
 bench: build
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.commit=$(COMMIT) -X main.date=$(DATE)$(if $(VERSION), -X main.version=$(VERSION))' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
 	$(BIN) bench --go $(GO) --symbols bin/mcp-bridge-symbols --doc docs/performance.md
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry
 

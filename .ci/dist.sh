@@ -52,14 +52,24 @@ if [ -n "${MCP_BRIDGE_SIGN_PKCS12:-}" ]; then
   fi
 fi
 
-# The release notes: the section of CHANGELOG.md for the tag on HEAD, or
-# [Unreleased]. GoReleaser takes them with --release-notes (in snapshot mode
-# it does not publish them; release.yml passes the same file on a tag).
+# The version: the one the source states (main.version, what a plain go
+# build reports); a tag on HEAD must name the same. The snapshot is built
+# as that version (.goreleaser.yaml's version_template reads it here).
+code_version=$(sed -n 's/^var version = "\(.*\)"$/\1/p' cmd/mcp-bridge/version.go)
+[ -n "$code_version" ] || { echo "dist: FAIL no var version = \"…\" in cmd/mcp-bridge/version.go"; exit 1; }
+export MCP_BRIDGE_VERSION=$code_version
+tag=$(git describe --tags --exact-match 2>/dev/null || true)
+if [ -n "$tag" ] && [ "${tag#v}" != "$code_version" ]; then
+  echo "dist: FAIL the tag $tag on HEAD is not the source's version $code_version (cmd/mcp-bridge/version.go)"; exit 1
+fi
+
+# The release notes: the section of CHANGELOG.md for that version.
+# GoReleaser takes them with --release-notes (in snapshot mode it does not
+# publish them; release.yml passes the same file on a tag).
 mkdir -p bin
 notes=bin/release-notes.md
-tag=$(git describe --tags --exact-match 2>/dev/null || true)
-.ci/release-notes.sh "${tag:-Unreleased}" >"$notes"
-echo "dist: ok   release notes: section [${tag:-Unreleased}] of CHANGELOG.md, $(wc -l <"$notes") lines"
+.ci/release-notes.sh "$code_version" >"$notes"
+echo "dist: ok   release notes: section [$code_version] of CHANGELOG.md, $(wc -l <"$notes") lines"
 
 # GoReleaser reads the commit and its date from git, but gives up on all
 # of it (commit "none", date now: not reproducible) when the clone has no

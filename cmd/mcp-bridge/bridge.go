@@ -205,10 +205,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		return usageError{fmt.Errorf("unknown command %q%s (see mcp-bridge help)", f.fs.Arg(0), didYouMean(f.fs.Arg(0), commands))}
 	}
 	if f.version {
-		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
-		if commit != "" {
-			fmt.Fprintf(e.stdout, "commit %s, built %s\n", commit, date)
-		}
+		printVersion(e.stdout)
 		return nil
 	}
 	if f.printConfig {

@@ -18,14 +18,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version, commit and date are set at build time with
-// -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
-var (
-	version = "dev"
-	commit  = ""
-	date    = ""
-)
-
 func main() {
 	ignoreSIGPIPE()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
