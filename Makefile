@@ -8,7 +8,7 @@ DATE     := $(shell git log -1 --format=%cI 2>/dev/null)
 LDFLAGS  := -s -w -X main.commit=$(COMMIT) -X main.date=$(DATE)$(if $(VERSION), -X main.version=$(VERSION))
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-dist test-windows cross-vet
+.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross archive dist test-dist test-windows cross-vet help
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -62,6 +62,18 @@ fuzz-long:
 
 demo: build
 	$(BIN) demo
+
+# archive: this machine's release archive in seconds, laid out as make
+# dist's (one list: cmd/mkdist/archive.go): the binary, LICENSE, the docs
+# and the FreeCAD base (freecad/). ARCHIVE_OS/ARCHIVE_ARCH for another
+# platform (windows gets a .zip). Prints the archive's path.
+SOURCE_VERSION := $(shell .ci/version.sh)
+ARCHIVE_OS     ?= $(shell $(GO) env GOOS)
+ARCHIVE_ARCH   ?= $(shell $(GO) env GOARCH)
+ARCHIVE_EXE    := bin/archive/$(ARCHIVE_OS)_$(ARCHIVE_ARCH)/mcp-bridge$(if $(filter windows,$(ARCHIVE_OS)),.exe)
+archive:
+	@CGO_ENABLED=0 GOOS=$(ARCHIVE_OS) GOARCH=$(ARCHIVE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(ARCHIVE_EXE) ./cmd/mcp-bridge
+	@$(GO) run ./cmd/mkdist archive --binary $(ARCHIVE_EXE) --os $(ARCHIVE_OS) --arch $(ARCHIVE_ARCH) --version $(or $(VERSION),$(SOURCE_VERSION)) --out bin
 
 # cross builds the static release binaries.
 cross:

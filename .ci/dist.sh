@@ -55,8 +55,7 @@ fi
 # The version: the one the source states (main.version, what a plain go
 # build reports); a tag on HEAD must name the same. The snapshot is built
 # as that version (.goreleaser.yaml's version_template reads it here).
-code_version=$(sed -n 's/^var version = "\(.*\)"$/\1/p' cmd/mcp-bridge/version.go)
-[ -n "$code_version" ] || { echo "dist: FAIL no var version = \"…\" in cmd/mcp-bridge/version.go"; exit 1; }
+code_version=$(.ci/version.sh)
 export MCP_BRIDGE_VERSION=$code_version
 tag=$(git describe --tags --exact-match 2>/dev/null || true)
 if [ -n "$tag" ] && [ "${tag#v}" != "$code_version" ]; then
@@ -130,6 +129,14 @@ for a in dist/*.tar.gz dist/*.zip; do
   grep -qx LICENSE "$work/list" || { echo "dist: FAIL $a has no LICENSE"; exit 1; }
 done
 echo "dist: ok   LICENSE (MIT) in every archive"
+# The layout make archive gives (cmd/mkdist's list): the same files, the
+# FreeCAD base in freecad/ beside the binary.
+$GO run ./cmd/mkdist archive --binary "$work/tar/mcp-bridge" --os linux --arch amd64 --version "$meta_version" --out "$work/quick" >/dev/null
+diff <(tar -tzf dist/mcp-bridge_"$meta_version"_linux_amd64.tar.gz | sort) <(tar -tzf "$work/quick/mcp-bridge_${meta_version}_linux_amd64.tar.gz" | sort) ||
+  { echo "dist: FAIL GoReleaser's linux archive (<) and make archive's (>) hold different files"; exit 1; }
+[ -f "$work/tar/freecad/MCPBridgeBase.FCMacro" ] && [ -f "$work/tar/freecad/cadbase/base.py" ] ||
+  { echo "dist: FAIL the FreeCAD base (freecad/MCPBridgeBase.FCMacro, freecad/cadbase/) is not beside the binary"; exit 1; }
+echo "dist: ok   the archives hold what make archive packs, the FreeCAD base in freecad/"
 
 # The signatures users get: the .exe in each zip and in the Windows bundle.
 exes=()

@@ -80,7 +80,7 @@ GO=$GO .ci/dist.sh
 # them in the winget manifest; nothing is published). A made-up tag whose
 # section is this changelog's section of the source's version; into
 # bin/release-check, so make dist's dist/ stays as it was.
-code_version=$(sed -n 's/^var version = "\(.*\)"$/\1/p' cmd/mcp-bridge/version.go)
+code_version=$(.ci/version.sh)
 sed "s/^## \[$code_version\] - .*/## [0.0.0-test] - 2026-01-01/" CHANGELOG.md >"$work/CHANGELOG-tagged.md"
 .ci/release-notes.sh v0.0.0-test "$work/CHANGELOG-tagged.md" >"$work/notes.md"
 { cat .goreleaser.yaml; echo "dist: bin/release-check"; } >"$work/goreleaser.yaml"
