@@ -133,7 +133,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeLog()
 	if c.showVersion {
-		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		printVersion(e.stdout)
 		return nil
 	}
 	cfg.Log = log

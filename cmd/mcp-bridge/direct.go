@@ -216,7 +216,7 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 		launchCmd = f.launch.cmd().String()
 	}
 	return doctor.Reach{
-		LaunchProgram: f.launch.command, Launch: launchCmd,
+		LaunchProgram: f.launch.command, Launch: launchCmd, LaunchArgs: f.launch.args.GetSlice(), LaunchHome: launchHome(doctorEnv),
 		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
 		From:        where,
 		ListTimeout: f.listTimeout,

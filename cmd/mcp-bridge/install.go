@@ -87,6 +87,16 @@ func runInstall(e *env, cmd string, args []string) error {
 	if *scope != "user" && *scope != "project" && *scope != "local" {
 		return usageError{fmt.Errorf("--scope %q: want user, project or local", *scope)}
 	}
+	if cmd == "install" && f.launch.command != "" {
+		// A bridge registered with a command that cannot start CAD answers
+		// every call with launch_failed: say so now, not at the first call.
+		if p := f.launch.cmd().Problems(launchHome(e.getenv)); len(p) > 0 {
+			if !*force {
+				return usageError{fmt.Errorf("install does not register a --launch command that cannot start: %s. Correct it (mcp-bridge launch-command --cad freecad or autocad suggests one), or add --force to register it as it is", strings.Join(p, "; "))}
+			}
+			fmt.Fprintf(e.stderr, "warning: %s: registered as given (--force); a call that finds the base down cannot start CAD until it is there\n", strings.Join(p, "; "))
+		}
+	}
 	dir, _ := os.Getwd()
 	req := register.Request{Uninstall: cmd == "uninstall", Client: f.client, Scope: *scope, Name: f.name, DryRun: *dryRun, Force: *force,
 		Remote: remote.url, Pinned: remote.fingerprint != "" || remote.ca != "", TokenFile: f.tokenFile, Args: args, DidYouMean: didYouMean}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -41,9 +42,10 @@ func Find(program string) string {
 }
 
 // Problems says, a sentence each, what the command needs and is not
-// there: the program (Find), each argument that names a file (an absolute
-// path, or a file name with the extension of a macro, script or drawing,
-// read from home, the folder the program starts in), and for this
+// there: the program (Find), each argument that names a file the program
+// opens or runs (one with the extension of a macro, script or drawing: an
+// absolute path, or a name read from home, the folder the program starts
+// in), and for this
 // project's FreeCAD macro the cadbase folder beside it, without which
 // FreeCAD opens with no base and every call waits the whole --launch-wait.
 // nil when nothing is missing. launch-command, doctor and install all
@@ -75,24 +77,26 @@ func (c Command) Problems(home string) []string {
 	return out
 }
 
-// namedFile is the file an argument names: itself when it is an absolute
-// path, under home when it is a relative file name with one of fileExts;
-// ok is false for any other argument (a switch such as -addr, or AutoCAD's
-// /b and /nologo: a slash and letters, on any system; a word).
+// namedFile is the file an argument names: an argument with the
+// extension of a macro, script or drawing (fileExts), as it is when it is
+// an absolute path, else under home. ok is false for any other argument:
+// a switch (-addr, AutoCAD's /b), a word, or a path the program may be
+// meant to create (its log, say), which need not be there yet.
 func namedFile(arg, home string) (string, bool) {
 	if arg == "" || strings.HasPrefix(arg, "-") || isSlashSwitch(arg) {
+		return "", false
+	}
+	ext := strings.ToLower(filepath.Ext(arg))
+	if !slices.Contains(fileExts, ext) {
 		return "", false
 	}
 	if filepath.IsAbs(arg) {
 		return arg, true
 	}
-	ext := strings.ToLower(filepath.Ext(arg))
-	for _, e := range fileExts {
-		if ext == e && home != "" {
-			return filepath.Join(home, arg), true
-		}
+	if home == "" {
+		return "", false
 	}
-	return "", false
+	return filepath.Join(home, arg), true
 }
 
 // isSlashSwitch: "/b", "/nologo" (a Windows program's switch, never a file

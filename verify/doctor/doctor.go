@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
 
@@ -90,6 +91,10 @@ type Reach struct {
 	// LaunchProgram and Launch: its --launch and the whole command ("":
 	// none): a base that is down is then no problem, if the program exists.
 	LaunchProgram, Launch string
+	// LaunchArgs are its --launch-arg; LaunchHome the folder the program
+	// starts in (launch.Command.Problems).
+	LaunchArgs []string
+	LaunchHome string
 }
 
 // Report is what Check found.
@@ -363,9 +368,15 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 	}
 	e.Asks = whoAsks(o, r.ClientID, reach)
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
-	if e.Launch = reach.Launch; reach.LaunchProgram != "" && programPath(reach.LaunchProgram) == "" {
+	if e.Launch = reach.Launch; reach.LaunchProgram != "" && launch.Find(reach.LaunchProgram) == "" {
 		e.Problem = fmt.Sprintf("its --launch program %s is not found: when the base is down, its bridge cannot start CAD", reach.LaunchProgram)
 		return e
+	}
+	if reach.LaunchProgram != "" {
+		if p := (launch.Command{Path: reach.LaunchProgram, Args: reach.LaunchArgs}).Problems(reach.LaunchHome); len(p) > 0 {
+			e.Problem = "its --launch command: " + strings.Join(p, "; ")
+			return e
+		}
 	}
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
 	if b.err != nil && errors.Is(b.err, tcpbase.ErrUnreachable) && reach.LaunchProgram != "" {
