@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
@@ -19,8 +21,7 @@ import (
 
 // addHTTPFlags adds the Streamable HTTP settings (each also read from
 // CAD_MCP_<NAME>; the token itself from CAD_MCP_TOKEN).
-func (f *bridgeFlags) addHTTPFlags() {
-	fs := f.fs
+func (f *bridgeFlags) addHTTPFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
 	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
@@ -28,7 +29,7 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 1000, "with --listen: open legacy sessions at most, half of them from one address (env CAD_MCP_MAX_SESSIONS)")
-	f.tls.add(f)
+	f.tls.add(fs)
 	fs.StringSliceVar(&f.trustProxy, "trust-proxy", nil, "with --listen: reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client; otherwise the header is ignored (env CAD_MCP_TRUST_PROXY)")
 }
 

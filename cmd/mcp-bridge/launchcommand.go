@@ -46,7 +46,7 @@ func runLaunchCommand(e *env, args []string) error {
 	root := fs.String("root", "", "the folder the system's own folders (/usr/bin, /Applications) are in")
 	_ = fs.MarkHidden("os") // for tests
 	_ = fs.MarkHidden("root")
-	fs.Usage = func() { fmt.Fprint(e.stderr, launchCommandUsage+fs.FlagUsages()) }
+	fs.Usage = func() { fmt.Fprint(e.stdout, launchCommandUsage+usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}

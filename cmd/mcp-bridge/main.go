@@ -119,7 +119,7 @@ func runHelp(ctx context.Context, e *env, args []string) error {
 		return usageError{fmt.Errorf("help takes one command or topic, got %q", strings.Join(args, " "))}
 	}
 	if t := lookupTopic(args[0]); t != nil {
-		fmt.Fprint(e.stderr, t.help())
+		fmt.Fprint(e.stdout, t.help(newBridgeFlags(io.Discard).fs))
 		return nil
 	}
 	if !slices.Contains(commands, args[0]) {

@@ -19,7 +19,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	faults := fs.Bool("faults", false, "add test-only fault_* tools that make the base misbehave on demand")
 	newline := fs.Bool("newline", false, "end each answer with a newline (the real base just closes)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: mcp-bridge sim [flags]
+		fmt.Fprintf(e.stdout, `Usage: mcp-bridge sim [flags]
 
 Runs a simulated CAD base: a TCP server that speaks like the base a CAD
 program embeds (one JSON-RPC frame per connection, tools/list and tools/call
@@ -30,7 +30,7 @@ Examples:
   mcp-bridge sim --addr 127.0.0.1:0 --faults
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err

@@ -26,7 +26,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	tool := fs.String("tool", "", "the tool the round-trip checks call (default: one the base marks read-only, or a reading one that needs no arguments)")
 	toolArgs := fs.String("args", "{}", "with --tool: its arguments, a JSON object")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
+		fmt.Fprintf(e.stdout, `Usage: mcp-bridge verify [flags]
 
 Runs the bridge as a child process, exactly as an MCP client does, and checks
 everything a client relies on: version negotiation, ping, tools/list and
@@ -51,7 +51,7 @@ Examples:
   mcp-bridge verify --url http://127.0.0.1:8931/mcp   a bridge running with --listen
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err
