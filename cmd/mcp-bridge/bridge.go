@@ -225,6 +225,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	cfg.Health = health.New()
 	metricsToken := ""
 	if f.tel.MetricsListen != "" {
+		if err := f.makeTokenFile(log); err != nil {
+			return usageError{err}
+		}
 		if metricsToken, _, err = f.token(); err != nil {
 			return usageError{err}
 		}

@@ -286,7 +286,7 @@ token; a FILE that does not exist is made with a new random token.
 
   mcp-bridge --listen 127.0.0.1:8931 --token-file ~/cad-token
   mcp-bridge --print-config --client cursor --listen 127.0.0.1:8931 --token-file ~/cad-token
-  CAD_MCP_TOKEN="$(cat ~/cad-token)" mcp-bridge verify --url http://127.0.0.1:8931/mcp
+  mcp-bridge verify --url http://127.0.0.1:8931/mcp --token-file ~/cad-token
 
 A client's entry reads the token from CAD_MCP_TOKEN: it is never written
 in a client's file. A non-loopback address needs a token (or
