@@ -271,6 +271,26 @@ func (e Env) appData() string {
 	return e.xdgConfig()
 }
 
+// LockDir is where install keeps the locks that serialise its edits of a
+// client's file across processes: a folder of this user's, in the user's
+// cache (%LOCALAPPDATA%, ~/Library/Caches, $XDG_CACHE_HOME or ~/.cache),
+// so that nothing is left beside the client's own files; "" when none is
+// known.
+func (e Env) LockDir() string {
+	var cache string
+	switch e.OS {
+	case "windows":
+		cache = e.Getenv("LOCALAPPDATA")
+	case "darwin":
+		cache = join(e.Home(), "Library", "Caches")
+	default:
+		if cache = e.Getenv("XDG_CACHE_HOME"); cache == "" {
+			cache = join(e.Home(), ".cache")
+		}
+	}
+	return join(cache, "mcp-bridge", "locks")
+}
+
 func (e Env) xdgConfig() string {
 	if x := e.Getenv("XDG_CONFIG_HOME"); x != "" {
 		return x

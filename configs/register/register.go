@@ -8,6 +8,7 @@ package register
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,13 +156,13 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 					}
 				}
 				var res clientconf.Result
-				res, err = clientconf.Install(target, r.Name, s, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: server.Command})
+				res, err = clientconf.Install(target, r.Name, s, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: server.Command, LockDir: ce.LockDir()})
 				results = append(results, res)
 			}
 		} else {
 			// Every file the client may read for this scope.
 			for _, file := range ce.Candidates(c, r.Scope) {
-				res, rerr := clientconf.Uninstall(file, r.Name, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: r.Self})
+				res, rerr := clientconf.Uninstall(file, r.Name, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: r.Self, LockDir: ce.LockDir()})
 				if rerr != nil {
 					err = rerr
 					break
@@ -201,6 +202,11 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if dest := ce.CopyTarget(); r.Uninstall && !r.DryRun && dest != "" {
+		if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() {
+			fmt.Fprintf(stdout, "the copy that install --copy made stays: %s (other clients may run it; delete it once none does)\n", dest)
+		}
+	}
 	if len(tokenVarUsers) > 0 {
 		fmt.Fprintf(stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  %s\n",
 			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, r.TokenFile, SetTokenVar(ce.OS, r.TokenFile))
@@ -222,6 +228,9 @@ func report(w io.Writer, c *clientconf.Client, name string, results []clientconf
 			fmt.Fprintf(w, "%s: %s %q in %s\n", c.Name, done(r.Action, dryRun), name, r.File)
 		case "removed":
 			fmt.Fprintf(w, "%s: %s %q from %s\n", c.Name, done(r.Action, dryRun), name, r.File)
+			if r.Deleted {
+				fmt.Fprintf(w, "  the file held nothing else (install had made it): %s\n", map[bool]string{true: "would remove it too", false: "removed it too"}[dryRun])
+			}
 		case "unchanged":
 			fmt.Fprintf(w, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
 		default:
@@ -271,6 +280,9 @@ func tableRows(c *clientconf.Client, name string, results []clientconf.Result, e
 		what += fmt.Sprintf(" (%q)", name)
 		if r.Backup != "" {
 			what += "; previous file kept as " + filepath.Base(r.Backup)
+		}
+		if r.Deleted {
+			what += map[bool]string{true: "; would remove the file, which held nothing else", false: "; removed the file, which held nothing else"}[dryRun]
 		}
 		if !dryRun && (r.Action == "added" || r.Action == "updated") {
 			what += "; then " + c.Restart
