@@ -242,6 +242,9 @@ type Env struct {
 	// there is none, problem says why an existing one was not read.
 	// Nil reads it whole.
 	Read func(path string) (data []byte, problem string, found bool)
+	// Processes lists the program files of the running processes, for
+	// Running; nil lists this machine's (ProcessPaths).
+	Processes func() ([]string, error)
 }
 
 // Home is the user's home directory: USERPROFILE on Windows (MSYS2 and Git

@@ -142,8 +142,10 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 	var newContent []string     // --client all --dry-run: the files it would write
 	for _, c := range cs {
 		var results []clientconf.Result
-		var err error
-		if !r.Uninstall {
+		err := quitFirst(ce, c, r, stderr)
+		switch {
+		case err != nil:
+		case !r.Uninstall:
 			target, ok := ce.Target(c, r.Scope)
 			if !ok {
 				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
@@ -159,7 +161,7 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 				res, err = clientconf.Install(target, r.Name, s, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: server.Command, LockDir: ce.LockDir()})
 				results = append(results, res)
 			}
-		} else {
+		default:
 			// Every file the client may read for this scope.
 			for _, file := range ce.Candidates(c, r.Scope) {
 				res, rerr := clientconf.Uninstall(file, r.Name, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: r.Self, LockDir: ce.LockDir()})
@@ -215,6 +217,26 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s failed for %d of %d clients", r.cmd(), failed, len(cs))
 	}
 	return nil
+}
+
+// quitFirst refuses to edit the file of a client that is running and
+// writes its file back when it quits (Claude Desktop, also when only its
+// tray icon is left): the edit would be lost. --force writes it anyway,
+// with a warning; --dry-run only says so.
+func quitFirst(ce clientconf.Env, c *clientconf.Client, r Request, stderr io.Writer) error {
+	if !ce.Running(c) {
+		return nil
+	}
+	why := fmt.Sprintf("%s is running: it writes its settings file back when it quits, which would undo this", c.Name)
+	switch {
+	case r.DryRun:
+		fmt.Fprintf(stderr, "note: %s. Quit it first (%s)\n", why, clientconf.QuitHow(ce.OS))
+		return nil
+	case r.Force:
+		fmt.Fprintf(stderr, "warning: %s (written anyway: --force)\n", why)
+		return nil
+	}
+	return fmt.Errorf("%s. Quit it (%s), then run this again; --force writes the file now anyway", why, clientconf.QuitHow(ce.OS))
 }
 
 // report says, for one client, what was done to each of its files.
