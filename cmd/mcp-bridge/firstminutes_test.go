@@ -49,7 +49,7 @@ func TestInstallWarnsAboutATransientBinary(t *testing.T) {
 		_, errs, code := runAs(t, &env{argv0: tt.exe, args: []string{"install", "--client", "cursor", "--dry-run"}}, vars)
 		// From a terminal in this folder, not the binary's: on Windows
 		// the hint goes there first, and runs the binary by its path.
-		hint := "  mcp-bridge install --copy --client cursor --dry-run\n"
+		hint := "  " + tt.exe + " install --copy --client cursor --dry-run\n"
 		if runtime.GOOS == "windows" {
 			hint = "  cd \"" + filepath.Dir(tt.exe) + "\"\n  .\\" + filepath.Base(tt.exe) + " install --copy --client cursor --dry-run\n"
 		}

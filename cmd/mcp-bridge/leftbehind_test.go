@@ -42,6 +42,9 @@ func TestNothingLeftBesideTheClientsFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install: exit %d\n%s%s", code, out, errs)
 	}
+	if !strings.Contains(out, "its folder is not in your PATH: from a terminal, run it by its path") {
+		t.Errorf("install --copy into a folder not in PATH does not say how to run the copy:\n%s", out)
+	}
 	if got := listing(t, folder); len(got) != 2 {
 		t.Errorf("after install the folder holds %v, want the app's file and the config", slices.Sorted(maps.Keys(got)))
 	}

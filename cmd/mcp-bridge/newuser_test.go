@@ -87,7 +87,8 @@ func TestCopyHintRunsTheBinaryWhereItIs(t *testing.T) {
 		{"windows", `C:\Users\ana\Downloads\mcp-bridge.exe`, `C:\Users\ana`, win, "  cd \"C:\\Users\\ana\\Downloads\"\n  .\\mcp-bridge.exe install --copy --client cursor\n"},
 		{"windows", `C:\Users\ana\Downloads\mcp-bridge (1).exe`, `C:\Users\ana\Downloads`, win, "  & '.\\mcp-bridge (1).exe' install --copy --client cursor\n"},
 		{"windows", `C:\Users\ana\Downloads\mcp-bridge_windows_amd64.exe`, `C:\Users\ana\Downloads`, win, "  .\\mcp-bridge_windows_amd64.exe install --copy --client cursor\n"},
-		{"linux", "/home/ana/Downloads/mcp-bridge", "/home/ana/Downloads", unix, "  mcp-bridge install --copy --client cursor\n"},
+		{"linux", "/home/ana/Downloads/mcp-bridge", "/home/ana/Downloads", unix, "  ./mcp-bridge install --copy --client cursor\n"},
+		{"linux", "/home/ana/Downloads/mcp-bridge", "/home/ana", unix, "  /home/ana/Downloads/mcp-bridge install --copy --client cursor\n"},
 	}
 	for _, tt := range tests {
 		var errb strings.Builder

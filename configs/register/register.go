@@ -133,6 +133,9 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 				copied = "would copy"
 			}
 			fmt.Fprintf(stdout, "%s %s to %s\n", copied, server.Command, dest)
+			if !onPath(ce, filepath.Dir(dest)) {
+				fmt.Fprintf(stdout, "  its folder is not in your PATH: from a terminal, run it by its path, e.g.\n    %s\n", strings.Join(RunFrom(ce.OS, dest, ce.Dir, "doctor"), "\n    "))
+			}
 			server.Command = dest
 		}
 	}
@@ -335,4 +338,18 @@ func indentText(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// onPath reports whether dir is one of the folders of the PATH in ce.
+func onPath(ce clientconf.Env, dir string) bool {
+	sep := ":"
+	if ce.OS == "windows" {
+		sep = ";"
+	}
+	for _, d := range strings.Split(ce.Getenv("PATH"), sep) {
+		if d != "" && (filepath.Clean(d) == filepath.Clean(dir) || ce.OS == "windows" && strings.EqualFold(filepath.Clean(d), filepath.Clean(dir))) {
+			return true
+		}
+	}
+	return false
 }
