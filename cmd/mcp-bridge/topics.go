@@ -145,7 +145,7 @@ func formatFlags(flags []*pflag.Flag) string {
 		_, text := pflag.UnquoteUsage(fl)
 		words := strings.Fields(text)
 		switch def := fl.DefValue; {
-		case def == "" || def == "false" || def == "[]":
+		case def == "" || def == "false" || def == "[]" || def == "0s": // 0s: not set (its text says what then)
 		default:
 			words = append(words, "(default "+def+")") // on one line, a path with spaces too
 		}
