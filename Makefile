@@ -10,6 +10,31 @@ FUZZTIME ?= 10s
 
 .PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross archive dist test-dist test-windows cross-vet help
 
+# help: every target, one line each; [apt] marks those that install system
+# packages with apt-get when missing (as root or with sudo), [npm] those
+# that install pinned Node.js packages into the repository (npm ci).
+help:
+	@echo 'mcp-bridge: make <target>'
+	@echo '  build             bin/mcp-bridge for this machine'
+	@echo '  archive           this machine'"'"'s release archive, in bin/ (ARCHIVE_OS=windows ARCHIVE_ARCH=amd64 for another)'
+	@echo '  demo              the bridge at work on a simulated CAD base'
+	@echo '  test              everything a change must pass: lint, unit, fuzz, e2e  [npm]'
+	@echo '  unit              go test -race ./...'
+	@echo '  lint              gofmt, go vet, actionlint'
+	@echo '  fuzz              every fuzz target for FUZZTIME (10s); fuzz-long: 10 minutes each'
+	@echo '  e2e               real MCP clients against the built bridge, and the first hour from the archive  [npm]'
+	@echo '  test-clients      the clients'"'"' own programs (Claude Code, Gemini CLI, Codex, Copilot CLI, OpenCode; ~1.5 GB)  [npm]'
+	@echo '  test-desktop      the desktop confirmation dialog on Xvfb  [apt: xvfb zenity xdotool imagemagick]'
+	@echo '  test-proxy        the bridge behind nginx ending TLS  [apt: nginx-light]'
+	@echo '  test-telemetry    Prometheus and the status page in Chromium  [apt: prometheus chromium]  [npm]'
+	@echo '  test-windows      the Windows build under Wine, its first hour too  [apt: wine wine64 gcc-mingw-w64-x86-64 xvfb xdotool imagemagick]  [npm]'
+	@echo '  test-freecad      the bridge against real FreeCAD; demo-freecad, demo-freecad-gui  [apt: freecad-python3, freecad and Xvfb tools]  [npm]'
+	@echo '  cross, cross-vet  the release binaries for every platform; go vet for Windows and macOS'
+	@echo '  dist              the release in snapshot mode, checked (GoReleaser; a few minutes, ~18 the first time)  [npm; apt: osslsigncode when signing]'
+	@echo '  test-dist         make dist signed with a throwaway certificate  [npm; apt: osslsigncode]'
+	@echo '  bench             the figures of docs/performance.md'
+	@echo '  clean             remove bin/ and dist/'
+
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -122,6 +123,34 @@ func TestBuiltFileRule(t *testing.T) {
 	} {
 		if got := builtFile(write(tt.name, tt.data)) != ""; got != tt.built {
 			t.Errorf("%s: built %v, want %v", tt.name, got, tt.built)
+		}
+	}
+}
+
+// TestMakeHelpListsEveryTarget: make help names every target of the
+// Makefile, and marks as installing system packages ([apt]) each target
+// whose recipe or script runs apt-get.
+func TestMakeHelpListsEveryTarget(t *testing.T) {
+	mf, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-s", "help")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("make help: %v (no make here)", err)
+	}
+	help := string(out)
+	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z-]*):`).FindAllStringSubmatch(string(mf), -1) {
+		if name := m[1]; name != "help" && !regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).MatchString(help) {
+			t.Errorf("make help does not name the target %s", name)
+		}
+	}
+	for _, target := range []string{"test-windows", "test-freecad", "test-proxy", "test-telemetry", "test-desktop"} {
+		line := regexp.MustCompile(`(?m)^  ` + target + `\b.*$`).FindString(help)
+		if !strings.Contains(line, "[apt:") {
+			t.Errorf("make help does not say that %s installs system packages: %q", target, line)
 		}
 	}
 }

@@ -276,7 +276,7 @@ not tried again for --launch-backoff, unless the command changes.
 
   mcp-bridge launch-command --cad freecad      # the flags for this machine
   mcp-bridge install --client claude-desktop --launch /usr/bin/freecad --launch-arg ~/mcp-bridge/freecad/MCPBridgeBase.FCMacro
-  mcp-bridge doctor --launch-test              # starts it once, as a bridge would
+  mcp-bridge doctor --launch /usr/bin/freecad --launch-arg … --launch-test   # starts it once
 `},
 	{"http", "Streamable HTTP: one CAD program for several clients", "docs/http.md", "", `
 With --listen the bridge serves Streamable HTTP at http://ADDR/mcp instead
