@@ -49,9 +49,13 @@ unit:
 	$(GO) test -race -count=1 ./...
 
 # e2e: real MCP clients (Inspector CLI, TypeScript SDK 1.x and 2.x) and
-# `mcp-bridge verify` against the built binary and the simulated base.
-e2e: build
+# `mcp-bridge verify` against the built binary and the simulated base; then
+# a new user's first hour from this machine's archive (make archive):
+# unpack, install --copy, doctor, the Inspector from the written entry,
+# uninstall (verify/clients/firsthour.sh).
+e2e: build archive
 	verify/clients/run.sh $(BIN)
+	verify/clients/firsthour.sh bin/mcp-bridge_$(or $(VERSION),$(SOURCE_VERSION))_$(ARCHIVE_OS)_$(ARCHIVE_ARCH)$(if $(filter windows,$(ARCHIVE_OS)),.zip,.tar.gz)
 
 # test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
 # Copilot CLI, OpenCode, pinned in verify/realclients, about 1.5 GB
