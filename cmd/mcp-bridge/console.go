@@ -80,9 +80,10 @@ func stdinNote(goos, argv0 string) string {
 	if goos == "windows" {
 		stop = "Ctrl-C or Ctrl-Break ends it"
 	}
-	return fmt.Sprintf("mcp-bridge: waiting for an MCP client's messages on stdin. Your assistant starts the bridge\n"+
-		"and talks to it this way (%[1]s install registers it). To try it by hand instead:\n"+
-		"  %[1]s demo                   the bridge at work, on a simulated CAD base\n"+
-		"  %[1]s verify --port 8080     the checks a client relies on, against your CAD program\n"+
+	return fmt.Sprintf("mcp-bridge is waiting for an MCP client's messages on stdin: your assistant\n"+
+		"starts it and talks to it this way (%[1]s install registers it).\n"+
+		"To try it by hand instead:\n"+
+		"  %[1]s demo                the bridge at work, on a simulated CAD base\n"+
+		"  %[1]s verify --port 8080  a client's checks, against your CAD program\n"+
 		"%[2]s.\n", prog, stop)
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -177,6 +178,11 @@ func TestBridgeInATerminalSaysWhatItWaitsFor(t *testing.T) {
 		n := strings.Count(errs, "waiting for an MCP client's messages on stdin")
 		if code != 0 || out != "" || console && (n != 1 || !strings.Contains(errs, "  mcp-bridge demo ") || !strings.Contains(errs, "  mcp-bridge verify --port 8080 ")) || !console && n != 0 {
 			t.Errorf("stdin a terminal %v: exit %d, stdout %q, said it %d times:\n%s", console, code, out, n, errs)
+		}
+	}
+	for _, l := range strings.Split(stdinNote("linux", "./mcp-bridge"), "\n") {
+		if n := utf8.RuneCountInString(l); n > helpWidth {
+			t.Errorf("the note has a line of %d characters: %q", n, l)
 		}
 	}
 }
