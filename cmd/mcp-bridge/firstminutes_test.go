@@ -176,7 +176,8 @@ func TestBridgeInATerminalSaysWhatItWaitsFor(t *testing.T) {
 	for _, console := range []bool{true, false} {
 		out, errs, code := runAs(t, &env{argv0: "mcp-bridge", console: console, args: []string{"--port", "1", "--no-cache"}}, nil)
 		n := strings.Count(errs, "waiting for an MCP client's messages on stdin")
-		if code != 0 || out != "" || console && (n != 1 || !strings.Contains(errs, "  mcp-bridge demo ") || !strings.Contains(errs, "  mcp-bridge verify --port 8080 ")) || !console && n != 0 {
+		prog := runName(runtime.GOOS, "mcp-bridge") // .\mcp-bridge.exe on Windows
+		if code != 0 || out != "" || console && (n != 1 || !strings.Contains(errs, "  "+prog+" demo ") || !strings.Contains(errs, "  "+prog+" verify --port 8080 ")) || !console && n != 0 {
 			t.Errorf("stdin a terminal %v: exit %d, stdout %q, said it %d times:\n%s", console, code, out, n, errs)
 		}
 	}
