@@ -82,7 +82,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 		fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
 		fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
 		fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
-		f.cacheDir = defaultCacheDir()
+		f.cacheDir = cacheDirDefault()
 		fs.Var((*folderValue)(&f.cacheDir), "cache-dir", "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
 		fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
 		fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
@@ -272,6 +272,11 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 }
 
 const instructions = "Tools of the CAD program that is open on this machine. Calls act on the open drawing and may change it; they run one at a time, in order."
+
+// cacheDirDefault is --cache-dir's default: defaultCacheDir, which the
+// help golden files' test makes the same on every machine (its length
+// moves where help wraps).
+var cacheDirDefault = defaultCacheDir
 
 // defaultCacheDir is <user cache dir>/mcp-bridge (%LocalAppData% on
 // Windows, ~/Library/Caches on macOS, $XDG_CACHE_HOME or ~/.cache on Linux).

@@ -42,9 +42,8 @@ func consoleText(goos, argv0 string) string {
 		end = "\nPress Enter to close this window.\n"
 	}
 	clients := wrapWords(strings.Fields("register it with your assistant (--client: "+clientIDs()+")"), "      ", 80)
-	return fmt.Sprintf(`mcp-bridge %[1]s connects AI assistants (MCP clients such as Claude Desktop,
-Cursor, VS Code or CodeBuddy) to the CAD program's MCP base. It is not run by
-hand: your assistant starts it. Set it up %[2]s:
+	intro := wrapWords(strings.Fields(fmt.Sprintf("mcp-bridge %s connects AI assistants (MCP clients such as Claude Desktop, Cursor, VS Code or CodeBuddy) to the CAD program's MCP base. It is not run by hand: your assistant starts it. Set it up %s:", version, where)), "", 80)
+	return fmt.Sprintf(`%[1]s
 
   %[3]s install --copy --client claude-desktop
 %[4]s
@@ -54,7 +53,7 @@ hand: your assistant starts it. Set it up %[2]s:
       check, as a client would, against your CAD program
   %[3]s help
       everything else
-%[5]s`, version, where, prog, clients, end)
+%[5]s`, intro, where, prog, clients, end)
 }
 
 // runName is how the person runs this program again from the terminal

@@ -4,9 +4,12 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // listing is every file under dir, with its content.
@@ -48,7 +51,8 @@ func TestNothingLeftBesideTheClientsFile(t *testing.T) {
 	if got := listing(t, folder); len(got) != 2 {
 		t.Errorf("after install the folder holds %v, want the app's file and the config", slices.Sorted(maps.Keys(got)))
 	}
-	locks, _ := filepath.Glob(filepath.Join(home, "*", "mcp-bridge", "locks", "claude_desktop_config.json-*.lock"))
+	lockDir := clientconf.Env{OS: runtime.GOOS, Getenv: func(k string) string { return env[k] }}.LockDir()
+	locks, _ := filepath.Glob(filepath.Join(lockDir, "claude_desktop_config.json-*.lock"))
 	if len(locks) != 1 {
 		t.Errorf("the lock is not in the user's cache: %v", locks)
 	}

@@ -133,6 +133,14 @@ func TestConsoleGuideFitsAConsole(t *testing.T) {
 	if err := run(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
+	// Either system's text, whichever system runs the test.
+	for _, text := range []string{consoleText("windows", `C:\Users\ana\Downloads\mcp-bridge\mcp-bridge.exe`), consoleText("linux", "./mcp-bridge")} {
+		for _, line := range strings.Split(text, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("a line of %d characters:\n%s", n, line)
+			}
+		}
+	}
 	var list []string
 	in := false
 	for _, line := range strings.Split(errb.String(), "\n") {

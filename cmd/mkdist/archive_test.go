@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 const repoRoot = "../.."
@@ -43,7 +45,7 @@ func TestGoReleaserPacksTheSameFiles(t *testing.T) {
 // looks for it: freecad/MCPBridgeBase.FCMacro with freecad/cadbase/ beside
 // it, every module of the base there.
 func TestArchiveLayout(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t) // a t.TempDir that Wine can remove
 	bin := filepath.Join(dir, "bin")
 	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
 		t.Fatal(err)
