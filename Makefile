@@ -1,11 +1,39 @@
 # mcp-bridge — see README.md. Every target works on a fresh clone.
 GO       ?= go
 BIN      := bin/mcp-bridge
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+# The version is the source's (cmd/mcp-bridge/version.go); VERSION=x.y.z
+# stamps another. The commit and its date are stamped from git.
+COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+DATE     := $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS  := -s -w -X main.commit=$(COMMIT) -X main.date=$(DATE)$(if $(VERSION), -X main.version=$(VERSION))
 FUZZTIME ?= 10s
 
-.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross dist test-dist test-windows cross-vet
+.PHONY: build test unit e2e test-clients lint fuzz fuzz-long demo bench clean cross archive dist test-dist test-windows cross-vet help
+
+# help: every target, one line each; [apt] marks those that install system
+# packages with apt-get when missing (as root or with sudo), [npm] those
+# that install pinned Node.js packages into the repository (npm ci).
+help:
+	@echo 'mcp-bridge: make <target>'
+	@echo '  build             bin/mcp-bridge for this machine'
+	@echo '  archive           this machine'"'"'s release archive, in bin/ (ARCHIVE_OS=windows ARCHIVE_ARCH=amd64 for another)'
+	@echo '  demo              the bridge at work on a simulated CAD base'
+	@echo '  test              everything a change must pass: lint, unit, fuzz, e2e  [npm]'
+	@echo '  unit              go test -race ./...'
+	@echo '  lint              gofmt, go vet, actionlint'
+	@echo '  fuzz              every fuzz target for FUZZTIME (10s); fuzz-long: 10 minutes each'
+	@echo '  e2e               real MCP clients against the built bridge, and the first hour from the archive  [npm]'
+	@echo '  test-clients      the clients'"'"' own programs (Claude Code, Gemini CLI, Codex, Copilot CLI, OpenCode; ~1.5 GB)  [npm]'
+	@echo '  test-desktop      the desktop confirmation dialog on Xvfb  [apt: xvfb zenity xdotool imagemagick]'
+	@echo '  test-proxy        the bridge behind nginx ending TLS  [apt: nginx-light]'
+	@echo '  test-telemetry    Prometheus and the status page in Chromium  [apt: prometheus chromium]  [npm]'
+	@echo '  test-windows      the Windows build under Wine, its first hour too  [apt: wine wine64 gcc-mingw-w64-x86-64 xvfb xdotool imagemagick]  [npm]'
+	@echo '  test-freecad      the bridge against real FreeCAD; demo-freecad, demo-freecad-gui  [apt: freecad-python3, freecad and Xvfb tools]  [npm]'
+	@echo '  cross, cross-vet  the release binaries for every platform; go vet for Windows and macOS'
+	@echo '  dist              the release in snapshot mode, checked (GoReleaser; a few minutes, ~18 the first time)  [npm; apt: osslsigncode when signing]'
+	@echo '  test-dist         make dist signed with a throwaway certificate  [npm; apt: osslsigncode]'
+	@echo '  bench             the figures of docs/performance.md'
+	@echo '  clean             remove bin/ and dist/'
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mcp-bridge
@@ -21,9 +49,13 @@ unit:
 	$(GO) test -race -count=1 ./...
 
 # e2e: real MCP clients (Inspector CLI, TypeScript SDK 1.x and 2.x) and
-# `mcp-bridge verify` against the built binary and the simulated base.
-e2e: build
+# `mcp-bridge verify` against the built binary and the simulated base; then
+# a new user's first hour from this machine's archive (make archive):
+# unpack, install --copy, doctor, the Inspector from the written entry,
+# uninstall (verify/clients/firsthour.sh).
+e2e: build archive
 	verify/clients/run.sh $(BIN)
+	verify/clients/firsthour.sh bin/mcp-bridge_$(or $(VERSION),$(SOURCE_VERSION))_$(ARCHIVE_OS)_$(ARCHIVE_ARCH)$(if $(filter windows,$(ARCHIVE_OS)),.zip,.tar.gz)
 
 # test-clients: the clients' own programs (Claude Code, Gemini CLI, Codex,
 # Copilot CLI, OpenCode, CodeBuddy, pinned in verify/realclients, about
@@ -62,6 +94,18 @@ fuzz-long:
 
 demo: build
 	$(BIN) demo
+
+# archive: this machine's release archive in seconds, laid out as make
+# dist's (one list: cmd/mkdist/archive.go): the binary, LICENSE, the docs
+# and the FreeCAD base (freecad/). ARCHIVE_OS/ARCHIVE_ARCH for another
+# platform (windows gets a .zip). Prints the archive's path.
+SOURCE_VERSION := $(shell .ci/version.sh)
+ARCHIVE_OS     ?= $(shell $(GO) env GOOS)
+ARCHIVE_ARCH   ?= $(shell $(GO) env GOARCH)
+ARCHIVE_EXE    := bin/archive/$(ARCHIVE_OS)_$(ARCHIVE_ARCH)/mcp-bridge$(if $(filter windows,$(ARCHIVE_OS)),.exe)
+archive:
+	@CGO_ENABLED=0 GOOS=$(ARCHIVE_OS) GOARCH=$(ARCHIVE_ARCH) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(ARCHIVE_EXE) ./cmd/mcp-bridge
+	@$(GO) run ./cmd/mkdist archive --binary $(ARCHIVE_EXE) --os $(ARCHIVE_OS) --arch $(ARCHIVE_ARCH) --version $(or $(VERSION),$(SOURCE_VERSION)) --out bin
 
 # cross builds the static release binaries.
 cross:
@@ -112,7 +156,7 @@ clean:
 # issue 40's 4 MB picture fitted for Claude Desktop, a result that fits,
 # the scalers). Not part of `make test`.
 bench: build
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.version=$(VERSION)' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-X main.commit=$(COMMIT) -X main.date=$(DATE)$(if $(VERSION), -X main.version=$(VERSION))' -o bin/mcp-bridge-symbols ./cmd/mcp-bridge
 	$(BIN) bench --go $(GO) --symbols bin/mcp-bridge-symbols --doc docs/performance.md
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./lifecycle/... ./bridge ./bridge/telemetry ./bridge/clientfit
 

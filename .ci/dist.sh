@@ -52,14 +52,23 @@ if [ -n "${MCP_BRIDGE_SIGN_PKCS12:-}" ]; then
   fi
 fi
 
-# The release notes: the section of CHANGELOG.md for the tag on HEAD, or
-# [Unreleased]. GoReleaser takes them with --release-notes (in snapshot mode
-# it does not publish them; release.yml passes the same file on a tag).
+# The version: the one the source states (main.version, what a plain go
+# build reports); a tag on HEAD must name the same. The snapshot is built
+# as that version (.goreleaser.yaml's version_template reads it here).
+code_version=$(.ci/version.sh)
+export MCP_BRIDGE_VERSION=$code_version
+tag=$(git describe --tags --exact-match 2>/dev/null || true)
+if [ -n "$tag" ] && [ "${tag#v}" != "$code_version" ]; then
+  echo "dist: FAIL the tag $tag on HEAD is not the source's version $code_version (cmd/mcp-bridge/version.go)"; exit 1
+fi
+
+# The release notes: the section of CHANGELOG.md for that version.
+# GoReleaser takes them with --release-notes (in snapshot mode it does not
+# publish them; release.yml passes the same file on a tag).
 mkdir -p bin
 notes=bin/release-notes.md
-tag=$(git describe --tags --exact-match 2>/dev/null || true)
-.ci/release-notes.sh "${tag:-Unreleased}" >"$notes"
-echo "dist: ok   release notes: section [${tag:-Unreleased}] of CHANGELOG.md, $(wc -l <"$notes") lines"
+.ci/release-notes.sh "$code_version" >"$notes"
+echo "dist: ok   release notes: section [$code_version] of CHANGELOG.md, $(wc -l <"$notes") lines"
 
 # GoReleaser reads the commit and its date from git, but gives up on all
 # of it (commit "none", date now: not reproducible) when the clone has no
@@ -120,6 +129,14 @@ for a in dist/*.tar.gz dist/*.zip; do
   grep -qx LICENSE "$work/list" || { echo "dist: FAIL $a has no LICENSE"; exit 1; }
 done
 echo "dist: ok   LICENSE (MIT) in every archive"
+# The layout make archive gives (cmd/mkdist's list): the same files, the
+# FreeCAD base in freecad/ beside the binary.
+$GO run ./cmd/mkdist archive --binary "$work/tar/mcp-bridge" --os linux --arch amd64 --version "$meta_version" --out "$work/quick" >/dev/null
+diff <(tar -tzf dist/mcp-bridge_"$meta_version"_linux_amd64.tar.gz | sort) <(tar -tzf "$work/quick/mcp-bridge_${meta_version}_linux_amd64.tar.gz" | sort) ||
+  { echo "dist: FAIL GoReleaser's linux archive (<) and make archive's (>) hold different files"; exit 1; }
+[ -f "$work/tar/freecad/MCPBridgeBase.FCMacro" ] && [ -f "$work/tar/freecad/cadbase/base.py" ] ||
+  { echo "dist: FAIL the FreeCAD base (freecad/MCPBridgeBase.FCMacro, freecad/cadbase/) is not beside the binary"; exit 1; }
+echo "dist: ok   the archives hold what make archive packs, the FreeCAD base in freecad/"
 
 # The signatures users get: the .exe in each zip and in the Windows bundle.
 exes=()

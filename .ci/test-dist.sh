@@ -78,9 +78,10 @@ GO=$GO .ci/dist.sh
 # The release path, which snapshot mode skips: for a tag, GoReleaser takes
 # the notes .ci/release-notes.sh gives it and publishes them (here: puts
 # them in the winget manifest; nothing is published). A made-up tag whose
-# section is this changelog's [Unreleased]; into bin/release-check, so
-# make dist's dist/ stays as it was.
-sed 's/^## \[Unreleased\]/## [0.0.0-test] - 2026-01-01/' CHANGELOG.md >"$work/CHANGELOG-tagged.md"
+# section is this changelog's section of the source's version; into
+# bin/release-check, so make dist's dist/ stays as it was.
+code_version=$(.ci/version.sh)
+sed "s/^## \[$code_version\] - .*/## [0.0.0-test] - 2026-01-01/" CHANGELOG.md >"$work/CHANGELOG-tagged.md"
 .ci/release-notes.sh v0.0.0-test "$work/CHANGELOG-tagged.md" >"$work/notes.md"
 { cat .goreleaser.yaml; echo "dist: bin/release-check"; } >"$work/goreleaser.yaml"
 if ! git ls-remote --get-url >/dev/null 2>&1 || [ "$(git ls-remote --get-url 2>/dev/null)" = origin ]; then

@@ -13,7 +13,8 @@
 #      Windows program that serves a base (fakecad.exe) detached, with no
 #      console, still serving after the bridge exits; then the real clients and
 #      `mcp-bridge verify` (verify/clients/run.sh) against it, the simulated
-#      base running on the Linux side, over loopback.
+#      base running on the Linux side, over loopback; then the first hour
+#      from the Windows archive (verify/clients/firsthour.sh).
 # Installs Wine, the MinGW cross-compiler, Xvfb, xdotool and ImageMagick
 # with apt-get when missing (as root; CI is), and keeps its Wine prefix
 # and builds in bin/wine.
@@ -220,4 +221,12 @@ exec wine '$exe' "\$@"
 EOF
 chmod +x "$bin"
 E2E_SIM="$out/mcp-bridge-linux" E2E_COMMAND="$bin" verify/clients/run.sh "$bin"
+
+# The first hour from the Windows archive (make archive's zip): unpacked,
+# mcp-bridge.exe install --copy into %LOCALAPPDATA%\Programs, doctor with
+# CAD closed and with the base running, the Inspector from the entry in
+# %APPDATA%\Claude, uninstall.
+log "the first hour from the Windows archive"
+zip=$(make -s archive ARCHIVE_OS=windows ARCHIVE_ARCH=amd64 GO="$GO")
+E2E_SIM="$out/mcp-bridge-linux" verify/clients/firsthour.sh "$zip"
 log "all Windows checks passed ($(since))"

@@ -27,7 +27,7 @@ func runBench(e *env, args []string) error {
 	symbols := fs.String("symbols", "", "a build of the bridge with its symbols (without -s -w): account for its idle RSS by kind of page, section and package")
 	doc := fs.String("doc", "", "write the report between the marks of this markdown file (make bench: docs/performance.md)")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: mcp-bridge bench [flags]
+		fmt.Fprintf(e.stdout, `Usage: mcp-bridge bench [flags]
 
 Measures what the bridge costs: the same requests sent straight to the base,
 through the floor (the least any relay must do: read a line, dial the base,
@@ -42,7 +42,7 @@ the floor's and to the direct call's. Against a real base (--port) it only
 calls get_drawing_info and tools/list.
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err

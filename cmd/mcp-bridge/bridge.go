@@ -71,30 +71,40 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 	fs := f.fs
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	fs.StringVar(&f.host, "host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
-	fs.IntVar(&f.port, "port", 8080, "CAD base TCP port (env CAD_MCP_PORT)")
-	fs.DurationVar(&f.connectTimeout, "connect-timeout", 3*time.Second, "time to connect to the base (env CAD_MCP_CONNECT_TIMEOUT)")
-	fs.DurationVar(&f.listTimeout, "list-timeout", 30*time.Second, "time for the base to answer tools/list (env CAD_MCP_LIST_TIMEOUT)")
-	fs.DurationVar(&f.callTimeout, "call-timeout", 120*time.Second, "time for the base to answer tools/call (env CAD_MCP_CALL_TIMEOUT)")
-	fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
-	fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
-	fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
-	f.cacheDir = defaultCacheDir()
-	fs.Var((*folderValue)(&f.cacheDir), "cache-dir", "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
-	fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
-	fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
-	f.rules.add(fs)
-	f.launch.add(fs)
-	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
-	fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
-	fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
-	fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
-	fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output (letters, digits, - and _; at most 64)")
-	fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
+	// Each flag in the group of its help topic (mcp-bridge help <topic>
+	// lists the group's flags): a domain's flags stay together.
+	addGroup(fs, "base", func(fs *pflag.FlagSet) {
+		fs.StringVar(&f.host, "host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
+		fs.IntVar(&f.port, "port", 8080, "CAD base TCP port (env CAD_MCP_PORT)")
+		fs.DurationVar(&f.connectTimeout, "connect-timeout", 3*time.Second, "time to connect to the base (env CAD_MCP_CONNECT_TIMEOUT)")
+		fs.DurationVar(&f.listTimeout, "list-timeout", 30*time.Second, "time for the base to answer tools/list (env CAD_MCP_LIST_TIMEOUT)")
+		fs.DurationVar(&f.callTimeout, "call-timeout", 120*time.Second, "time for the base to answer tools/call (env CAD_MCP_CALL_TIMEOUT)")
+		fs.IntVar(&f.maxMessage, "max-message", rpc.DefaultMaxMessage, "largest message in bytes, either way (env CAD_MCP_MAX_MESSAGE)")
+		fs.IntVar(&f.queue, "queue", 64, "requests that may wait for the base before new ones are refused (env CAD_MCP_QUEUE)")
+		fs.BoolVar(&f.noSchemaRepair, "no-schema-repair", false, `do not add "type": "object" to tool schemas that lack it (env CAD_MCP_NO_SCHEMA_REPAIR)`)
+		f.cacheDir = cacheDirDefault()
+		fs.Var((*folderValue)(&f.cacheDir), "cache-dir", "where the last good tool list of each base is kept, so clients get tools while CAD is down (env CAD_MCP_CACHE_DIR)")
+		fs.BoolVar(&f.noCache, "no-cache", false, "keep no tool list on disk (env CAD_MCP_NO_CACHE)")
+		fs.DurationVar(&f.probeInterval, "probe-interval", time.Second, "first wait before checking whether a base that went down is back, doubling to 1m; 0 turns probing off (env CAD_MCP_PROBE_INTERVAL)")
+		fs.DurationVar(&f.progress, "progress-interval", 5*time.Second, "notifications/progress heartbeats for calls with a progressToken; 0 turns them off (env CAD_MCP_PROGRESS_INTERVAL)")
+	})
+	addGroup(fs, "policy", f.rules.addPolicy)
+	addGroup(fs, "policy", f.rules.addConfirm)
+	addGroup(fs, "journal", f.rules.addJournal)
+	addGroup(fs, "launch", f.launch.add)
+	addGroup(fs, "diagnostics", func(fs *pflag.FlagSet) {
+		fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
+		fs.StringVar(&f.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
+		fs.StringVar(&f.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
+	})
+	addGroup(fs, "clients", func(fs *pflag.FlagSet) {
+		fs.BoolVar(&f.printConfig, "print-config", false, "print the JSON that registers this bridge with an MCP client, and exit")
+		fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output (letters, digits, - and _; at most 64)")
+		fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
+	})
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
-	f.addHTTPFlags()
-	telemetry.AddFlags(fs)
+	addGroup(fs, "http", f.addHTTPFlags)
+	addGroup(fs, "telemetry", telemetry.AddFlags)
 	return f
 }
 
@@ -149,52 +159,9 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 
 func (f *bridgeFlags) addr() string { return net.JoinHostPort(f.host, strconv.Itoa(f.port)) }
 
-// bridgeUsage is the --help text; %s is the list of clients.
-const bridgeUsage = `Usage: mcp-bridge [flags]
-       mcp-bridge <command> [flags]
-
-Serves a CAD program's raw-TCP MCP base to MCP clients over stdio, or over
-Streamable HTTP with --listen. Without a command it is the stdio server a
-client starts; stdout carries only protocol messages, logs go to stderr.
-
-%s
-
-Commands:
-  install  register this bridge with a client:  mcp-bridge install --client claude-desktop
-  uninstall  take that registration out again
-  doctor   check this installation: the base, its tools, client configs
-  tools    list the CAD base's tools
-  call     call one tool:  mcp-bridge call draw_line --args '{"start":{"x":0,"y":0},"end":{"x":5,"y":0}}'
-  request  send one raw JSON-RPC frame to the base and print the raw answer
-  verify   check, as a client would, that the bridge works with your base
-  bench    measure the bridge against a direct call to the base
-  journal  print the journal that --journal FILE writes
-  launch-command  the --launch flags that start FreeCAD or AutoCAD when CAD is not running
-  connect  relay stdio to a remote bridge over HTTPS:  mcp-bridge connect https://cad-pc:8931/mcp --fingerprint sha256:…
-  sim      run a simulated CAD base (for trying things out and for tests)
-  demo     show the bridge working end to end on the simulated base
-  help     this text; help <command> for a command's flags, help <topic> for a subject
-  version  the version (also --version)
-
-Topics (mcp-bridge help <topic>; docs/ has the rest):
-%s
-
-Examples:
-  mcp-bridge --print-config                    paste into your client's config
-  mcp-bridge --print-config --client vscode --port 9000
-  CAD_MCP_PORT=9000 mcp-bridge --log-level debug
-  mcp-bridge --listen 127.0.0.1:8931           serve http://127.0.0.1:8931/mcp
-  mcp-bridge sim --port 8080
-
-Flags (the settings, marked "env", are also read from CAD_MCP_<NAME> when
-not given; the others only from the command line):
-`
-
 func runBridge(ctx context.Context, e *env, args []string) error {
 	f := newBridgeFlags(e.stderr)
-	f.fs.Usage = func() {
-		fmt.Fprintf(e.stderr, bridgeUsage+"%s", clientList(), strings.TrimSuffix(topicList(), "\n"), f.fs.FlagUsages())
-	}
+	f.fs.Usage = func() { fmt.Fprint(e.stdout, rootHelp(f.fs)) }
 	if err := f.parse(args, e.getenv); err != nil {
 		if err == pflag.ErrHelp {
 			return nil
@@ -205,10 +172,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		return usageError{fmt.Errorf("unknown command %q%s (see mcp-bridge help)", f.fs.Arg(0), didYouMean(f.fs.Arg(0), commands))}
 	}
 	if f.version {
-		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
-		if commit != "" {
-			fmt.Fprintf(e.stdout, "commit %s, built %s\n", commit, date)
-		}
+		printVersion(e.stdout)
 		return nil
 	}
 	if f.printConfig {
@@ -261,6 +225,9 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 	cfg.Health = health.New()
 	metricsToken := ""
 	if f.tel.MetricsListen != "" {
+		if err := f.makeTokenFile(log); err != nil {
+			return usageError{err}
+		}
 		if metricsToken, _, err = f.token(); err != nil {
 			return usageError{err}
 		}
@@ -292,6 +259,11 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		log.Info().Msg("mcp-bridge stopped")
 		return err
 	}
+	if e.console {
+		// A person started the bridge in a terminal: it would wait there
+		// in silence for messages nobody types.
+		fmt.Fprint(e.stderr, stdinNote(runtime.GOOS, e.argv0))
+	}
 	log.Info().Str("base", addr).Str("version", version).Msg("mcp-bridge serving on stdio")
 	widenPipe(e.stdout)
 	err = bridge.Run(ctx, cfg, interruptible(e.stdin), afterFirstWrite(e.stdout, trimDelay, func() { unmapUntouched(log) }))
@@ -300,6 +272,11 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 }
 
 const instructions = "Tools of the CAD program that is open on this machine. Calls act on the open drawing and may change it; they run one at a time, in order."
+
+// cacheDirDefault is --cache-dir's default: defaultCacheDir, which the
+// help golden files' test makes the same on every machine (its length
+// moves where help wraps).
+var cacheDirDefault = defaultCacheDir
 
 // defaultCacheDir is <user cache dir>/mcp-bridge (%LocalAppData% on
 // Windows, ~/Library/Caches on macOS, $XDG_CACHE_HOME or ~/.cache on Linux).

@@ -60,7 +60,7 @@ func newConnectFlags(out io.Writer) *connectFlags {
 	fs.StringVar(&c.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
 	fs.StringVar(&c.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
-	telemetry.AddFlags(fs)
+	addGroup(fs, "telemetry", telemetry.AddFlags)
 	return c
 }
 
@@ -71,7 +71,9 @@ var connectSettingNames = []string{"token-file", "fingerprint", "ca", "confirm-w
 func runConnect(ctx context.Context, e *env, args []string) error {
 	c := newConnectFlags(e.stderr)
 	fs := c.fs
-	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s%s", connectUsage, fs.FlagUsages()) }
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "%s%s\nand the telemetry flags, as the bridge's: mcp-bridge help telemetry\n", connectUsage, usages(fs, inTopic(""), nil))
+	}
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
@@ -133,7 +135,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeLog()
 	if c.showVersion {
-		fmt.Fprintf(e.stdout, "mcp-bridge %s\n", version)
+		printVersion(e.stdout)
 		return nil
 	}
 	cfg.Log = log
@@ -184,10 +186,10 @@ type connectEntry struct {
 	url, fingerprint, ca string
 }
 
-func (c *connectEntry) add(f *bridgeFlags) {
-	f.fs.StringVar(&c.url, "url", "", "register the remote bridge at `URL` (one serving --listen) instead of a local one: the client's own URL entry (Claude Code, CodeBuddy, Gemini CLI, Cursor, VS Code, Windsurf, Codex, Copilot CLI, OpenCode; the token from CAD_MCP_TOKEN) or \"mcp-bridge connect URL\"; with --token-file, --fingerprint, --ca")
-	f.fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
-	f.fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
+func (c *connectEntry) add(fs *pflag.FlagSet) {
+	fs.StringVar(&c.url, "url", "", "register the remote bridge at `URL` (one serving --listen) instead of a local one: the client's own URL entry (Claude Code, CodeBuddy, Gemini CLI, Cursor, VS Code, Windsurf, Codex, Copilot CLI, OpenCode; the token from CAD_MCP_TOKEN) or \"mcp-bridge connect URL\"; with --token-file, --fingerprint, --ca")
+	fs.StringVar(&c.fingerprint, "fingerprint", "", "with --url: the remote's certificate fingerprint (sha256:…)")
+	fs.StringVar(&c.ca, "ca", "", "with --url: a PEM file of the CAs to trust")
 }
 
 // connectSettings are the flags install --url passes on; any other bridge

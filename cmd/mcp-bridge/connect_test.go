@@ -58,7 +58,7 @@ func TestConnectVersion(t *testing.T) {
 	fp := "sha256:" + strings.Repeat("ab", 32)
 	// What doctor runs to check the settings: connect --version checks
 	// them first.
-	if out, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", fp, "--version"); code != 0 || out != "mcp-bridge dev\n" {
+	if out, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", fp, "--version"); code != 0 || !strings.HasPrefix(out, "mcp-bridge "+version+"\n") {
 		t.Errorf("connect --version: exit %d, %q %q", code, out, errs)
 	}
 	if _, errs, code := runCLI(t, nil, "", "connect", "https://cad-pc:8931/mcp", "--fingerprint", "sha256:00", "--version"); code != 2 || !strings.Contains(errs, "--fingerprint") {

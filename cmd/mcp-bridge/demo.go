@@ -18,7 +18,7 @@ func runDemo(e *env, args []string) error {
 	port := fs.Int("port", 0, "tell the story against the CAD base on this port instead of a simulated one")
 	out := fs.String("out", ".", "with --port: the directory for the saved drawing and its picture")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: mcp-bridge demo [--port N [--out DIR]]\n\nStarts a simulated CAD base, runs this binary as a bridge against it the way\nan MCP client does, and prints the exchange. Ends by itself.\n\nWith --port, tells the story against that base instead (make demo-freecad:\nreal FreeCAD), drawing a part and saving it and its picture into --out.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(e.stdout, "Usage: mcp-bridge demo [--port N [--out DIR]]\n\nStarts a simulated CAD base, runs this binary as a bridge against it the way\nan MCP client does, and prints the exchange. Ends by itself.\n\nWith --port, tells the story against that base instead (make demo-freecad:\nreal FreeCAD), drawing a part and saving it and its picture into --out.\n\nFlags:\n%s", usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err

@@ -69,7 +69,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 		lf.add(fs)
 		fs.BoolVar(launchTest, "launch-test", false, "start the --launch program as a bridge would (only when the base is down), and wait for its base")
 	}
-	fs.Usage = func() { fmt.Fprintf(e.stderr, "%s\nFlags:\n%s", directUsage[cmd], fs.FlagUsages()) }
+	fs.Usage = func() { fmt.Fprintf(e.stdout, "%s\nFlags:\n%s", directUsage[cmd], usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
@@ -92,8 +92,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	rules.set = set
 	wantArgs := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[cmd]
 	if fs.NArg() != wantArgs {
-		fs.Usage()
-		return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd, wantArgs, fs.NArg())}
+		return usageError{fmt.Errorf("%s takes %d argument(s), got %d (mcp-bridge %[1]s --help)", cmd, wantArgs, fs.NArg())}
 	}
 	switch cmd {
 	case "call":
@@ -216,7 +215,7 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 		launchCmd = f.launch.cmd().String()
 	}
 	return doctor.Reach{
-		LaunchProgram: f.launch.command, Launch: launchCmd,
+		LaunchProgram: f.launch.command, Launch: launchCmd, LaunchArgs: f.launch.args.GetSlice(), LaunchHome: launchHome(doctorEnv),
 		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
 		From:        where,
 		ListTimeout: f.listTimeout,

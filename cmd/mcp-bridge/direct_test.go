@@ -118,7 +118,7 @@ func TestDoctor(t *testing.T) {
 		`FAIL  CodeBuddy registers "cad-autocad" in ` + filepath.Join(home, ".codebuddy/.mcp.json") + `: C:\gone\mcp-bridge.exe: the command does not exist`,
 		"FAIL  VS Code config " + filepath.Join(home, ".config/Code/User/mcp.json") + ": not valid JSON",
 		`FAIL  Claude Code registers "cad" in ` + filepath.Join(home, ".claude.json") + ` (projects → /src/a → mcpServers): ` + exe + `: the settings it is given are refused: environment CAD_MCP_PORT="eighty"`,
-		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge dev; CAD base at 127.0.0.1:` + port + ` (CAD_MCP_PORT in its env) answers: 40 tools, `,
+		`ok    VS Code Insiders registers "cad" in ` + filepath.Join(home, ".config/Code - Insiders/User/mcp.json") + `: ` + exe + `: mcp-bridge ` + version + `; CAD base at 127.0.0.1:` + port + ` (CAD_MCP_PORT in its env) answers: 40 tools, `,
 		`FAIL  Cursor registers "` + strings.Repeat("n", 40) + `"`,
 		"Cursor rejects more than 60",
 		"5 problems",

@@ -2,18 +2,22 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
-// The docs a newcomer reads: the README and docs/, from this package's
-// folder.
+// The repository's root, from this package's folder.
 const repoRoot = "../.."
 
+// docFiles are the docs a newcomer reads: the README and docs/.
 func docFiles(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
@@ -21,6 +25,34 @@ func docFiles(t *testing.T) []string {
 		t.Fatalf("no docs/*.md: %v", err)
 	}
 	return append([]string{filepath.Join(repoRoot, "README.md")}, files...)
+}
+
+// notOurs are folders whose Markdown is not the project's: installed
+// packages, builds, git's own.
+var notOurs = map[string]bool{"node_modules": true, ".git": true, "bin": true, "dist": true}
+
+// markdownFiles are every Markdown file of the repository (the tracked
+// ones, and any other outside the folders git ignores): README.md,
+// docs/, CHANGELOG.md, configs/README.md, tcpbase/freecad/README.md, …
+func markdownFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && notOurs[d.Name()] {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil || len(files) < len(docFiles(t)) {
+		t.Fatalf("the repository's Markdown files: %v, %v", files, err)
+	}
+	return files
 }
 
 var (
@@ -67,10 +99,10 @@ func headings(md string) []string {
 	return out
 }
 
-// TestDocsLinksResolve: every relative link in README.md and docs/*.md
-// names a file of the repository, and an #anchor a heading of its page.
+// TestDocsLinksResolve: every relative link in every Markdown file of the
+// repository names a file of it, and an #anchor a heading of its page.
 func TestDocsLinksResolve(t *testing.T) {
-	for _, file := range docFiles(t) {
+	for _, file := range markdownFiles(t) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +157,84 @@ func TestDocsHoldNoTestCounts(t *testing.T) {
 		}
 		for _, m := range testCounts.FindAllString(string(b), -1) {
 			t.Errorf("%s: %q: say what the tests check, not how many there are", file, m)
+		}
+	}
+}
+
+// machineNotes are words of notes about the machine a page was written
+// on, which mean nothing to its reader: what a search index there held,
+// what that network reached, the setup it started from.
+var machineNotes = regexp.MustCompile(`(?i)reachable (from )?here|not reachable from|search index|registry (reachable )?here|\bseed\b|seeds/|in this sandbox`)
+
+// TestDocsSayNothingOfTheirMachine: no Markdown file of the repository
+// carries such a note.
+func TestDocsSayNothingOfTheirMachine(t *testing.T) {
+	for _, file := range markdownFiles(t) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := machineNotes.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q, a note about the machine it was written on: say what holds for the reader", file, i+1, m)
+			}
+		}
+	}
+}
+
+// TestSettingsPageNamesEveryFlag: docs/settings.md has a row for every
+// flag of the bridge and of connect, each with the variable it is read
+// from (the one its help names), and names no flag that is not one.
+func TestSettingsPageNamesEveryFlag(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "settings.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	rows := map[string]string{} // flag → its table row(s)
+	for _, line := range strings.Split(page, "\n") {
+		if !strings.HasPrefix(line, "| `--") {
+			continue
+		}
+		first := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`--([a-z0-9-]+)`").FindAllStringSubmatch(first, -1) {
+			rows[m[1]] += line
+		}
+	}
+	envOf := regexp.MustCompile(`\b((?:CAD_MCP|OTEL)_[A-Z_]+)\b`)
+	seen := map[string]bool{}
+	check := func(cmd string, fs *pflag.FlagSet) {
+		fs.VisitAll(func(fl *pflag.Flag) {
+			if fl.Hidden {
+				return
+			}
+			seen[fl.Name] = true
+			row, ok := rows[fl.Name]
+			if !ok {
+				t.Errorf("docs/settings.md has no row for %s's --%s", cmd, fl.Name)
+				return
+			}
+			for _, v := range envOf.FindAllString(fl.Usage, -1) {
+				if fl.Name == "metrics-listen" {
+					continue // its help names where the token comes from, not a variable of its own
+				}
+				if !strings.Contains(row, v) {
+					t.Errorf("docs/settings.md's row for --%s does not name %s", fl.Name, v)
+				}
+			}
+			if actionFlags[fl.Name] || cmd == "connect" || topicOf(fl) == "telemetry" || fl.Name == "token-file" {
+				return
+			}
+			if want := envName(fl.Name); !strings.Contains(row, "`"+want+"`") {
+				t.Errorf("docs/settings.md's row for --%s does not name its variable %s", fl.Name, want)
+			}
+		})
+	}
+	check("the bridge", newBridgeFlags(io.Discard).fs)
+	check("connect", newConnectFlags(io.Discard).fs)
+	for name := range rows {
+		if !seen[name] {
+			t.Errorf("docs/settings.md has a row for --%s, which no longer exists", name)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,8 +38,9 @@ func TestDoctorChecksTheBaseOfEachRegistration(t *testing.T) {
 	}
 	// doctor --port names a base that answers; Cursor's does not.
 	out, _, code := runCLI(t, env, "", "doctor", "--port", up)
-	want := `: its CAD base (CAD_MCP_PORT in its env): CAD base at 127.0.0.1:` + down + ` refused the connection: is the CAD program running with its MCP base enabled?`
-	if code != 1 || !strings.Contains(out, "FAIL  Cursor registers \"cad-autocad\"") || !strings.Contains(out, want) || !strings.Contains(out, "ok    CAD base at 127.0.0.1:"+up) {
+	want := "FAIL  CAD base at 127.0.0.1:" + down + " refused the connection: is the CAD program running with its MCP base enabled?\n      Cursor reaches it."
+	if code != 1 || !strings.Contains(out, "ok    Cursor registers \"cad-autocad\"") || !strings.Contains(out, "its CAD base at 127.0.0.1:"+down+" (CAD_MCP_PORT in its env) is not running (above)") ||
+		!strings.Contains(out, want) || !strings.Contains(out, "ok    CAD base at 127.0.0.1:"+up) {
 		t.Errorf("doctor --port %s with Cursor at %s: exit %d\n%s", up, down, code, out)
 	}
 
@@ -211,5 +213,57 @@ func TestDoctorSaysWhoAsks(t *testing.T) {
 				t.Errorf("want %q in:\n%s%s", c.want, out, errs)
 			}
 		})
+	}
+}
+
+// TestDoctorSaysOneCauseOnce: right after install, with CAD closed, every
+// registration reaches the same base, which is down: doctor says so once,
+// with what to do, and counts one problem; each registration is then
+// reported for itself (its command, its version), and is fine. With the
+// base up, no problems. --json says "not checked" of a base it did not
+// check, never false.
+func TestDoctorSaysOneCauseOnce(t *testing.T) {
+	_, env, _ := doctorHome(t)
+	down := closedPort(t)
+	for _, c := range []string{"claude-desktop", "cursor", "claude-code"} {
+		if _, errs, code := runCLI(t, env, "", "install", "--client", c, "--port", down); code != 0 {
+			t.Fatalf("install --client %s: %s", c, errs)
+		}
+	}
+	out, errs, code := runCLI(t, env, "", "doctor")
+	cause := "FAIL  CAD base at 127.0.0.1:" + down + " refused the connection: is the CAD program running with its MCP base enabled?"
+	if code != 1 || strings.Count(out, "FAIL") != 1 || strings.Count(out, "refused the connection") != 1 || !strings.Contains(out, cause) ||
+		!strings.Contains(out, "1 problem\n") || !strings.Contains(errs, "doctor found 1 problem") {
+		t.Errorf("CAD closed: exit %d, want one FAIL for the one cause:\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"mcp-bridge sim --port " + down, "Claude Desktop, Claude Code and Cursor reach it", "mcp-bridge help base"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("CAD closed: the cause does not say %q:\n%s", want, out)
+		}
+	}
+	for _, c := range []string{"Claude Desktop", "Cursor", "Claude Code"} {
+		if !regexp.MustCompile(`(?m)^ok    ` + c + ` registers "cad-autocad" in .*: (command exists|mcp-bridge ` + regexp.QuoteMeta(version) + `); its CAD base at 127\.0\.0\.1:` + down + ` \(CAD_MCP_PORT in its env\) is not running \(above\)`).MatchString(out) {
+			t.Errorf("CAD closed: %s's registration is not reported as fine, its base down:\n%s", c, out)
+		}
+	}
+	var rep map[string]any
+	out, _, _ = runCLI(t, env, "", "doctor", "--json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep["reachable"] != "not checked" || rep["problems"] != 1.0 {
+		t.Errorf("--json: reachable %v, problems %v (want \"not checked\", 1):\n%s", rep["reachable"], rep["problems"], out)
+	}
+
+	// The base up: all ok.
+	up := startSim(t)
+	for _, c := range []string{"claude-desktop", "cursor", "claude-code"} {
+		if _, errs, code := runCLI(t, env, "", "install", "--client", c, "--port", up); code != 0 {
+			t.Fatalf("install --client %s: %s", c, errs)
+		}
+	}
+	out, errs, code = runCLI(t, env, "", "doctor")
+	if code != 0 || strings.Contains(out, "FAIL") || !strings.Contains(out, "no problems") {
+		t.Errorf("CAD running: exit %d\n%s%s", code, out, errs)
 	}
 }

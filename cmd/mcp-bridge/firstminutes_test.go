@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
@@ -49,7 +50,7 @@ func TestInstallWarnsAboutATransientBinary(t *testing.T) {
 		_, errs, code := runAs(t, &env{argv0: tt.exe, args: []string{"install", "--client", "cursor", "--dry-run"}}, vars)
 		// From a terminal in this folder, not the binary's: on Windows
 		// the hint goes there first, and runs the binary by its path.
-		hint := "  mcp-bridge install --copy --client cursor --dry-run\n"
+		hint := "  " + tt.exe + " install --copy --client cursor --dry-run\n"
 		if runtime.GOOS == "windows" {
 			hint = "  cd \"" + filepath.Dir(tt.exe) + "\"\n  .\\" + filepath.Base(tt.exe) + " install --copy --client cursor --dry-run\n"
 		}
@@ -102,33 +103,57 @@ func (b *blockingStdin) Read(p []byte) (int, error) {
 	return copy(p, l), nil
 }
 
-// TestConsoleGuide: started by hand with no arguments (a double-clicked
-// mcp-bridge.exe), it says what it is and what to run, and waits for Enter
-// before it ends; a client's pipe, or any argument, gets the bridge.
+// TestConsoleGuide: started by hand with no arguments, it says what it is
+// and what to run. On Windows (a double-clicked mcp-bridge.exe) it waits
+// for Enter before it ends, so that its window stays; in a terminal
+// elsewhere it ends at once, with no Windows words, and names the program
+// as it was run (./mcp-bridge: it is on no PATH yet). A client's pipe, or
+// any argument, gets the bridge.
 func TestConsoleGuide(t *testing.T) {
 	in := &blockingStdin{reached: make(chan struct{}, 1), line: make(chan string, 1)}
 	var out, errb syncBuffer
-	e := &env{args: nil, console: true, getenv: func(string) string { return "" }, stdin: in, stdout: &out, stderr: &errb}
+	e := &env{argv0: "./mcp-bridge", args: nil, console: true, getenv: func(string) string { return "" }, stdin: in, stdout: &out, stderr: &errb}
 	done := make(chan int)
 	go func() { done <- exitCode(run(context.Background(), e), &errb) }()
-	select {
-	case <-in.reached:
-	case code := <-done:
-		t.Fatalf("it ended (exit %d) without waiting for Enter:\n%s", code, errb.String())
-	}
-	select {
-	case <-done:
-		t.Fatal("the guide ended before Enter was pressed")
-	default: // it is blocked reading the console: the window stays
-	}
-	guide := errb.String()
-	in.line <- "\n"
-	close(in.line) // then EOF, should it read on
-	if code := <-done; code != 0 || len(out.String()) != 0 {
-		t.Errorf("exit %d, stdout %q", code, out.String())
+	var guide string
+	if runtime.GOOS == "windows" {
+		select {
+		case <-in.reached:
+		case code := <-done:
+			t.Fatalf("it ended (exit %d) without waiting for Enter:\n%s", code, errb.String())
+		}
+		select {
+		case <-done:
+			t.Fatal("the guide ended before Enter was pressed")
+		default: // it is blocked reading the console: the window stays
+		}
+		guide = errb.String()
+		in.line <- "\n"
+		close(in.line) // then EOF, should it read on
+		if code := <-done; code != 0 || len(out.String()) != 0 {
+			t.Errorf("exit %d, stdout %q", code, out.String())
+		}
+	} else {
+		if code := <-done; code != 0 || len(out.String()) != 0 {
+			t.Errorf("exit %d, stdout %q", code, out.String())
+		}
+		select {
+		case <-in.reached:
+			t.Error("in a terminal it read stdin: nothing is to be pressed there")
+		default:
+		}
+		guide = errb.String()
+		for _, windows := range []string{"Press Enter", "window", "cmd or PowerShell", ".exe"} {
+			if strings.Contains(guide, windows) {
+				t.Errorf("the guide in a terminal on %s says %q:\n%s", runtime.GOOS, windows, guide)
+			}
+		}
+		if !strings.Contains(guide, "\n  ./mcp-bridge install --copy --client claude-desktop\n") {
+			t.Errorf("the guide does not run the program as it was run (./mcp-bridge):\n%s", guide)
+		}
 	}
 	for _, want := range []string{"your assistant starts it.", "install --copy --client claude-desktop\n", "(--client: claude-desktop, claude-code,",
-		" doctor\n", " verify --port 8080\n", "Press Enter to close this window."} {
+		" doctor\n", " verify --port 8080\n"} {
 		if !strings.Contains(guide, want) {
 			t.Errorf("the guide lacks %q:\n%s", want, guide)
 		}
@@ -139,6 +164,26 @@ func TestConsoleGuide(t *testing.T) {
 		_, errs, code := runAs(t, e, map[string]string{"CAD_MCP_PORT": "1"})
 		if code != 0 || strings.Contains(errs, "Press Enter") || !strings.Contains(errs, "serving on stdio") {
 			t.Errorf("console %v args %v: exit %d\n%s", e.console, e.args, code, errs)
+		}
+	}
+}
+
+// TestBridgeInATerminalSaysWhatItWaitsFor: the bridge started by hand in a
+// terminal (the README's stdio example typed there) says once, on stderr,
+// that it waits for an MCP client on stdin and what to try instead; from
+// a client's pipe it says nothing of the kind, and stdout stays clean.
+func TestBridgeInATerminalSaysWhatItWaitsFor(t *testing.T) {
+	for _, console := range []bool{true, false} {
+		out, errs, code := runAs(t, &env{argv0: "mcp-bridge", console: console, args: []string{"--port", "1", "--no-cache"}}, nil)
+		n := strings.Count(errs, "waiting for an MCP client's messages on stdin")
+		prog := runName(runtime.GOOS, "mcp-bridge") // .\mcp-bridge.exe on Windows
+		if code != 0 || out != "" || console && (n != 1 || !strings.Contains(errs, "  "+prog+" demo ") || !strings.Contains(errs, "  "+prog+" verify --port 8080 ")) || !console && n != 0 {
+			t.Errorf("stdin a terminal %v: exit %d, stdout %q, said it %d times:\n%s", console, code, out, n, errs)
+		}
+	}
+	for _, l := range strings.Split(stdinNote("linux", "./mcp-bridge"), "\n") {
+		if n := utf8.RuneCountInString(l); n > helpWidth {
+			t.Errorf("the note has a line of %d characters: %q", n, l)
 		}
 	}
 }
@@ -171,28 +216,30 @@ func TestSuggestions(t *testing.T) {
 }
 
 // TestHelpAndVersionSubcommands: `help`, `help CMD` and `version` work as
-// words; --help names every client; a command's help shows its own flags.
+// words; help clients names every client with its id; a command's help
+// shows its own flags.
 func TestHelpAndVersionSubcommands(t *testing.T) {
 	out, _, code := runCLI(t, nil, "", "version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-bridge ") {
 		t.Errorf("version: exit %d %q", code, out)
 	}
-	_, errs, code := runCLI(t, nil, "", "help")
-	header := strings.Join(strings.Fields(errs), " ")
-	if code != 0 || !strings.Contains(errs, "Commands:") {
-		t.Errorf("help: exit %d\n%s", code, errs)
+	out, _, code = runCLI(t, nil, "", "help")
+	if code != 0 || !strings.Contains(out, "Set up and check:") {
+		t.Errorf("help: exit %d\n%s", code, out)
 	}
+	out, _, _ = runCLI(t, nil, "", "help", "clients")
+	header := strings.Join(strings.Fields(out), " ")
 	for _, c := range clientconf.Clients {
 		if !strings.Contains(header, c.Name+" ("+c.ID+")") {
-			t.Errorf("help does not name %s (%s)", c.Name, c.ID)
+			t.Errorf("help clients does not name %s (%s)", c.Name, c.ID)
 		}
 	}
-	_, errs, code = runCLI(t, nil, "", "help", "call")
-	_, errs2, _ := runCLI(t, nil, "", "call", "--help")
-	if code != 0 || errs != errs2 || !strings.Contains(errs, "Usage: mcp-bridge call NAME") {
-		t.Errorf("help call: exit %d\n%s\ncall --help:\n%s", code, errs, errs2)
+	out, _, code = runCLI(t, nil, "", "help", "call")
+	out2, _, _ := runCLI(t, nil, "", "call", "--help")
+	if code != 0 || out != out2 || !strings.Contains(out, "Usage: mcp-bridge call NAME") {
+		t.Errorf("help call: exit %d\n%s\ncall --help:\n%s", code, out, out2)
 	}
-	flags := regexp.MustCompile(`--[a-z-]+`).FindAllString(errs[strings.Index(errs, "Flags:"):], -1)
+	flags := regexp.MustCompile(`--[a-z-]+`).FindAllString(out[strings.Index(out, "Flags:"):], -1)
 	if strings.Join(flags, " ") != "--host --port --timeout --json --args" {
 		t.Errorf("call --help shows the flags %v", flags)
 	}

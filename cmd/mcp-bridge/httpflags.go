@@ -2,13 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
@@ -19,8 +26,7 @@ import (
 
 // addHTTPFlags adds the Streamable HTTP settings (each also read from
 // CAD_MCP_<NAME>; the token itself from CAD_MCP_TOKEN).
-func (f *bridgeFlags) addHTTPFlags() {
-	fs := f.fs
+func (f *bridgeFlags) addHTTPFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8931 (env CAD_MCP_LISTEN)")
 	fs.StringSliceVar(&f.allowOrigins, "allow-origin", nil, "with --listen: browser Origins allowed besides loopback ones, comma-separated (env CAD_MCP_ALLOW_ORIGIN)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --listen: require this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
@@ -28,7 +34,7 @@ func (f *bridgeFlags) addHTTPFlags() {
 	fs.DurationVar(&f.sessionIdle, "session-idle", 30*time.Minute, "with --listen: end a legacy session after this long without traffic (env CAD_MCP_SESSION_IDLE)")
 	fs.IntVar(&f.maxStreams, "max-streams", 100, "with --listen: open SSE streams at most, half of them from one address (env CAD_MCP_MAX_STREAMS)")
 	fs.IntVar(&f.maxSessions, "max-sessions", 1000, "with --listen: open legacy sessions at most, half of them from one address (env CAD_MCP_MAX_SESSIONS)")
-	f.tls.add(f)
+	f.tls.add(fs)
 	fs.StringSliceVar(&f.trustProxy, "trust-proxy", nil, "with --listen: reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client; otherwise the header is ignored (env CAD_MCP_TRUST_PROXY)")
 }
 
@@ -99,8 +105,47 @@ func checkToken(t string) error {
 	return nil
 }
 
+// makeTokenFile makes the --token-file of a bridge that serves (HTTP or
+// /metrics) when it does not exist yet: a new random token in a file only
+// this user may read, said once in the log, with the file's name and
+// never the token (clients read the file, or CAD_MCP_TOKEN set from it).
+// A token from CAD_MCP_TOKEN makes no file; a file that exists is read as
+// it is.
+func (f *bridgeFlags) makeTokenFile(log zerolog.Logger) error {
+	if f.tokenFile == "" || f.set.tokenFrom(f.tokenFile) == tokenVar {
+		return nil
+	}
+	if _, err := os.Lstat(f.tokenFile); !errors.Is(err, os.ErrNotExist) {
+		return nil // there (or not to be told apart): read as it is, errors and all
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return err
+	}
+	file, err := os.OpenFile(f.tokenFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil // another bridge made it first
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s does not exist and cannot be made: %w", f.set.name("token-file"), f.tokenFile, err)
+	}
+	_, err = file.WriteString(hex.EncodeToString(raw) + "\n")
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.tokenFile)
+		return fmt.Errorf("%s %s: %w", f.set.name("token-file"), f.tokenFile, err)
+	}
+	log.Warn().Str("token_file", f.tokenFile).Msg("made a new token in this file, which only you may read: clients send it (install --url … --token-file FILE, or CAD_MCP_TOKEN set from it)")
+	return nil
+}
+
 // serveHTTP runs the bridge as a Streamable HTTP server until ctx is done.
 func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) error {
+	if err := f.makeTokenFile(cfg.Log); err != nil {
+		return usageError{err}
+	}
 	token, tokenFrom, err := f.token()
 	if err != nil {
 		return usageError{err}
@@ -143,8 +188,9 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 
 // printURLConfig prints the client configuration for a bridge serving
 // HTTP at --listen: "type": "http" and the URL, with the Authorization
-// header when a token is set (the token itself: the output is what goes
-// into the client's configuration).
+// header when a token is set. The header names CAD_MCP_TOKEN in the
+// client's own syntax, never the token: what is printed gets pasted into
+// files, chats and tickets (install writes the same).
 func printURLConfig(e *env, f *bridgeFlags) error {
 	host, port, _ := net.SplitHostPort(f.listen)
 	wildcard := host == "" || host == "0.0.0.0" || host == "::"
@@ -157,12 +203,13 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	}
 	url := scheme + "://" + net.JoinHostPort(host, port) + "/mcp"
 	server := map[string]any{"type": "http", "url": url}
-	token, _, err := f.token()
-	if err != nil {
-		return usageError{err}
+	tokenFrom := f.set.tokenFrom(f.tokenFile)
+	ref := "${" + clientconf.TokenVar + "}"
+	if c := clientconf.Lookup(f.client); c != nil && c.URLForm != nil && c.URLForm.VarRef != "" {
+		ref = c.TokenRef()
 	}
-	if token != "" {
-		server["headers"] = map[string]string{"Authorization": "Bearer " + token}
+	if tokenFrom != "" {
+		server["headers"] = map[string]string{"Authorization": "Bearer " + ref}
 	}
 	switch {
 	case f.client == "claude-desktop":
@@ -176,6 +223,18 @@ func printURLConfig(e *env, f *bridgeFlags) error {
 	}
 	out, _ := json.MarshalIndent(map[string]any{key: map[string]any{f.name: server}}, "", "  ")
 	fmt.Fprintln(e.stdout, string(out))
+	if tokenFrom != "" {
+		// On stderr: stdout is the JSON, pasted or piped as it is.
+		fmt.Fprintf(e.stderr, "the token: the entry sends it from the %s variable (%s), not written in it; set %[1]s to the token where the client starts", clientconf.TokenVar, ref)
+		if f.tokenFile != "" {
+			fmt.Fprintf(e.stderr, ", e.g.\n  %s\n", register.SetTokenVar(runtime.GOOS, f.tokenFile))
+		} else {
+			fmt.Fprintf(e.stderr, "\n")
+		}
+		if f.client == "generic" || f.client == "inspector" {
+			fmt.Fprintf(e.stderr, "(a client that does not fill %s in needs the token in its place: keep such a file to yourself)\n", ref)
+		}
+	}
 	if f.tls.selfSigned {
 		// On stderr: stdout is the JSON, pasted or piped as it is.
 		fmt.Fprint(e.stderr, pinNote(f, e.getenv, url, wildcard))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -163,11 +164,28 @@ func doctorLaunch(e *env, lf *launchFlags, addr string, test bool) *doctor.Launc
 	if l == nil {
 		return nil
 	}
-	d := &doctor.Launch{Program: lf.command, Command: l.Command().String(), Name: l.Name()}
+	d := &doctor.Launch{Program: lf.command, Args: lf.args.GetSlice(), Command: l.Command().String(), Name: l.Name(), Home: launchHome(e.getenv)}
 	if test {
 		d.Test = func(ctx context.Context) error {
 			return l.Ensure(ctx, func(msg string) { fmt.Fprintf(e.stderr, "launch: %s\n", msg) })
 		}
 	}
 	return d
+}
+
+// launchHome is the folder a launched program starts in (the launcher
+// starts it in the home folder), for the check of the files its arguments
+// name: HOME, or USERPROFILE on Windows, from the environment the command
+// was given.
+func launchHome(getenv func(string) string) string {
+	if runtime.GOOS == "windows" {
+		if h := getenv("USERPROFILE"); h != "" {
+			return h
+		}
+	}
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }

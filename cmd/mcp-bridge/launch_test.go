@@ -80,6 +80,8 @@ func TestLaunchPassedToTheEntry(t *testing.T) {
 	}
 	t.Setenv("PATH", bin)
 	macro := filepath.Join(bin, "My Macros", "MCPBridgeBase.FCMacro")
+	os.MkdirAll(filepath.Join(bin, "My Macros", "cadbase"), 0o755)
+	os.WriteFile(macro, nil, 0o644)
 	out, errs, code := runCLI(t, nil, "", "--print-config", "--launch", "freecad", "--launch-arg", macro, "--launch-arg", "--single-instance", "--launch-wait", "5m")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -332,6 +334,8 @@ func TestLaunchCommand(t *testing.T) {
 	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	linuxFC := mk("linux/bin/freecad")
 	linuxMacro := mk("linux/home/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")
+	mk("linux/home/.local/share/FreeCAD/Macro/cadbase/__init__.py")
+	bareMacro := mk("linux/bare/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro") // without its cadbase folder
 	mk("win/pf/FreeCAD 0.21/bin/FreeCAD.exe")
 	winFC := mk("win/pf/FreeCAD 1.0/bin/freecad.exe")
 	mk("win/pf/FreeCAD 0.9/bin/FreeCAD.exe")
@@ -339,6 +343,11 @@ func TestLaunchCommand(t *testing.T) {
 	acad := mk("win/pf/Autodesk/AutoCAD 2025/acad.exe")
 	macFC := mk("mac/home/Applications/FreeCAD.app/Contents/MacOS/FreeCAD")
 	macMacro := mk("mac/home/Library/Application Support/FreeCAD/v1-1/Macro/MCPBridgeBase.FCMacro")
+	// Given by the user, and there: checked when the test's system is the
+	// one asked about (on Windows, under Wine).
+	winMacro := mk("win/macros/MCPBridgeBase.FCMacro")
+	mk("win/macros/cadbase/__init__.py")
+	script := mk("win/cad/start base.scr")
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -349,13 +358,17 @@ func TestLaunchCommand(t *testing.T) {
 		{"FreeCAD on Linux", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/home")}, []string{"--os", "linux", "--cad", "freecad"}, 0,
 			[]string{"FreeCAD: " + linuxFC, "--launch " + quoteFor("linux", linuxFC) + " --launch-arg " + quoteFor("linux", linuxMacro)}},
 		{"FreeCAD on Linux, no macro yet", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/nohome")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
-			[]string{"--launch-arg " + quoteFor("linux", p("linux/nohome/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")), "the base macro is not in FreeCAD's macro folder yet: copy MCPBridgeBase.FCMacro and the cadbase folder"}},
-		{"FreeCAD on Windows, the newest", map[string]string{"ProgramFiles": p("win/pf"), "APPDATA": p("win/appdata")}, []string{"--os", "windows", "--cad", "freecad", "--macro", `C:\macros\MCPBridgeBase.FCMacro`}, 0,
-			[]string{"FreeCAD: " + winFC, "--launch " + quoteFor("windows", winFC) + ` --launch-arg C:\macros\MCPBridgeBase.FCMacro`}},
+			[]string{"--launch-arg " + quoteFor("linux", p("linux/nohome/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")), "the base macro is neither in FreeCAD's macro folder nor beside mcp-bridge: copy MCPBridgeBase.FCMacro and the cadbase folder from the freecad folder of the mcp-bridge archive"}},
+		{"FreeCAD on Linux, the macro without cadbase", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/bare")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
+			[]string{"the cadbase folder is not beside " + bareMacro}},
+		{"FreeCAD on Linux, a --macro that is not there", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/home")}, []string{"--os", "linux", "--cad", "freecad", "--macro", p("nowhere/MCPBridgeBase.FCMacro")}, 1,
+			[]string{"the file " + p("nowhere/MCPBridgeBase.FCMacro") + " (a --launch-arg) is not there"}},
+		{"FreeCAD on Windows, the newest", map[string]string{"ProgramFiles": p("win/pf"), "APPDATA": p("win/appdata")}, []string{"--os", "windows", "--cad", "freecad", "--macro", winMacro}, 0,
+			[]string{"FreeCAD: " + winFC, "--launch " + quoteFor("windows", winFC) + " --launch-arg " + quoteFor("windows", winMacro)}},
 		{"FreeCAD on macOS", map[string]string{"HOME": p("mac/home")}, []string{"--os", "darwin", "--cad", "freecad"}, 0,
 			[]string{"FreeCAD: " + macFC, "--launch-arg " + quoteFor("darwin", macMacro)}},
-		{"AutoCAD, the newest, with /b", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad", "--script", `C:\cad\start base.scr`}, 0,
-			[]string{"AutoCAD: " + acad, `--launch-arg /b --launch-arg "C:\cad\start base.scr"`}},
+		{"AutoCAD, the newest, with /b", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad", "--script", script}, 0,
+			[]string{"AutoCAD: " + acad, "--launch-arg /b --launch-arg " + quoteFor("windows", script)}},
 		{"AutoCAD without a script", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad"}, 1,
 			[]string{"--script: give the startup script"}},
 		{"no FreeCAD", map[string]string{"PATH": p("none"), "HOME": p("none")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
@@ -364,8 +377,24 @@ func TestLaunchCommand(t *testing.T) {
 			[]string{"knows where AutoCAD is installed on Windows only"}},
 		{"another CAD", nil, []string{"--cad", "solidworks"}, 2, []string{`--cad "solidworks": mcp-bridge knows freecad and autocad`}},
 	}
+	if runtime.GOOS == "linux" {
+		// The release archive's layout: mcp-bridge with the FreeCAD base in
+		// freecad/ beside it, nothing in FreeCAD's macro folder yet.
+		exe := mk("archive/mcp-bridge")
+		macro := mk("archive/freecad/MCPBridgeBase.FCMacro")
+		mk("archive/freecad/cadbase/__init__.py")
+		out, errs, code := runAs(t, &env{argv0: exe, args: []string{"launch-command", "--root", p("system"), "--cad", "freecad"}}, map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/nohome")})
+		if code != 0 || !strings.Contains(out, "--launch-arg "+quoteFor("linux", macro)) || !strings.Contains(out, "it is the one beside mcp-bridge: keep that folder where it is") {
+			t.Errorf("beside the binary: exit %d\n%s%s", code, out, errs)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.name, "Linux, the macro without") || strings.Contains(tt.name, "Linux, a --macro") {
+				if runtime.GOOS != "linux" {
+					t.Skip("what a command names is checked on the system it is for")
+				}
+			}
 			// The system's own folders are the test's: none of them holds CAD.
 			out, errs, code := runCLI(t, tt.env, "", append([]string{"launch-command", "--root", p("system")}, tt.args...)...)
 			if code != tt.code {
@@ -377,5 +406,80 @@ func TestLaunchCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// doctor checks what the launch command names, as launch-command does: a
+// --launch-arg file that is not there, and the FreeCAD macro without its
+// cadbase folder, are problems (FreeCAD would open with no base and every
+// call wait the whole --launch-wait); the macro with it is fine. So for a
+// registration's command.
+func TestDoctorChecksTheLaunchArguments(t *testing.T) {
+	home, env, _ := doctorHome(t)
+	exe, _ := os.Executable()
+	dir := tempDir(t)
+	bare := filepath.Join(dir, "bare", "MCPBridgeBase.FCMacro")
+	good := filepath.Join(dir, "good", "MCPBridgeBase.FCMacro")
+	for _, f := range []string{bare, good, filepath.Join(dir, "good", "cadbase", "__init__.py")} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		os.WriteFile(f, nil, 0o644)
+	}
+	missing := filepath.Join(dir, "MCPBridgeBase.FCMacro")
+	for _, tt := range []struct {
+		arg  string
+		code int
+		want string
+	}{
+		{missing, 1, "FAIL  launch: the file " + missing + " (a --launch-arg) is not there"},
+		{bare, 1, "FAIL  launch: the cadbase folder is not beside " + bare},
+		{good, 0, "ok    launch: a call that finds the base down starts"},
+	} {
+		out, errs, code := runCLI(t, env, "", "doctor", "--port", "1", "--launch", exe, "--launch-arg", tt.arg)
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("--launch-arg %s: exit %d, want %d and %q\n%s%s", tt.arg, code, tt.code, tt.want, out, errs)
+		}
+	}
+	// A registration whose entry names the macro without cadbase.
+	cfg := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	entry, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"cad-autocad": map[string]any{"command": exe, "args": []string{"--launch", exe, "--launch-arg", bare}, "env": map[string]string{"CAD_MCP_PORT": "1"}}}})
+	os.WriteFile(cfg, entry, 0o600)
+	out, errs, code := runCLI(t, env, "", "doctor")
+	if code != 1 || !strings.Contains(out, "its --launch command: the cadbase folder is not beside "+bare) {
+		t.Errorf("a registration with the bare macro: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// install --launch refuses a command that names a program or a macro that
+// is not there (the client's file is left as it was), and with --force
+// writes it with a warning: a bridge registered with it could never start
+// CAD.
+func TestInstallRefusesALaunchThatIsNotThere(t *testing.T) {
+	home, env, _ := doctorHome(t)
+	cfg := filepath.Join(home, ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("{}\n"), 0o600)
+	exe, _ := os.Executable()
+	typo := filepath.Join(home, "freecda")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--launch", typo}, "the program " + typo + " is not found"},
+		{[]string{"--launch", exe, "--launch-arg", filepath.Join(home, "MCPBridgeBase.FCMacro")}, "the file " + filepath.Join(home, "MCPBridgeBase.FCMacro") + " (a --launch-arg) is not there"},
+	} {
+		os.WriteFile(cfg, []byte("{}\n"), 0o600)
+		args := append([]string{"install", "--client", "cursor"}, tt.args...)
+		_, errs, code := runCLI(t, env, "", args...)
+		if b, _ := os.ReadFile(cfg); code != 2 || !strings.Contains(errs, "install does not register a --launch command that cannot start: "+tt.want) || !strings.Contains(errs, "--force") || string(b) != "{}\n" {
+			t.Errorf("%v: exit %d, file %s\n%s", tt.args, code, b, errs)
+		}
+		out, errs, code := runCLI(t, env, "", append(args, "--force")...)
+		if code != 0 || !strings.Contains(errs, "warning: "+tt.want) || !strings.Contains(out, `added "cad-autocad"`) && !strings.Contains(out, `updated "cad-autocad"`) {
+			t.Errorf("%v --force: exit %d\n%s%s", tt.args, code, out, errs)
+		}
+	}
+	if _, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--launch", exe); code != 0 {
+		t.Errorf("a program that is there: exit %d %s", code, errs)
 	}
 }

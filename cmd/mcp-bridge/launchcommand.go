@@ -4,22 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 )
 
 const launchCommandUsage = `Usage: mcp-bridge launch-command --cad freecad|autocad [flags]
 
 Prints the --launch and --launch-arg flags that start your CAD program
 with its MCP base, for the programs whose install locations mcp-bridge
-knows: FreeCAD with this project's base macro (MCPBridgeBase.FCMacro, from
-tcpbase/freecad) on Linux, Windows and macOS, and AutoCAD (acad.exe under
-Program Files) with /b and a startup script that starts your base. It says
-so when it does not know, and exits 1 when the command is not complete.
+knows: FreeCAD with this project's base macro (MCPBridgeBase.FCMacro and
+its cadbase folder: in FreeCAD's macro folder, or in the freecad folder
+beside mcp-bridge, as the release archive has it) on Linux, Windows and
+macOS, and AutoCAD (acad.exe under Program Files) with /b and a startup
+script that starts your base. It says so when it does not know, and exits
+1 when the command is not complete or names a file that is not there.
 
 Examples:
   mcp-bridge launch-command --cad freecad
@@ -40,7 +46,7 @@ func runLaunchCommand(e *env, args []string) error {
 	root := fs.String("root", "", "the folder the system's own folders (/usr/bin, /Applications) are in")
 	_ = fs.MarkHidden("os") // for tests
 	_ = fs.MarkHidden("root")
-	fs.Usage = func() { fmt.Fprint(e.stderr, launchCommandUsage+fs.FlagUsages()) }
+	fs.Usage = func() { fmt.Fprint(e.stdout, launchCommandUsage+usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
@@ -48,6 +54,9 @@ func runLaunchCommand(e *env, args []string) error {
 		return usageError{fmt.Errorf("launch-command takes no arguments, got %q", fs.Arg(0))}
 	}
 	k := knownPlaces{os: *goos, getenv: e.getenv, root: *root}
+	if exe, err := clientconf.Executable(e.argv0, exec.LookPath, os.Executable); err == nil {
+		k.beside = filepath.Dir(exe)
+	}
 	var s suggestion
 	switch strings.ToLower(*cad) {
 	case "freecad":
@@ -61,6 +70,14 @@ func runLaunchCommand(e *env, args []string) error {
 	}
 	if s.program == "" {
 		return exitError{code: 1, msg: s.why}
+	}
+	if s.missing == "" && *goos == runtime.GOOS {
+		// What the command names must be there: a macro without its
+		// cadbase folder opens FreeCAD with no base, and every call then
+		// waits the whole --launch-wait.
+		if p := (launch.Command{Path: s.program, Args: s.args}).Problems(k.home()); len(p) > 0 {
+			s.missing = strings.Join(p, "; ")
+		}
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", s.name, s.program)
 	for _, n := range s.notes {
@@ -94,6 +111,7 @@ type knownPlaces struct {
 	os     string
 	getenv func(string) string
 	root   string // "" for the system's own root
+	beside string // the folder of this mcp-bridge, whose freecad folder the release archive fills
 }
 
 // sys is a system folder's path (under root, for tests).
@@ -181,7 +199,7 @@ func (k knownPlaces) inPath(names ...string) string {
 	return ""
 }
 
-const macroName = "MCPBridgeBase.FCMacro"
+const macroName = launch.FreeCADMacro
 
 // freecad: desktop FreeCAD, running the base macro at start.
 func (k knownPlaces) freecad(macro string) suggestion {
@@ -257,19 +275,26 @@ func (k knownPlaces) freecad(macro string) suggestion {
 			}
 		}
 	}
-	if macro == "" {
-		var first string
-		for _, d := range macroDirs {
-			if d != "" {
-				first = d
-				break
-			}
+	var first string
+	for _, d := range macroDirs {
+		if d != "" {
+			first = d
+			break
 		}
+	}
+	fromArchive := false
+	if p := filepath.Join(k.beside, "freecad", macroName); macro == "" && k.beside != "" && isFile(p) {
+		macro, fromArchive = p, true
+	}
+	if macro == "" {
 		macro = filepath.Join(first, macroName)
-		s.missing = fmt.Sprintf("the base macro is not in FreeCAD's macro folder yet: copy %s and the cadbase folder from tcpbase/freecad into %s (FreeCAD's Macro > Macros... shows the folder), or give --macro with where they are", macroName, first)
+		s.missing = fmt.Sprintf("the base macro is neither in FreeCAD's macro folder nor beside mcp-bridge: copy %s and the cadbase folder from the freecad folder of the mcp-bridge archive into %s (FreeCAD's Macro > Macros... shows the folder), or give --macro with where they are", macroName, first)
 	}
 	s.args = append(s.args, macro)
 	s.notes = append(s.notes, "the base macro: "+macro+" (the cadbase folder beside it); FreeCAD runs it at start, and its base listens on the port of FreeCAD's MCPBridge/Port preference (8080 unless set): give the bridge the same --port")
+	if fromArchive {
+		s.notes = append(s.notes, "it is the one beside mcp-bridge: keep that folder where it is, or copy "+macroName+" and the cadbase folder into FreeCAD's macro folder ("+first+") and run launch-command again")
+	}
 	return s
 }
 

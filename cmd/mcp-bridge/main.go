@@ -18,14 +18,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// version, commit and date are set at build time with
-// -ldflags "-X main.version=… -X main.commit=… -X main.date=…".
-var (
-	version = "dev"
-	commit  = ""
-	date    = ""
-)
-
 func main() {
 	ignoreSIGPIPE()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -127,7 +119,7 @@ func runHelp(ctx context.Context, e *env, args []string) error {
 		return usageError{fmt.Errorf("help takes one command or topic, got %q", strings.Join(args, " "))}
 	}
 	if t := lookupTopic(args[0]); t != nil {
-		fmt.Fprint(e.stderr, t.help())
+		fmt.Fprint(e.stdout, t.help(newBridgeFlags(io.Discard).fs))
 		return nil
 	}
 	if !slices.Contains(commands, args[0]) {

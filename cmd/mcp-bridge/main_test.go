@@ -71,11 +71,11 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	_, errs, code := runCLI(t, nil, "", "--help")
-	if code != 0 || !strings.Contains(errs, "Examples:") || !strings.Contains(errs, "--print-config") {
-		t.Errorf("--help: exit %d\n%s", code, errs)
+	out, errs, code := runCLI(t, nil, "", "--help")
+	if code != 0 || !strings.Contains(out, "Set up and check:") || !strings.Contains(out, "--print-config") {
+		t.Errorf("--help: exit %d\n%s%s", code, out, errs)
 	}
-	out, _, code := runCLI(t, nil, "", "--version")
+	out, _, code = runCLI(t, nil, "", "--version")
 	if code != 0 || !strings.HasPrefix(out, "mcp-bridge ") {
 		t.Errorf("--version: exit %d %q", code, out)
 	}

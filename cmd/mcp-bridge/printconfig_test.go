@@ -33,7 +33,7 @@ func TestPrintConfigShapes(t *testing.T) {
 		{"HTTP: the URL form", nil, []string{"--print-config", "--client", "cursor", "--listen", "127.0.0.1:8931"},
 			`{"mcpServers":{"cad-autocad":{"type":"http","url":"http://127.0.0.1:8931/mcp"}}}`},
 		{"HTTP: the token as a header", map[string]string{"CAD_MCP_TOKEN": "t0k", "CAD_MCP_LISTEN": "0.0.0.0:8931"}, []string{"--print-config", "--client", "vscode"},
-			`{"servers":{"cad-autocad":{"type":"http","url":"http://127.0.0.1:8931/mcp","headers":{"Authorization":"Bearer t0k"}}}}`},
+			`{"servers":{"cad-autocad":{"type":"http","url":"http://127.0.0.1:8931/mcp","headers":{"Authorization":"Bearer ${env:CAD_MCP_TOKEN}"}}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

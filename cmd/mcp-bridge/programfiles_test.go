@@ -144,9 +144,9 @@ func TestCacheDirDefault(t *testing.T) {
 		base = filepath.Join(tempDir(t), "xdg-cache")
 		t.Setenv("XDG_CACHE_HOME", base)
 	}
-	_, help, _ := runCLI(t, nil, "", "--help")
+	help, _, _ := runCLI(t, nil, "", "help", "base")
 	// As typed: unquoted, each backslash single.
 	if want := filepath.Join(base, "mcp-bridge"); !strings.Contains(help, "--cache-dir folder") || !strings.Contains(help, "(default "+want+")") {
-		t.Errorf("--help does not give the cache directory default %s:\n%s", want, help)
+		t.Errorf("help base does not give the cache directory default %s:\n%s", want, help)
 	}
 }

@@ -40,10 +40,14 @@ type ruleFlags struct {
 	set            *settings // where they came from; nil: the command line
 }
 
-func (r *ruleFlags) add(fs *pflag.FlagSet) {
-	r.addPolicy(fs)
+// addConfirm adds the flags of the confirmation question.
+func (r *ruleFlags) addConfirm(fs *pflag.FlagSet) {
 	fs.DurationVar(&r.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a confirmation question waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
 	fs.StringVar(&r.confirmWith, "confirm-with", "", "who asks before a confirm tool runs, in order: client, desktop or client,desktop (default: the policy file's confirmWith, else client,desktop: the client when it can ask, else a dialog on this machine's desktop) (env CAD_MCP_CONFIRM_WITH)")
+}
+
+// addJournal adds the journal's flags.
+func (r *ruleFlags) addJournal(fs *pflag.FlagSet) {
 	fs.StringVar(&r.journal, "journal", "", "append one JSON line per tool request to this file (env CAD_MCP_JOURNAL)")
 	fs.BoolVar(&r.journalArgs, "journal-args", false, "also record call arguments in the journal (env CAD_MCP_JOURNAL_ARGS)")
 	fs.BoolVar(&r.journalReq, "journal-required", false, "refuse tool calls, sending nothing to CAD, while the journal cannot be written (env CAD_MCP_JOURNAL_REQUIRED)")
@@ -186,7 +190,7 @@ func runJournal(e *env, args []string) error {
 	tool := fs.String("tool", "", "only this tool (a glob: 'delete_*')")
 	failed := fs.Bool("failed", false, "only requests that did not succeed (errors, tool errors, denied, declined)")
 	asJSON := fs.Bool("json", false, "print the matching lines as they are (JSON lines)")
-	fs.Usage = func() { fmt.Fprint(e.stderr, journalUsage+fs.FlagUsages()) }
+	fs.Usage = func() { fmt.Fprint(e.stdout, journalUsage+usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +27,14 @@ import (
 // url, token_from, …; the bridge stops when the test ends) or exits (its
 // error is returned).
 func startInProcess(t *testing.T, vars map[string]string, args ...string) (map[string]any, error) {
+	t.Helper()
+	line, _, err := startInProcessLogs(t, vars, args...)
+	return line, err
+}
+
+// startInProcessLogs is startInProcess that also returns what the bridge
+// wrote to stderr before it served.
+func startInProcessLogs(t *testing.T, vars map[string]string, args ...string) (map[string]any, string, error) {
 	t.Helper()
 	// In-process: the bridge must not set this test process's GOMAXPROCS
 	// and memory limit.
@@ -53,14 +63,14 @@ func startInProcess(t *testing.T, vars map[string]string, args ...string) (map[s
 		var line map[string]any
 		if json.Unmarshal(sc.Bytes(), &line) == nil && line["message"] == "mcp-bridge serving Streamable HTTP" {
 			go io.Copy(io.Discard, pr)
-			return line, nil
+			return line, seen.String(), nil
 		}
 	}
 	<-done
 	if err == nil {
 		err = fmt.Errorf("the bridge ended without serving:\n%s", seen.String())
 	}
-	return nil, err
+	return nil, seen.String(), err
 }
 
 // serveInProcess is startInProcess for a bridge that must serve.
@@ -481,5 +491,87 @@ func TestDoctorSaysWhereSettingsCameFrom(t *testing.T) {
 	out, _, _ = runCLI(t, env, "", "doctor", "--port", up)
 	if !strings.Contains(out, "info  settings: host 127.0.0.1 from CAD_MCP_HOST, port "+up+" from --port; the others are defaults\n") {
 		t.Errorf("doctor with CAD_MCP_HOST:\n%s", out)
+	}
+}
+
+// TestListenMakesAMissingTokenFile: --listen with a --token-file that does
+// not exist (the README's first HTTP example) makes it, with a new random
+// token only this user may read, and says so once, never the token; the
+// bridge then requires that token. Started again, it reads the same file,
+// and says nothing of it. A token from CAD_MCP_TOKEN makes no file.
+func TestListenMakesAMissingTokenFile(t *testing.T) {
+	port := startSim(t)
+	dir := tempDir(t)
+	file := filepath.Join(dir, "cad-token")
+	line, logs, err := startInProcessLogs(t, nil, "--listen", "127.0.0.1:0", "--port", port, "--no-cache", "--token-file", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, rerr := os.ReadFile(file)
+	tok := strings.TrimSpace(string(b))
+	if rerr != nil || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(tok) {
+		t.Fatalf("the token file: %q, %v", b, rerr)
+	}
+	if st, _ := os.Stat(file); runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
+		t.Errorf("the token file's mode is %v, want 0600", st.Mode().Perm())
+	}
+	inLog, _ := json.Marshal(file) // as the JSON log writes it (a Windows path's backslashes doubled)
+	if n := strings.Count(logs, "made a new token"); n != 1 || !strings.Contains(logs, string(inLog)) || strings.Contains(logs, tok) {
+		t.Errorf("said %d times (want once, naming the file, never the token):\n%s", n, logs)
+	}
+	url := line["url"].(string)
+	if post(t, url, "") != http.StatusUnauthorized || post(t, url, "Bearer "+tok) != http.StatusOK {
+		t.Errorf("the made token is not required")
+	}
+	_, logs, err = startInProcessLogs(t, nil, "--listen", "127.0.0.1:0", "--port", port, "--no-cache", "--token-file", file)
+	if b2, _ := os.ReadFile(file); err != nil || string(b2) != string(b) || strings.Contains(logs, "made a new token") {
+		t.Errorf("again: %v, file %q, logs:\n%s", err, b2, logs)
+	}
+	other := filepath.Join(dir, "unused")
+	if _, _, err := startInProcessLogs(t, map[string]string{"CAD_MCP_TOKEN": "from-env", "CAD_MCP_TOKEN_FILE": other}, "--listen", "127.0.0.1:0", "--port", port, "--no-cache"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Errorf("a token file was made while CAD_MCP_TOKEN gives the token")
+	}
+}
+
+// TestVerifyURLWithoutTheToken: verify --url against a bridge that wants a
+// token, given none (or a wrong one), says so in one line on stderr and
+// stops, exit 1, instead of a table of failed checks; nothing answering at
+// the URL is one line too. With the token (--token-file, or
+// CAD_MCP_TOKEN) the checks run.
+func TestVerifyURLWithoutTheToken(t *testing.T) {
+	port := startSim(t)
+	dir := tempDir(t)
+	tok := writeFile(t, dir, "token", "right-token\n")
+	line := serveInProcess(t, nil, "--listen", "127.0.0.1:0", "--port", port, "--no-cache", "--token-file", tok)
+	url := line["url"].(string)
+	for _, tt := range []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, "the bridge at " + url + " wants a token (HTTP 401), and none was given: give the file the bridge reads it from, --token-file FILE, or set CAD_MCP_TOKEN to it"},
+		{map[string]string{"CAD_MCP_TOKEN": "wrong"}, nil, "the bridge at " + url + " refused the token from CAD_MCP_TOKEN (HTTP 401): it is not the one in the bridge's --token-file"},
+		{nil, []string{"--token-file", writeFile(t, dir, "wrong", "wrong\n")}, "refused the token from --token-file " + filepath.Join(dir, "wrong")},
+	} {
+		out, errs, code := runCLI(t, tt.vars, "", append([]string{"verify", "--url", url}, tt.args...)...)
+		if code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v %v: exit %d, stdout %q, stderr %q; want one line %q", tt.vars, tt.args, code, out, errs, tt.want)
+		}
+	}
+	closed := "http://127.0.0.1:" + closedPort(t) + "/mcp"
+	if out, errs, code := runCLI(t, nil, "", "verify", "--url", closed); code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "nothing answers at "+closed) {
+		t.Errorf("nothing there: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, run := range []struct {
+		vars map[string]string
+		args []string
+	}{{nil, []string{"--token-file", tok}}, {map[string]string{"CAD_MCP_TOKEN": "right-token"}, nil}} {
+		out, errs, code := runCLI(t, run.vars, "", append([]string{"verify", "--url", url, "--only", "ping"}, run.args...)...)
+		if code != 0 || !strings.Contains(out, "pass") {
+			t.Errorf("with the token %v %v: exit %d\n%s%s", run.vars, run.args, code, out, errs)
+		}
 	}
 }

@@ -20,7 +20,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	newline := fs.Bool("newline", false, "end each answer with a newline (the real base just closes)")
 	conformance := fs.Bool("conformance", false, "add the tools of the official MCP conformance suite (make test-conformance), one with x-mcp-header arguments among them")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: mcp-bridge sim [flags]
+		fmt.Fprintf(e.stdout, `Usage: mcp-bridge sim [flags]
 
 Runs a simulated CAD base: a TCP server that speaks like the base a CAD
 program embeds (one JSON-RPC frame per connection, tools/list and tools/call
@@ -31,7 +31,7 @@ Examples:
   mcp-bridge sim --addr 127.0.0.1:0 --faults
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err

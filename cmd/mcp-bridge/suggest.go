@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// commands are the subcommands, for suggestions and `help`.
-var commands = []string{"install", "uninstall", "doctor", "tools", "call", "request", "verify", "bench", "journal", "launch-command", "connect", "sim", "demo", "help", "version"}
-
 // nearest is the candidate closest to word by edit distance, if it is
 // close enough to be what the user meant (a typo or two, or a prefix);
 // "" otherwise.

@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
@@ -19,10 +20,10 @@ type tlsFlags struct {
 	selfSigned bool
 }
 
-func (t *tlsFlags) add(f *bridgeFlags) {
-	f.fs.StringVar(&t.cert, "tls-cert", "", "with --listen: serve HTTPS with this PEM certificate (chain) file; needs --tls-key (env CAD_MCP_TLS_CERT)")
-	f.fs.StringVar(&t.key, "tls-key", "", "with --listen: the PEM private key of --tls-cert (env CAD_MCP_TLS_KEY)")
-	f.fs.BoolVar(&t.selfSigned, "tls-self-signed", false, "with --listen: serve HTTPS with a certificate for this machine, made once and kept beside the cache; its fingerprint is logged (env CAD_MCP_TLS_SELF_SIGNED)")
+func (t *tlsFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&t.cert, "tls-cert", "", "with --listen: serve HTTPS with this PEM certificate (chain) file; needs --tls-key (env CAD_MCP_TLS_CERT)")
+	fs.StringVar(&t.key, "tls-key", "", "with --listen: the PEM private key of --tls-cert (env CAD_MCP_TLS_KEY)")
+	fs.BoolVar(&t.selfSigned, "tls-self-signed", false, "with --listen: serve HTTPS with a certificate for this machine, made once and kept beside the cache; its fingerprint is logged (env CAD_MCP_TLS_SELF_SIGNED)")
 }
 
 func (t *tlsFlags) on() bool { return t.selfSigned || t.cert != "" }

@@ -5,14 +5,202 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/spf13/pflag"
 )
 
 // docsURL is where the docs/ pages the topics point to are read online;
-// a checkout has them under docs/.
+// a checkout and the release archive have them under docs/.
 const docsURL = "https://github.com/mcp-bridge/mcp-bridge/blob/main/"
 
+// commandHelp is a subcommand as the root help lists it.
+type commandHelp struct{ name, summary string }
+
+// commandList is every subcommand, in the root help's order and groups
+// (an empty name starts a group; its summary is the group's heading).
+var commandList = []commandHelp{
+	{"", "Set up and check"},
+	{"install", "register the bridge with your assistant (help clients)"},
+	{"uninstall", "take that registration out again"},
+	{"doctor", "check the CAD base and every registration on this machine"},
+	{"verify", "check the bridge with your CAD program, as a client would"},
+	{"launch-command", "the flags that start FreeCAD or AutoCAD when it is closed"},
+	{"", "Try it, talk to the CAD base"},
+	{"demo", "see the bridge work, on a simulated CAD base"},
+	{"sim", "run a simulated CAD base"},
+	{"tools", "list the CAD base's tools"},
+	{"call", "call one tool of the CAD base"},
+	{"request", "send one raw JSON-RPC frame to the CAD base"},
+	{"", "More"},
+	{"journal", "read the record that --journal FILE writes"},
+	{"connect", "relay stdio to a bridge on another machine over HTTPS"},
+	{"bench", "measure the bridge against a direct call to the base"},
+	{"help", "this text; help <command>, help <topic>"},
+	{"version", "the version (also --version)"},
+}
+
+// commands are the subcommands' names, for suggestions and `help`.
+var commands = func() []string {
+	var names []string
+	for _, c := range commandList {
+		if c.name != "" {
+			names = append(names, c.name)
+		}
+	}
+	return names
+}()
+
+// commonFlags are the bridge's flags most people set, as the root help
+// shows them: the flag, its value's name, what it does (its default, and
+// that it has a variable, come from the flag itself).
+var commonFlags = []struct{ name, value, text string }{
+	{"port", "N", "the CAD base's TCP port"},
+	{"host", "HOST", "the CAD base's host"},
+	{"policy", "FILE", "which tools the assistant sees, which need your OK"},
+	{"launch", "PROGRAM", "start CAD when a call finds it closed (help launch)"},
+	{"listen", "ADDR", "serve Streamable HTTP instead of stdio (help http)"},
+	{"log-file", "FILE", "append the logs to FILE instead of stderr"},
+	{"print-config", "", "print the entry that registers the bridge in a client"},
+}
+
+// rootHelp is `mcp-bridge --help`, `-h` and `help`: one terminal's
+// screen (TestRootHelpFitsOneScreen) of what it is, the commands, the
+// flags most people set and the topics. The rest is under the topics.
+func rootHelp(fs *pflag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `mcp-bridge %s lets an AI assistant (Claude Desktop, Cursor, VS Code, any
+MCP client) drive your CAD program through its MCP base, a TCP server in CAD.
+
+Usage: mcp-bridge [flags]          the bridge itself: your assistant starts it
+       mcp-bridge <command> [flags]
+
+`, version)
+	for _, c := range commandList {
+		if c.name == "" {
+			fmt.Fprintf(&b, "%s:\n", c.summary)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-16s%s\n", c.name, c.summary)
+	}
+	b.WriteString("\nFlags most people set (all of them: mcp-bridge help settings):\n")
+	for _, c := range commonFlags {
+		fl := fs.Lookup(c.name)
+		text := c.text
+		switch def := fl.DefValue; {
+		case def != "" && def != "false":
+			text += " (default " + def + ")"
+		}
+		fmt.Fprintf(&b, "  %-19s%s\n", strings.TrimSpace("--"+c.name+" "+c.value), text)
+	}
+	b.WriteString("The settings are also read from CAD_MCP_<NAME>: CAD_MCP_PORT=9000.\n")
+	b.WriteString("\nTopics, each with its flags (mcp-bridge help <topic>):\n")
+	b.WriteString(wrapWords(strings.Split(strings.Join(topicNames(), ", "), " "), "  ", helpWidth) + "\n")
+	b.WriteString("A command's own flags: mcp-bridge <command> --help. The docs: docs/README.md\n")
+	return b.String()
+}
+
+// usages lists the flags of fs that keep says to, in the order given (or
+// fs's order when order is nil), hidden ones left out: the flag and its
+// value's kind, then what it does and its default, wrapped to helpWidth.
+func usages(fs *pflag.FlagSet, keep func(*pflag.Flag) bool, order []string) string {
+	var flags []*pflag.Flag
+	add := func(fl *pflag.Flag) {
+		if keep(fl) && !fl.Hidden {
+			flags = append(flags, fl)
+		}
+	}
+	if order != nil {
+		for _, n := range order {
+			if fl := fs.Lookup(n); fl != nil {
+				add(fl)
+			}
+		}
+	} else {
+		fs.VisitAll(add)
+	}
+	return formatFlags(flags)
+}
+
+// all keeps every flag (usages).
+func all(*pflag.Flag) bool { return true }
+
+// formatFlags is the flags' lines: "  --port int   what it does (default
+// 8080)", a switch (bool) without a value's kind, the texts in one column
+// (at most a third of the line in, else on the next line).
+func formatFlags(flags []*pflag.Flag) string {
+	lefts := make([]string, len(flags))
+	col := 0
+	for i, fl := range flags {
+		name, _ := pflag.UnquoteUsage(fl)
+		if fl.Value.Type() == "bool" {
+			name = ""
+		}
+		lefts[i] = strings.TrimSpace("  --" + fl.Name + " " + name)
+		lefts[i] = "  " + lefts[i]
+		col = max(col, len(lefts[i])+3)
+	}
+	col = min(col, helpWidth/3)
+	var b strings.Builder
+	for i, fl := range flags {
+		_, text := pflag.UnquoteUsage(fl)
+		words := strings.Fields(text)
+		switch def := fl.DefValue; {
+		case def == "" || def == "false" || def == "[]" || def == "0s": // 0s: not set (its text says what then)
+		default:
+			words = append(words, "(default "+def+")") // on one line, a path with spaces too
+		}
+		indent := strings.Repeat(" ", col)
+		body := wrapWords(words, indent, helpWidth)
+		if len(lefts[i])+2 <= col {
+			b.WriteString(lefts[i] + body[len(lefts[i]):] + "\n")
+		} else {
+			b.WriteString(lefts[i] + "\n" + body + "\n")
+		}
+	}
+	return b.String()
+}
+
+// helpWidth is the width help is wrapped to: a terminal's 80 columns,
+// less one (a console window breaks a line of exactly 80).
+const helpWidth = 79
+
+// topicKey is the annotation that puts a flag in its topic's group.
+const topicKey = "mcp-bridge/topic"
+
+// addGroup adds the flags add defines to fs, each marked as one of
+// topic's: `help <topic>` lists them, and `help settings` lists every
+// group under its topic's name.
+func addGroup(fs *pflag.FlagSet, topic string, add func(*pflag.FlagSet)) {
+	g := pflag.NewFlagSet(topic, pflag.ContinueOnError)
+	g.SortFlags = false
+	add(g)
+	g.VisitAll(func(fl *pflag.Flag) {
+		if fl.Annotations == nil {
+			fl.Annotations = map[string][]string{}
+		}
+		fl.Annotations[topicKey] = []string{topic}
+	})
+	fs.AddFlagSet(g)
+}
+
+// inTopic is whether a flag is in topic's group ("" for the flags in no
+// group).
+func inTopic(topic string) func(*pflag.Flag) bool {
+	return func(fl *pflag.Flag) bool {
+		return topicOf(fl) == topic
+	}
+}
+
+func topicOf(fl *pflag.Flag) string {
+	if t := fl.Annotations[topicKey]; len(t) > 0 {
+		return t[0]
+	}
+	return ""
+}
+
 // topic is a subject `mcp-bridge help <topic>` explains in a few lines,
-// pointing to the docs/ page that says the rest.
+// with the bridge flags of its group, pointing to the docs/ page that
+// says the rest.
 type topic struct {
 	name, summary string
 	page          string // the docs page, from the repository's root
@@ -38,6 +226,19 @@ everything else in the file stays as it was:
 Then restart the client; mcp-bridge doctor checks every registration.
 --scope project writes the current folder's file (shared with your
 team), --url a bridge on another machine (help remote).
+
+` + clientList() + `
+`},
+	{"base", "what must run in the CAD program, and its settings", "docs/base.md", "", `
+The CAD side is a "base": a TCP server inside the CAD program that
+answers tools/list and tools/call, one JSON-RPC request per connection.
+mcp-bridge adds everything else an MCP client needs.
+
+  FreeCAD: the base ships with mcp-bridge (the freecad folder beside it:
+    MCPBridgeBase.FCMacro and cadbase/); mcp-bridge launch-command --cad freecad
+  AutoCAD and others: your plug-in is the base; check it with
+    mcp-bridge verify --port 8080
+  No CAD at hand: mcp-bridge sim --port 8080 serves a simulated one.
 `},
 	{"policy", "which tools clients see, which calls need your agreement", "docs/policy.md", "", `
 Without a policy every tool of the CAD base is offered. A policy file
@@ -67,18 +268,30 @@ written.
   mcp-bridge journal ~/cad-journal.jsonl --since 1h --failed
   mcp-bridge journal --tool 'delete_*' --json       # FILE from CAD_MCP_JOURNAL
 `},
+	{"launch", "starting CAD when a call finds it closed", "docs/launch.md", "", `
+With --launch the first call that finds the CAD base down starts the CAD
+program (detached, never stopped by the bridge), waits for its base, then
+runs. One start per base however many bridges; a start that fails is
+not tried again for --launch-backoff, unless the command changes.
+
+  mcp-bridge launch-command --cad freecad      # the flags for this machine
+  mcp-bridge install --client claude-desktop --launch /usr/bin/freecad --launch-arg ~/mcp-bridge/freecad/MCPBridgeBase.FCMacro
+  mcp-bridge doctor --launch /usr/bin/freecad --launch-arg … --launch-test   # starts it once
+`},
 	{"http", "Streamable HTTP: one CAD program for several clients", "docs/http.md", "", `
 With --listen the bridge serves Streamable HTTP at http://ADDR/mcp instead
 of stdio, to any number of clients at once (both protocol eras); their
-calls take turns at the one CAD base:
+calls take turns at the one CAD base. --token-file FILE requires FILE's
+token; a FILE that does not exist is made with a new random token.
 
   mcp-bridge --listen 127.0.0.1:8931 --token-file ~/cad-token
-  mcp-bridge --print-config --client cursor --listen 127.0.0.1:8931
-  mcp-bridge verify --url http://127.0.0.1:8931/mcp
+  mcp-bridge --print-config --client cursor --listen 127.0.0.1:8931 --token-file ~/cad-token
+  mcp-bridge verify --url http://127.0.0.1:8931/mcp --token-file ~/cad-token
 
-A non-loopback address needs a token (or --allow-remote); foreign
-browser origins get 403. --tls-self-signed or --tls-cert/--tls-key serve
-HTTPS (help remote).
+A client's entry reads the token from CAD_MCP_TOKEN: it is never written
+in a client's file. A non-loopback address needs a token (or
+--allow-remote); foreign browser origins get 403. --tls-self-signed or
+--tls-cert/--tls-key serve HTTPS (help remote).
 `},
 	{"remote", "CAD on another machine: --listen there, connect here", "docs/http.md", "CAD on another machine", `
 On the CAD machine, serve HTTPS with a token; on the client's machine,
@@ -91,6 +304,16 @@ With --fingerprint or --ca the client starts "mcp-bridge connect URL",
 which relays stdio to the remote bridge; without them a client that takes
 URLs of its own gets the URL, the token read from CAD_MCP_TOKEN. A call
 is never sent twice; confirmation is asked on the machine you sit at.
+connect's own flags: mcp-bridge connect --help.
+`},
+	{"telemetry", "traces and metrics for sites with many workstations", "docs/telemetry.md", "", `
+Off by default. OpenTelemetry traces and metrics go by OTLP/HTTP to a
+collector named by the standard OTEL_* variables or their flags;
+/metrics serves Prometheus on --listen (with --metrics) or alone on
+--metrics-listen; /healthz says 503 while CAD cannot be reached.
+
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcp-bridge
+  mcp-bridge --metrics-listen 127.0.0.1:9464
 `},
 	{"diagnostics", "doctor, verify, the base's tools, logs, what errors mean", "docs/diagnostics.md", "", `
   mcp-bridge doctor                  # this binary, the CAD base, every registration
@@ -102,6 +325,12 @@ Logs go to stderr (--log-file FILE, --log-level debug, --log-format json);
 stdout carries only protocol messages. An error the client sees has a
 data.kind (unreachable, timeout, closed, malformed, too_large, …) that
 says which side failed; docs/errors.md lists them all.
+`},
+	{"settings", "every flag of the bridge, by topic, and its variable", "docs/settings.md", "", `
+Each setting (marked "env") is read from the command line, else from its
+variable (CAD_MCP_<NAME>, the telemetry ones OTEL_*), else its default:
+how a client's entry passes them. The others come from the command line
+only. install writes the settings you give it into the client's entry.
 `},
 }
 
@@ -122,18 +351,32 @@ func topicNames() []string {
 	return names
 }
 
-// help is what `mcp-bridge help <topic>` prints.
-func (t *topic) help() string {
+// help is what `mcp-bridge help <topic>` prints: its text, then the
+// bridge flags of its group (for settings, every group), then where to
+// read more.
+func (t *topic) help(fs *pflag.FlagSet) string {
 	where, url := t.page, docsURL+t.page
 	if t.section != "" {
 		where += `, "` + t.section + `"`
 		url += "#" + anchor(t.section)
 	}
-	more := ""
-	if slices.Contains(commands, t.name) {
-		more = fmt.Sprintf("The %s command's flags: mcp-bridge %[1]s --help\n", t.name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcp-bridge help %s: %s\n%s", t.name, t.summary, t.text)
+	if t.name == "settings" {
+		for _, g := range topics {
+			if u := usages(fs, inTopic(g.name), nil); u != "" {
+				fmt.Fprintf(&b, "\n%s (mcp-bridge help %[1]s): %s\n%s", g.name, g.summary, u)
+			}
+		}
+		fmt.Fprintf(&b, "\nand:\n%s", usages(fs, inTopic(""), nil))
+	} else if u := usages(fs, inTopic(t.name), nil); u != "" {
+		fmt.Fprintf(&b, "\nFlags:\n%s", u)
 	}
-	return fmt.Sprintf("mcp-bridge help %s: %s\n%s\n%sMore: %s, or %s\n", t.name, t.summary, t.text, more, where, url)
+	if slices.Contains(commands, t.name) {
+		fmt.Fprintf(&b, "\nThe %s command's flags: mcp-bridge %[1]s --help\n", t.name)
+	}
+	fmt.Fprintf(&b, "\nMore: %s, or %s\n", where, url)
+	return b.String()
 }
 
 // anchor is the fragment GitHub gives a heading: lower case, spaces to
@@ -147,15 +390,6 @@ func anchor(heading string) string {
 		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
 		}
-	}
-	return b.String()
-}
-
-// topicList is the root help's list of topics.
-func topicList() string {
-	var b strings.Builder
-	for _, t := range topics {
-		fmt.Fprintf(&b, "  %-12s %s\n", t.name, t.summary)
 	}
 	return b.String()
 }

@@ -21,12 +21,13 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
 	only := fs.String("only", "", "run only the checks whose names contain this text")
-	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from CAD_MCP_TOKEN")
+	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from --token-file or CAD_MCP_TOKEN")
+	tokenFile := fs.String("token-file", "", "with --url: the file with the bridge's token (as the bridge's own --token-file); wins over CAD_MCP_TOKEN")
 	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
 	tool := fs.String("tool", "", "the tool the round-trip checks call (default: one the base marks read-only, or a reading one that needs no arguments)")
 	toolArgs := fs.String("args", "{}", "with --tool: its arguments, a JSON object")
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: mcp-bridge verify [flags]
+		fmt.Fprintf(e.stdout, `Usage: mcp-bridge verify [flags]
 
 Runs the bridge as a child process, exactly as an MCP client does, and checks
 everything a client relies on: version negotiation, ping, tools/list and
@@ -48,10 +49,11 @@ Examples:
   mcp-bridge verify --port 8080 --scratch
   mcp-bridge verify --port 8080 --tool list_layers --args '{}'
   mcp-bridge verify --json
-  mcp-bridge verify --url http://127.0.0.1:8931/mcp   a bridge running with --listen
+  mcp-bridge verify --url http://127.0.0.1:8931/mcp --token-file ~/cad-token
+                                     a bridge running with --listen
 
 Flags:
-%s`, fs.FlagUsages())
+%s`, usages(fs, all, nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err
@@ -72,9 +74,24 @@ Flags:
 			return usageError{err}
 		}
 	}
+	if *tokenFile != "" && *url == "" {
+		return usageError{fmt.Errorf("--token-file goes with --url")}
+	}
 	if *url != "" {
-		rep := checks.RunHTTP(ctx, checks.HTTPOptions{URL: *url, Token: e.getenv("CAD_MCP_TOKEN"), Only: *only, Tool: *tool, Args: *toolArgs}, nil)
-		return reportVerify(e, rep, *asJSON)
+		// The token as connect reads it: --token-file, else CAD_MCP_TOKEN.
+		set, err := readSettings(fs, e.getenv, []string{})
+		if err != nil {
+			return usageError{err}
+		}
+		token, from, err := set.token(*tokenFile)
+		if err != nil {
+			return usageError{err}
+		}
+		opts := checks.HTTPOptions{URL: *url, Token: token, TokenFrom: from, Only: *only, Tool: *tool, Args: *toolArgs}
+		if err := checks.Preflight(ctx, opts); err != nil {
+			return exitError{code: 1, msg: err.Error()}
+		}
+		return reportVerify(e, checks.RunHTTP(ctx, opts, nil), *asJSON)
 	}
 	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch, Tool: *tool, Args: *toolArgs}
 	if fs.Changed("port") || fs.Changed("host") {

@@ -2,7 +2,9 @@
 // make: a Claude Desktop bundle (.mcpb) per OS (macOS: arm64 and amd64)
 // and server.json for the MCP Registry, then checks them
 // (bundle.CheckServerJSON, which opens every bundle). `make dist` runs it
-// after `goreleaser release --snapshot`.
+// after `goreleaser release --snapshot`. `mkdist archive` packs one
+// platform's release archive, as GoReleaser's, from a binary already built
+// (make archive).
 package main
 
 import (
@@ -31,6 +33,9 @@ type artifact struct {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "archive" {
+		return runArchive(args[1:])
+	}
 	fs := pflag.NewFlagSet("mkdist", pflag.ContinueOnError)
 	dist := fs.String("dist", "dist", "GoReleaser's output folder")
 	base := fs.String("download-url", "https://github.com/mcp-bridge/mcp-bridge/releases/download", "where releases are downloaded from (server.json identifiers)")

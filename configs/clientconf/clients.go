@@ -249,6 +249,9 @@ type Env struct {
 	// there is none, problem says why an existing one was not read.
 	// Nil reads it whole.
 	Read func(path string) (data []byte, problem string, found bool)
+	// Processes lists the program files of the running processes, for
+	// Running; nil lists this machine's (ProcessPaths).
+	Processes func() ([]string, error)
 }
 
 // Home is the user's home directory: USERPROFILE on Windows (MSYS2 and Git
@@ -276,6 +279,26 @@ func (e Env) appData() string {
 		return join(e.Home(), "Library", "Application Support")
 	}
 	return e.xdgConfig()
+}
+
+// LockDir is where install keeps the locks that serialise its edits of a
+// client's file across processes: a folder of this user's, in the user's
+// cache (%LOCALAPPDATA%, ~/Library/Caches, $XDG_CACHE_HOME or ~/.cache),
+// so that nothing is left beside the client's own files; "" when none is
+// known.
+func (e Env) LockDir() string {
+	var cache string
+	switch e.OS {
+	case "windows":
+		cache = e.Getenv("LOCALAPPDATA")
+	case "darwin":
+		cache = join(e.Home(), "Library", "Caches")
+	default:
+		if cache = e.Getenv("XDG_CACHE_HOME"); cache == "" {
+			cache = join(e.Home(), ".cache")
+		}
+	}
+	return join(cache, "mcp-bridge", "locks")
 }
 
 func (e Env) xdgConfig() string {

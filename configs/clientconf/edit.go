@@ -2,11 +2,14 @@ package clientconf
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -19,9 +22,12 @@ type Result struct {
 	File   string
 	Action string // "added", "updated", "unchanged", "removed", "absent"
 	Backup string // the previous file, when one was replaced
-	DryRun bool
-	Before []byte
-	After  []byte
+	// Deleted: uninstall removed the file, which install had made and
+	// which held nothing else (Action is "removed").
+	Deleted bool
+	DryRun  bool
+	Before  []byte
+	After   []byte
 }
 
 // ErrUnparseable wraps a file that was left untouched because it could not
@@ -41,6 +47,10 @@ type Options struct {
 	// Self is this executable: an entry that runs it is ours, whatever
 	// its name (a renamed binary, a test's).
 	Self string
+	// LockDir is the folder of the locks that serialise installs of one
+	// file across processes (Env.LockDir: the user's, never beside the
+	// client's own files); "" locks beside the file, as a last resort.
+	LockDir string
 }
 
 // Install adds or updates the entry name in f, keeping every other entry,
@@ -64,25 +74,7 @@ func install(f File, name string, s Server, opt Options) (Result, error) {
 				return nil, "", fmt.Errorf("%q is already in this file: it %s, and is %w as far as install can tell: choose another --name, or replace it with --force (the file is kept as .mcp-bridge-backup)", name, what, ErrNotOurs)
 			}
 		}
-		var after []byte
-		var err error
-		existed := false
-		if f.Client.TOML {
-			if servers, err := tomlServers(before); err == nil {
-				_, existed = servers[name]
-			}
-			after, err = tomlSet(before, name, s)
-		} else if f.Client.YAML {
-			after, existed, err = yamlSet(before, f.Client, name, s)
-		} else {
-			var d *jsoncDoc
-			if d, err = parseJSONC(before); err == nil {
-				err = checkStrict(f.Client, d)
-			}
-			if err == nil {
-				after, existed, err = jsonSet(before, append(serversKey(f, d), name), f.Client, s)
-			}
-		}
+		after, existed, err := setEntry(f, before, name, s)
 		switch {
 		case err != nil:
 			return nil, "", err
@@ -93,6 +85,64 @@ func install(f File, name string, s Server, opt Options) (Result, error) {
 		}
 		return after, "added", nil
 	})
+}
+
+// setEntry is src (nil: no file yet) with the entry name set to s, in
+// the client's format; existed says whether it was there before.
+func setEntry(f File, src []byte, name string, s Server) (after []byte, existed bool, err error) {
+	switch {
+	case f.Client.TOML:
+		if servers, err := tomlServers(src); err == nil {
+			_, existed = servers[name]
+		}
+		after, err = tomlSet(src, name, s)
+		return after, existed, err
+	case f.Client.YAML:
+		return yamlSet(src, f.Client, name, s)
+	}
+	d, err := parseJSONC(src)
+	if err == nil {
+		err = checkStrict(f.Client, d)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return jsonSet(src, append(serversKey(f, d), name), f.Client, s)
+}
+
+// removeEntry is src without the entry name; ok is false when it has
+// none.
+func removeEntry(f File, src []byte, name string) (after []byte, ok bool, err error) {
+	switch {
+	case f.Client.TOML:
+		return tomlRemove(src, name)
+	case f.Client.YAML:
+		return yamlRemove(src, f.Client, name)
+	}
+	d, err := parseJSONC(src)
+	if err == nil {
+		err = checkStrict(f.Client, d)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	after, ok = d.remove(append(serversKey(f, d), name))
+	return after, ok, nil
+}
+
+// leftByInstall is what is left of a file install made (there was none)
+// once its entry is taken out again: nothing of the user's. Uninstall
+// removes a file that is exactly this, rather than leave it behind.
+func leftByInstall(f File, name string) []byte {
+	made, _, err := setEntry(f, nil, name, Server{Command: "mcp-bridge"})
+	if err != nil {
+		return nil
+	}
+	left, ok, err := removeEntry(f, made, name)
+	if err != nil || !ok {
+		return nil
+	}
+	return left
 }
 
 // entryIn is the entry name in the file src, as doctor reads it; ok is
@@ -173,20 +223,12 @@ func Uninstall(f File, name string, opt Options) (Result, error) {
 				return nil, "", fmt.Errorf("%q in this file %s, and is %w as far as uninstall can tell: remove it with --force if you mean to (the file is kept as .mcp-bridge-backup)", name, what, ErrNotOurs)
 			}
 		}
-		if f.Client.TOML {
-			after, ok, err = tomlRemove(before, name)
-		} else if f.Client.YAML {
-			after, ok, err = yamlRemove(before, f.Client, name)
-		} else {
-			var d *jsoncDoc
-			if d, err = parseJSONC(before); err == nil {
-				if err = checkStrict(f.Client, d); err == nil {
-					after, ok = d.remove(append(serversKey(f, d), name))
-				}
-			}
-		}
+		after, ok, err = removeEntry(f, before, name)
 		if err != nil || !ok {
 			return nil, "absent", err
+		}
+		if left := leftByInstall(f, name); left != nil && bytes.Equal(bytes.ReplaceAll(after, []byte("\r\n"), []byte("\n")), left) {
+			return nil, "deleted", nil // a file install made, and nothing else in it
 		}
 		return after, "removed", nil
 	})
@@ -213,7 +255,7 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 		if err := mkdirAll(filepath.Dir(path)); err != nil {
 			return r, err
 		}
-		unlock, err := userfile.LockPath(path + ".mcp-bridge-lock")
+		unlock, err := lockFor(path, opt.LockDir)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -235,6 +277,16 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 	if action == "unchanged" || action == "absent" {
 		return r, nil
 	}
+	if action == "deleted" {
+		r.Action, r.Deleted = "removed", true
+		if before != nil && mode&0o200 == 0 && !opt.Force {
+			return r, fmt.Errorf("%s is read-only: left as it is (--force writes it anyway)", f.Path)
+		}
+		if opt.DryRun {
+			return r, nil
+		}
+		return r, os.Remove(path)
+	}
 	r.After = keepLineEnds(before, after)
 	if before != nil && mode&0o200 == 0 && !opt.Force {
 		return r, fmt.Errorf("%s is read-only: left as it is (--force writes it anyway)", f.Path)
@@ -244,6 +296,30 @@ func change(f File, opt Options, create bool, edit func(before []byte) (after []
 	}
 	r.Backup, err = writeAtomic(path, before, r.After, mode)
 	return r, err
+}
+
+// lockFor takes the cross-process lock for the client file at path (a
+// link already resolved): a file in dir named after path (its hash, the
+// name kept for people), so that nothing is left beside the user's
+// config. Every process that edits path takes the same lock, since they
+// resolve it to the same name.
+func lockFor(path, dir string) (release func(), err error) {
+	if dir == "" {
+		return userfile.LockPath(path + ".mcp-bridge-lock")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	key := abs
+	if filepath.Separator == '\\' || runtime.GOOS == "darwin" {
+		key = strings.ToLower(key) // file names that differ only in case are one file there
+	}
+	sum := sha256.Sum256([]byte(key))
+	if err := mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	return userfile.LockPath(filepath.Join(dir, filepath.Base(abs)+"-"+hex.EncodeToString(sum[:8])+".lock"))
 }
 
 // mkdirAll makes dir and the folders above it that are missing, each

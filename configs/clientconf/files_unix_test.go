@@ -32,8 +32,8 @@ func TestFIFOConfigRefused(t *testing.T) {
 
 // TestOwnerKept: install run by root on a user's files (sudo keeping the
 // user's HOME) leaves them the user's: the config, its backup, its lock
-// file and a folder it had to make keep the owner of the file, or of the
-// folder they are in. Before, they became root's, mode 0600, and the
+// file (in the user's cache) and the folders it had to make keep the
+// owner of the file, or of the folder they are in. Before, they became root's, mode 0600, and the
 // user's client could no longer read its own config. Only root can give
 // files away: skipped for anyone else.
 func TestOwnerKept(t *testing.T) {
@@ -46,8 +46,13 @@ func TestOwnerKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := File{Client: Lookup("cursor"), Path: filepath.Join(home, ".cursor", "mcp.json"), Key: []string{"mcpServers"}, Scope: "user"}
-	if _, err := Install(f, "cad", bridge, Options{}); err != nil {
+	locks := filepath.Join(home, ".cache", "mcp-bridge", "locks")
+	if _, err := Install(f, "cad", bridge, Options{LockDir: locks}); err != nil {
 		t.Fatal(err)
+	}
+	lock, _ := filepath.Glob(filepath.Join(locks, "mcp.json-*.lock"))
+	if len(lock) != 1 {
+		t.Fatalf("locks %v, want one for mcp.json", lock)
 	}
 	owner := func(p string) [2]uint32 {
 		fi, err := os.Lstat(p)
@@ -57,7 +62,7 @@ func TestOwnerKept(t *testing.T) {
 		st := fi.Sys().(*syscall.Stat_t)
 		return [2]uint32{st.Uid, st.Gid}
 	}
-	for _, p := range []string{filepath.Dir(f.Path), f.Path, f.Path + ".mcp-bridge-lock"} {
+	for _, p := range []string{filepath.Dir(f.Path), f.Path, filepath.Join(home, ".cache"), locks, lock[0]} {
 		if got := owner(p); got != [2]uint32{uid, gid} {
 			t.Errorf("%s is owned by %v; want the folder's %d:%d", p, got, uid, gid)
 		}

@@ -8,6 +8,7 @@ package register
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,6 +133,9 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 				copied = "would copy"
 			}
 			fmt.Fprintf(stdout, "%s %s to %s\n", copied, server.Command, dest)
+			if !onPath(ce, filepath.Dir(dest)) {
+				fmt.Fprintf(stdout, "  its folder is not in your PATH: from a terminal, run it by its path, e.g.\n    %s\n", strings.Join(RunFrom(ce.OS, dest, ce.Dir, "doctor"), "\n    "))
+			}
 			server.Command = dest
 		}
 	}
@@ -141,8 +145,10 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 	var newContent []string     // --client all --dry-run: the files it would write
 	for _, c := range cs {
 		var results []clientconf.Result
-		var err error
-		if !r.Uninstall {
+		err := quitFirst(ce, c, r, stderr)
+		switch {
+		case err != nil:
+		case !r.Uninstall:
 			target, ok := ce.Target(c, r.Scope)
 			if !ok {
 				err = fmt.Errorf("cannot tell where %s keeps its settings (is HOME or APPDATA set?)", c.Name)
@@ -155,13 +161,13 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 					}
 				}
 				var res clientconf.Result
-				res, err = clientconf.Install(target, r.Name, s, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: server.Command})
+				res, err = clientconf.Install(target, r.Name, s, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: server.Command, LockDir: ce.LockDir()})
 				results = append(results, res)
 			}
-		} else {
+		default:
 			// Every file the client may read for this scope.
 			for _, file := range ce.Candidates(c, r.Scope) {
-				res, rerr := clientconf.Uninstall(file, r.Name, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: r.Self})
+				res, rerr := clientconf.Uninstall(file, r.Name, clientconf.Options{DryRun: r.DryRun, Force: r.Force, Self: r.Self, LockDir: ce.LockDir()})
 				if rerr != nil {
 					err = rerr
 					break
@@ -201,6 +207,11 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if dest := ce.CopyTarget(); r.Uninstall && !r.DryRun && dest != "" {
+		if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() {
+			fmt.Fprintf(stdout, "the copy that install --copy made stays: %s (other clients may run it; delete it once none does)\n", dest)
+		}
+	}
 	if len(tokenVarUsers) > 0 {
 		fmt.Fprintf(stdout, "the token: the entry for %s sends it from the %s variable, not from the file; set it to the token in %s in the environment the client starts from, e.g.\n  %s\n",
 			strings.Join(tokenVarUsers, ", "), clientconf.TokenVar, r.TokenFile, SetTokenVar(ce.OS, r.TokenFile))
@@ -209,6 +220,26 @@ func Run(ce clientconf.Env, r Request, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s failed for %d of %d clients", r.cmd(), failed, len(cs))
 	}
 	return nil
+}
+
+// quitFirst refuses to edit the file of a client that is running and
+// writes its file back when it quits (Claude Desktop, also when only its
+// tray icon is left): the edit would be lost. --force writes it anyway,
+// with a warning; --dry-run only says so.
+func quitFirst(ce clientconf.Env, c *clientconf.Client, r Request, stderr io.Writer) error {
+	if !ce.Running(c) {
+		return nil
+	}
+	why := fmt.Sprintf("%s is running: it writes its settings file back when it quits, which would undo this", c.Name)
+	switch {
+	case r.DryRun:
+		fmt.Fprintf(stderr, "note: %s. Quit it first (%s)\n", why, clientconf.QuitHow(ce.OS))
+		return nil
+	case r.Force:
+		fmt.Fprintf(stderr, "warning: %s (written anyway: --force)\n", why)
+		return nil
+	}
+	return fmt.Errorf("%s. Quit it (%s), then run this again; --force writes the file now anyway", why, clientconf.QuitHow(ce.OS))
 }
 
 // report says, for one client, what was done to each of its files.
@@ -222,6 +253,9 @@ func report(w io.Writer, c *clientconf.Client, name string, results []clientconf
 			fmt.Fprintf(w, "%s: %s %q in %s\n", c.Name, done(r.Action, dryRun), name, r.File)
 		case "removed":
 			fmt.Fprintf(w, "%s: %s %q from %s\n", c.Name, done(r.Action, dryRun), name, r.File)
+			if r.Deleted {
+				fmt.Fprintf(w, "  the file held nothing else (install had made it): %s\n", map[bool]string{true: "would remove it too", false: "removed it too"}[dryRun])
+			}
 		case "unchanged":
 			fmt.Fprintf(w, "%s: %q in %s is already up to date\n", c.Name, name, r.File)
 		default:
@@ -272,6 +306,9 @@ func tableRows(c *clientconf.Client, name string, results []clientconf.Result, e
 		if r.Backup != "" {
 			what += "; previous file kept as " + filepath.Base(r.Backup)
 		}
+		if r.Deleted {
+			what += map[bool]string{true: "; would remove the file, which held nothing else", false: "; removed the file, which held nothing else"}[dryRun]
+		}
 		if !dryRun && (r.Action == "added" || r.Action == "updated") {
 			what += "; then " + c.Restart
 		}
@@ -301,4 +338,18 @@ func indentText(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// onPath reports whether dir is one of the folders of the PATH in ce.
+func onPath(ce clientconf.Env, dir string) bool {
+	sep := ":"
+	if ce.OS == "windows" {
+		sep = ";"
+	}
+	for _, d := range strings.Split(ce.Getenv("PATH"), sep) {
+		if d != "" && (filepath.Clean(d) == filepath.Clean(dir) || ce.OS == "windows" && strings.EqualFold(filepath.Clean(d), filepath.Clean(dir))) {
+			return true
+		}
+	}
+	return false
 }

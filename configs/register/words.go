@@ -51,10 +51,15 @@ func ProgName(goos, name string) string {
 
 // RunFrom is the command line that runs exe (its path by goos's rules)
 // with args from a terminal whose working folder is dir: prefixed with
-// the cd to exe's folder on Windows when that is another one.
+// the cd to exe's folder on Windows when that is another one; elsewhere
+// ./mcp-bridge in its folder, else its path (it is on no PATH before
+// install --copy).
 func RunFrom(goos, exe, dir, args string) []string {
 	if goos != "windows" {
-		return []string{ProgName(goos, "") + " " + args}
+		if filepath.Clean(filepath.Dir(exe)) == filepath.Clean(dir) {
+			return []string{ShellQuoteIfNeeded("./"+filepath.Base(exe)) + " " + args}
+		}
+		return []string{ShellQuoteIfNeeded(exe) + " " + args}
 	}
 	i := strings.LastIndexAny(exe, `\/`)
 	folder, name := exe[:i+1], exe[i+1:]

@@ -10,8 +10,9 @@
 // is held while a bridge starts the program and waits; a bridge that finds
 // the lock taken waits for it, then finds the base up and just connects.
 // The lock file also holds the last launch's outcome, so that after a
-// failed or timed-out launch every bridge backs off, answering at once
-// until the back-off ends.
+// failed or timed-out launch every bridge given that command backs off,
+// answering at once until the back-off ends; another command (the typo
+// corrected) is tried at once.
 //
 // The command comes only from the user's own settings (flags, their
 // variables): never from a client or the base.

@@ -17,7 +17,7 @@ import (
 // control or invisible formatting character; a command shows on one such
 // line; the lock file's state never panics and its reason stays bounded.
 func FuzzWhatAProgramWrites(f *testing.F) {
-	f.Add([]byte("FreeCAD 0.20\nError: no licence\x1b[31m\n"), "C:\\Program Files\\FreeCAD 1.0\\bin\\freecad.exe", []byte(`{"until":"2026-01-01T00:00:00Z","why":"it exited"}`))
+	f.Add([]byte("FreeCAD 0.20\nError: no licence\x1b[31m\n"), "C:\\Program Files\\FreeCAD 1.0\\bin\\freecad.exe", []byte(`{"backoffs":[{"command":"freecad","until":"2026-01-01T00:00:00Z","why":"it exited"}]}`))
 	f.Add([]byte("\xff\xfe\r\n\u202e\u200b\n\n"), "a\nb", []byte(`{"pid":-1,"why":`+strings.Repeat(`"x`, 3)+`}`))
 	f.Fuzz(func(t *testing.T, output []byte, word string, lock []byte) {
 		dir := testdir.New(t) // Wine can remove it
@@ -51,8 +51,14 @@ func FuzzWhatAProgramWrites(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer f.close()
-		if st := f.read(); utf8.RuneCountInString(st.Why) > maxWhy+1 {
-			t.Fatalf("reason of %d characters", utf8.RuneCountInString(st.Why))
+		st := f.read()
+		if len(st.Backoffs) > maxBackoffs {
+			t.Fatalf("%d back-offs", len(st.Backoffs))
+		}
+		for _, b := range st.Backoffs {
+			if utf8.RuneCountInString(b.Why) > maxWhy+1 {
+				t.Fatalf("reason of %d characters", utf8.RuneCountInString(b.Why))
+			}
 		}
 	})
 }

@@ -179,11 +179,12 @@ func (l *Launcher) Ensure(ctx context.Context, progress func(string)) error {
 	}
 	now := l.o.Now()
 	st := lk.read()
-	if st.Until.After(now) && st.Until.Sub(now) <= l.o.Backoff {
-		// Another bridge's launch failed, or this one's (the file outlives
-		// processes): every bridge backs off alike.
-		l.until, l.why = st.Until, st.Why
-		return l.backoffError(now, st.Until, st.Why)
+	if b, ok := st.backoffFor(l.o.Command.String(), now, l.o.Backoff); ok {
+		// Another bridge's launch of this command failed, or this one's
+		// (the file outlives processes): every bridge backs off alike.
+		// Another command's failure holds nothing off: it is tried now.
+		l.until, l.why = b.Until, b.Why
+		return l.backoffError(now, b.Until, b.Why)
 	}
 	if p := l.stillStarting(st, now); p != nil {
 		return l.await(ctx, lk, p, st.Started, progress, false)
@@ -294,7 +295,7 @@ func (l *Launcher) start(ctx context.Context, lk *lockedFile, progress func(stri
 			l.o.Addr, l.o.Name, l.o.Command, strings.TrimSuffix(err.Error(), "."))}, why, nil, time.Time{})
 	}
 	l.child = c
-	lk.write(state{Pid: c.pid, Started: started})
+	lk.write(state{Pid: c.pid, Started: started, Backoffs: lk.read().withBackoff(l.o.Command.String(), backoff{}, started)})
 	l.o.Log.Info().Int("pid", c.pid).Msg("CAD program started; waiting for its base")
 	return l.await(ctx, lk, c, started, progress, true)
 }
@@ -418,7 +419,8 @@ func (l *Launcher) fail(lk *lockedFile, e *Error, why string, running proc, star
 	until := now.Add(l.o.Backoff)
 	e.RetryAt = until
 	e.Msg += " " + retryText(now, until)
-	st := state{Until: until, Why: why}
+	cmd := l.o.Command.String()
+	st := state{Backoffs: lk.read().withBackoff(cmd, backoff{Command: cmd, Until: until, Why: why}, now)}
 	if running != nil {
 		st.Pid, st.Started = running.id(), started
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -477,7 +478,7 @@ func TestLockFileNotTrusted(t *testing.T) {
 	l := launch.New(o)
 	lockPath := strings.TrimSuffix(l.LogPath(), ".log") + ".lock"
 	for _, content := range []string{
-		`{"until":"` + time.Now().Add(o.Backoff+time.Minute).Format(time.RFC3339Nano) + `","why":"forged"}`,
+		`{"backoffs":[{"command":` + strconv.Quote(o.Command.String()) + `,"until":"` + time.Now().Add(o.Backoff+time.Minute).Format(time.RFC3339Nano) + `","why":"forged"}]}`,
 		"\x00\x01 not JSON",
 	} {
 		if err := os.WriteFile(lockPath, []byte(content), 0o600); err != nil {
@@ -580,5 +581,43 @@ func TestNoFolderStillStarts(t *testing.T) {
 	}
 	if n := len(s.starts()); n != 1 {
 		t.Fatalf("%d starts, want 1", n)
+	}
+}
+
+// The back-off belongs to the command that failed: after command A (a
+// mistyped program) fails, another bridge's command B (the corrected one)
+// is tried at once, not answered with A's failure; A itself, in this
+// bridge or another, is still backed off, after B's attempt too.
+func TestBackoffBelongsToTheCommand(t *testing.T) {
+	s := newSetup(t)
+	clk := newClock()
+	a := s.options(clk)
+	a.Command = launch.Command{Path: filepath.Join(s.dir, "fraecad")}
+	if err := launch.New(a).Ensure(context.Background(), nil); !errors.Is(err, launch.ErrFailed) {
+		t.Fatalf("A: %v, want launch_failed", err)
+	}
+	if err := launch.New(a).Ensure(context.Background(), nil); !errors.Is(err, launch.ErrBackoff) {
+		t.Fatalf("A again (another bridge): %v, want launch_backoff", err)
+	}
+
+	// B fails too, for a reason of its own: tried, not backed off.
+	b := s.options(clk)
+	b.Command = launch.Command{Path: filepath.Join(s.dir, "freecda")}
+	err := launch.New(b).Ensure(context.Background(), nil)
+	if !errors.Is(err, launch.ErrFailed) || strings.Contains(err.Error(), "fraecad") || !strings.Contains(err.Error(), "freecda") {
+		t.Fatalf("B after A failed: %v, want B tried (launch_failed naming B only)", err)
+	}
+	err = launch.New(a).Ensure(context.Background(), nil)
+	if !errors.Is(err, launch.ErrBackoff) || !strings.Contains(err.Error(), "fraecad") || strings.Contains(err.Error(), "freecda") {
+		t.Fatalf("A after B was tried: %v, want A's own back-off", err)
+	}
+
+	// C, the right program: started at once, its base up.
+	c := s.options(clk)
+	if err := result(t, ensure(launch.New(c), nil)); err != nil {
+		t.Fatalf("C, the fake CAD, after A and B failed: %v", err)
+	}
+	if n := len(s.starts()); n != 1 {
+		t.Fatalf("%d starts of C, want 1", n)
 	}
 }

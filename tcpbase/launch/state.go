@@ -11,19 +11,63 @@ import (
 
 // state is the last launch of a base, kept in its lock file so that every
 // bridge on the machine sees it: a program on its way up (Pid, Started),
-// the base up (Up), or a failure that holds launches off until Until.
+// the base up (Up), and the commands whose launch failed, each held off
+// until its own time (Backoffs). A back-off belongs to its command: a
+// bridge given another one (the user corrected a typo) tries it at once.
 // The file is the user's, but what it says is checked like anything read:
 // a back-off longer than this bridge's own is ignored, and Why is cut.
 type state struct {
-	Pid     int       `json:"pid,omitempty"`
-	Started time.Time `json:"started,omitzero"`
-	Up      bool      `json:"up,omitempty"`
-	Until   time.Time `json:"until,omitzero"`
+	Pid      int       `json:"pid,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Up       bool      `json:"up,omitempty"`
+	Backoffs []backoff `json:"backoffs,omitempty"`
+}
+
+// backoff holds launches of Command (as Command.String shows it) off
+// until Until, for the reason Why.
+type backoff struct {
+	Command string    `json:"command"`
+	Until   time.Time `json:"until"`
 	Why     string    `json:"why,omitempty"`
 }
 
-// maxWhy bounds the reason a back-off gives.
-const maxWhy = 1000
+// maxWhy bounds the reason a back-off gives; maxBackoffs the commands the
+// file remembers.
+const (
+	maxWhy      = 1000
+	maxBackoffs = 16
+)
+
+// backoffFor is command's back-off, if one runs at now that is no longer
+// than limit (a longer one was not written by a bridge with these
+// settings: ignored).
+func (st state) backoffFor(command string, now time.Time, limit time.Duration) (backoff, bool) {
+	for _, b := range st.Backoffs {
+		if b.Command == command && b.Until.After(now) && b.Until.Sub(now) <= limit {
+			return b, true
+		}
+	}
+	return backoff{}, false
+}
+
+// withBackoff is the back-offs that still run at now, command's replaced
+// by b (or dropped when b is the zero backoff), the newest last, at most
+// maxBackoffs.
+func (st state) withBackoff(command string, b backoff, now time.Time) []backoff {
+	var out []backoff
+	for _, o := range st.Backoffs {
+		if o.Command != command && o.Until.After(now) {
+			out = append(out, o)
+		}
+	}
+	if b.Command != "" {
+		out = append(out, b)
+	}
+	if len(out) > maxBackoffs {
+		out = out[len(out)-maxBackoffs:]
+	}
+	return out
+}
 
 // lockedFile is the lock file, held. Its zero value (no file: it could
 // not be made) reads nothing, writes nothing and releases nothing.
@@ -96,8 +140,13 @@ func (lk *lockedFile) read() state {
 	if err != nil || json.Unmarshal(data, &st) != nil {
 		return state{}
 	}
-	if r := []rune(st.Why); len(r) > maxWhy {
-		st.Why = string(r[:maxWhy]) + "…"
+	if len(st.Backoffs) > maxBackoffs {
+		st.Backoffs = st.Backoffs[len(st.Backoffs)-maxBackoffs:]
+	}
+	for i, b := range st.Backoffs {
+		if r := []rune(b.Why); len(r) > maxWhy {
+			st.Backoffs[i].Why = string(r[:maxWhy]) + "…"
+		}
 	}
 	return st
 }

@@ -19,7 +19,10 @@ import (
 type HTTPOptions struct {
 	URL   string // the bridge's MCP endpoint, e.g. http://127.0.0.1:8931/mcp
 	Token string // bearer token, if the bridge wants one
-	Only  string // run only the checks whose names contain this text
+	// TokenFrom says where Token came from ("CAD_MCP_TOKEN",
+	// "--token-file PATH"), for Preflight's words.
+	TokenFrom string
+	Only      string // run only the checks whose names contain this text
 	// Tool and Args: as in Options.
 	Tool, Args string
 }
@@ -402,6 +405,28 @@ func httpChecks() []httpCheck {
 // RunHTTP runs the checks that apply to a bridge already serving HTTP at
 // opts.URL. They only read: tools/list, unknown tools, and one tool chosen
 // as chooseTool does (or opts.Tool).
+// Preflight asks the bridge at opts.URL once, as a client's first
+// request would, whether it can be checked at all: nil when it answers,
+// else one sentence of what stands in the way (nothing answers there; it
+// wants a token and none was given; it refused the token given), instead
+// of a table where every check fails for that one reason.
+func Preflight(ctx context.Context, opts HTTPOptions) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	t := &httpT{ctx: ctx, opts: opts, c: &http.Client{}}
+	a, err := t.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + lifecycle.LatestLegacy + `","capabilities":{},"clientInfo":{"name":"mcp-bridge verify","version":"1"}}}`)
+	switch {
+	case err != nil:
+		return fmt.Errorf("nothing answers at %s (%v): is the bridge running there with --listen?", opts.URL, errors.Unwrap(err))
+	case a.status != http.StatusUnauthorized:
+		return nil
+	case opts.Token == "":
+		return fmt.Errorf("the bridge at %s wants a token (HTTP 401), and none was given: give the file the bridge reads it from, --token-file FILE, or set CAD_MCP_TOKEN to it", opts.URL)
+	}
+	return fmt.Errorf("the bridge at %s refused the token from %s (HTTP 401): it is not the one in the bridge's --token-file", opts.URL, opts.TokenFrom)
+}
+
+// RunHTTP runs the checks against the bridge serving HTTP at opts.URL.
 func RunHTTP(ctx context.Context, opts HTTPOptions, progress func(Result)) *Report {
 	t := &httpT{opts: opts, c: &http.Client{Timeout: time.Minute}}
 	rep := &Report{Bridge: opts.URL, Base: "behind the bridge"}

@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
 
@@ -90,6 +91,10 @@ type Reach struct {
 	// LaunchProgram and Launch: its --launch and the whole command ("":
 	// none): a base that is down is then no problem, if the program exists.
 	LaunchProgram, Launch string
+	// LaunchArgs are its --launch-arg; LaunchHome the folder the program
+	// starts in (launch.Command.Problems).
+	LaunchArgs []string
+	LaunchHome string
 }
 
 // Report is what Check found.
@@ -97,7 +102,7 @@ type Report struct {
 	Version    string               `json:"version"`
 	Executable string               `json:"executable"`
 	Base       string               `json:"base"`
-	Reachable  bool                 `json:"reachable"`
+	Reachable  Checked              `json:"reachable"` // "not checked" when doctor did not try it
 	LatencyMs  float64              `json:"latency_ms,omitempty"`
 	BaseError  string               `json:"base_error,omitempty"`
 	Tools      []string             `json:"tools"`
@@ -108,9 +113,12 @@ type Report struct {
 	// (usually a typo).
 	Unmatched []string `json:"policy_unmatched"`
 	// TLSFingerprint: the self-signed certificate's (--tls-self-signed).
-	TLSFingerprint string        `json:"tls_fingerprint,omitempty"`
-	Settings       []Setting     `json:"settings"`
-	Launch         *LaunchReport `json:"launch,omitempty"`
+	TLSFingerprint string    `json:"tls_fingerprint,omitempty"`
+	Settings       []Setting `json:"settings"`
+	// Causes are the bases that fail, each said once however many
+	// registrations reach it, and counted as one problem.
+	Causes []Cause       `json:"causes"`
+	Launch *LaunchReport `json:"launch,omitempty"`
 	// LaunchStarts: the base is down and Launch would start it.
 	LaunchStarts bool `json:"launch_starts,omitempty"`
 	Problems     int  `json:"problems"`
@@ -136,7 +144,7 @@ type ConfigEntry struct {
 	// The base this registration's bridge reaches, and what it found there.
 	Base        string  `json:"base,omitempty"`
 	BaseFrom    string  `json:"base_from,omitempty"`
-	BaseOK      bool    `json:"base_ok"`
+	BaseOK      Checked `json:"base_ok"` // "not checked" when its base was not tried
 	BaseTools   int     `json:"base_tools,omitempty"`
 	BaseLatency float64 `json:"base_latency_ms,omitempty"`
 	BaseError   string  `json:"base_error,omitempty"`
@@ -151,6 +159,67 @@ type ConfigEntry struct {
 	// CheckedWith: the client's own program that what install writes is
 	// checked with, its version and what it shows (clientconf.Client).
 	CheckedWith string `json:"checked_with,omitempty"`
+	// cause is what its base's failure says to its clients, when that
+	// is all that is wrong (a Cause of the report).
+	cause *Cause
+}
+
+// Cause is a CAD base that fails for everything that reaches it: each
+// registration given, and doctor's own check. It is one problem, said
+// once, with what to do; the registrations are then reported for
+// themselves.
+type Cause struct {
+	Base  string `json:"base"`
+	Error string `json:"error"` // the words the bridge's clients would read
+	// Down: nothing accepts connections there (CAD is not running), as
+	// opposed to a base that answers wrongly or too late.
+	Down bool `json:"down"`
+	// Clients are the clients whose registrations reach it.
+	Clients []string `json:"clients,omitempty"`
+}
+
+// Checked is a check's outcome as --json says it: true, false, or
+// "not checked" (a base doctor did not try is not one that is down).
+type Checked int8
+
+// The outcomes of a check.
+const (
+	NotChecked Checked = iota
+	Failed
+	Passed
+)
+
+func checked(ok bool) Checked {
+	if ok {
+		return Passed
+	}
+	return Failed
+}
+
+// MarshalJSON is true, false or "not checked".
+func (c Checked) MarshalJSON() ([]byte, error) {
+	switch c {
+	case Passed:
+		return []byte("true"), nil
+	case Failed:
+		return []byte("false"), nil
+	}
+	return []byte(`"not checked"`), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Checked) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*c = Passed
+	case "false":
+		*c = Failed
+	case `"not checked"`, "null":
+		*c = NotChecked
+	default:
+		return fmt.Errorf("a check's outcome is true, false or \"not checked\", not %s", b)
+	}
+	return nil
 }
 
 // Check checks this installation: the binary, the base (reachable, how
@@ -161,7 +230,7 @@ func Check(ctx context.Context, o Options) *Report {
 		o.Timeout = 30 * time.Second
 	}
 	rep := &Report{Version: o.Version, Executable: o.Executable, Tools: []string{}, Findings: []toolschema.Finding{}, Configs: []ConfigEntry{},
-		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint, Settings: append([]Setting{}, o.Settings...)}
+		Policy: o.Policy.Summary(), Unmatched: []string{}, TLSFingerprint: o.TLSFingerprint, Settings: append([]Setting{}, o.Settings...), Causes: []Cause{}}
 	if o.Launch != nil {
 		if rep.Launch = checkLaunch(ctx, o); rep.Launch.Problem != "" {
 			rep.Problems++
@@ -179,8 +248,25 @@ func Check(ctx context.Context, o Options) *Report {
 		if c.Problem != "" {
 			rep.Problems++
 		}
+		if c.cause != nil {
+			rep.addCause(*c.cause, c.Client)
+		}
 	}
+	rep.Problems += len(rep.Causes)
 	return rep
+}
+
+// addCause records that c's base fails, for client ("" for doctor's own
+// check): one cause per base.
+func (r *Report) addCause(c Cause, client string) {
+	i := slices.IndexFunc(r.Causes, func(o Cause) bool { return o.Base == c.Base })
+	if i < 0 {
+		r.Causes = append(r.Causes, c)
+		i = len(r.Causes) - 1
+	}
+	if client != "" && !slices.Contains(r.Causes[i].Clients, client) {
+		r.Causes[i].Clients = append(r.Causes[i].Clients, client)
+	}
 }
 
 // checkBase fills the report's own base section: reachable, how fast, its
@@ -190,19 +276,20 @@ func checkBase(ctx context.Context, o Options, rep *Report, bases *baseCache) {
 	r := bases.check(ctx, o.Base, 0, o.Policy)
 	if r.err != nil {
 		// Reachable but failing: it answered wrongly, or too late.
-		rep.Reachable = !errors.Is(r.err, tcpbase.ErrUnreachable)
+		down := errors.Is(r.err, tcpbase.ErrUnreachable)
+		rep.Reachable = checked(!down)
 		rep.BaseError = r.err.Error()
 		if tcpbase.KindOf(r.err) != nil { // the words the bridge's clients read
 			rep.BaseError = bridge.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
 		}
 		// Down, with a program that starts it: no problem until a launch
 		// test says otherwise.
-		if rep.LaunchStarts = !rep.Reachable && rep.Launch != nil && rep.Launch.Found != "" && !rep.Launch.Tested; !rep.LaunchStarts {
-			rep.Problems++
+		if rep.LaunchStarts = down && rep.Launch != nil && rep.Launch.Found != "" && !rep.Launch.Tested; !rep.LaunchStarts {
+			rep.addCause(Cause{Base: o.Base.Addr, Error: rep.BaseError, Down: down}, "")
 		}
 		return
 	}
-	rep.Reachable = true
+	rep.Reachable = Passed
 	rep.LatencyMs = r.latency
 	if u := o.Policy.Unmatched(r.all); u != nil {
 		rep.Unmatched = u
@@ -369,9 +456,15 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 	}
 	e.Asks = whoAsks(o, r.ClientID, reach)
 	e.Base, e.BaseFrom = reach.Base.Addr, reach.From
-	if e.Launch = reach.Launch; reach.LaunchProgram != "" && programPath(reach.LaunchProgram) == "" {
+	if e.Launch = reach.Launch; reach.LaunchProgram != "" && launch.Find(reach.LaunchProgram) == "" {
 		e.Problem = fmt.Sprintf("its --launch program %s is not found: when the base is down, its bridge cannot start CAD", reach.LaunchProgram)
 		return e
+	}
+	if reach.LaunchProgram != "" {
+		if p := (launch.Command{Path: reach.LaunchProgram, Args: reach.LaunchArgs}).Problems(reach.LaunchHome); len(p) > 0 {
+			e.Problem = "its --launch command: " + strings.Join(p, "; ")
+			return e
+		}
 	}
 	b := bases.check(ctx, reach.Base, reach.ListTimeout, reach.Policy)
 	if b.err != nil && errors.Is(b.err, tcpbase.ErrUnreachable) && reach.LaunchProgram != "" {
@@ -380,15 +473,17 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		return e
 	}
 	if b.err != nil {
-		e.BaseError = b.err.Error()
+		// The base's failure is not this registration's: it is said once
+		// for every registration that reaches it (Report.Causes).
+		e.BaseError, e.BaseOK = b.err.Error(), Failed
 		limit := reach.ListTimeout
 		if limit <= 0 || limit > bases.timeout {
 			limit = bases.timeout
 		}
-		e.Problem = fmt.Sprintf("its CAD base (%s): %s", e.BaseFrom, bridge.FailureMessage(b.err, e.Base, "tools/list", limit))
+		e.cause = &Cause{Base: e.Base, Error: bridge.FailureMessage(b.err, e.Base, "tools/list", limit), Down: errors.Is(b.err, tcpbase.ErrUnreachable)}
 		return e
 	}
-	e.BaseOK, e.BaseTools, e.BaseLatency = true, len(b.seen), b.latency
+	e.BaseOK, e.BaseTools, e.BaseLatency = Passed, len(b.seen), b.latency
 	longest := ""
 	for _, t := range b.seen {
 		if len(t) > len(longest) {
@@ -531,14 +626,16 @@ func Print(w io.Writer, r *Report) {
 	if r.TLSFingerprint != "" {
 		fmt.Fprintf(w, "info  self-signed TLS certificate (--tls-self-signed): %s (connect --fingerprint %s)\n", r.TLSFingerprint, r.TLSFingerprint)
 	}
+	for _, c := range r.Causes {
+		printCause(w, c)
+	}
+	ownCause := slices.ContainsFunc(r.Causes, func(c Cause) bool { return c.Base == r.Base })
 	switch {
-	case r.Base == "":
+	case r.Base == "" && len(r.Causes) == 0:
 		fmt.Fprintln(w, "info  CAD base: each registration below is checked against the base it reaches (--port N checks another)")
+	case r.Base == "", ownCause:
 	case r.LaunchStarts:
 		fmt.Fprintf(w, "info  CAD base at %s is not running: a bridge with --launch starts it when a call needs it (--launch-test tries that now)\n", r.Base)
-	case !r.Reachable:
-		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
-		fmt.Fprintf(w, "      (mcp-bridge sim starts a simulated one)\n")
 	case strings.HasPrefix(r.BaseError, "CAD base at "):
 		fmt.Fprintf(w, "FAIL  %s\n", r.BaseError)
 	case r.BaseError != "":
@@ -553,7 +650,7 @@ func Print(w io.Writer, r *Report) {
 	for _, u := range r.Unmatched {
 		fmt.Fprintf(w, "warn  policy pattern %s matches none of the base's tools (a typo?)\n", u)
 	}
-	if r.Base != "" && r.Reachable && r.BaseError == "" && len(r.Findings) == 0 {
+	if r.Base != "" && r.Reachable == Passed && r.BaseError == "" && len(r.Findings) == 0 {
 		fmt.Fprintln(w, "ok    every tool schema is portable (Inspector --strict rules) and every name fits")
 	}
 	for _, f := range r.Findings {
@@ -581,12 +678,16 @@ func Print(w io.Writer, r *Report) {
 		if c.Note != "" {
 			detail += " (" + c.Note + ")"
 		}
-		switch {
-		case c.BaseOK && c.URL != "":
+		switch ok := c.BaseOK == Passed; {
+		case c.cause != nil && c.cause.Down:
+			detail += fmt.Sprintf("; its CAD base at %s (%s) is not running (above)", c.Base, c.BaseFrom)
+		case c.cause != nil:
+			detail += fmt.Sprintf("; its CAD base at %s (%s) fails (above)", c.Base, c.BaseFrom)
+		case ok && c.URL != "":
 			detail += fmt.Sprintf("; the bridge at %s answers: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
-		case c.BaseOK && c.BaseFrom == "mcp-bridge connect":
+		case ok && c.BaseFrom == "mcp-bridge connect":
 			detail += fmt.Sprintf("; the remote bridge at %s answers through connect: %d tools, %.1f ms", c.Base, c.BaseTools, c.BaseLatency)
-		case c.BaseOK:
+		case ok:
 			detail += fmt.Sprintf("; CAD base at %s (%s) answers: %d tools, %.1f ms", c.Base, c.BaseFrom, c.BaseTools, c.BaseLatency)
 		}
 		if c.Problem != "" {
@@ -623,6 +724,37 @@ func Print(w io.Writer, r *Report) {
 	} else {
 		fmt.Fprintln(w, "no problems")
 	}
+}
+
+// printCause says once what is wrong with a base, which registrations
+// reach it, and what to do.
+func printCause(w io.Writer, c Cause) {
+	msg := c.Error
+	if !strings.HasPrefix(msg, "CAD base at ") {
+		msg = "CAD base at " + c.Base + ": " + msg
+	}
+	fmt.Fprintf(w, "FAIL  %s\n", msg)
+	who := ""
+	if len(c.Clients) > 0 {
+		who = joinAnd(c.Clients) + " reach" + map[bool]string{true: "es", false: ""}[len(c.Clients) == 1] + " it. "
+	}
+	_, port, _ := strings.Cut(c.Base, ":")
+	if i := strings.LastIndex(c.Base, ":"); i >= 0 {
+		port = c.Base[i+1:]
+	}
+	if c.Down {
+		fmt.Fprintf(w, "      %sStart the CAD program with its MCP base (mcp-bridge help base says what runs there), then run doctor again; to try without CAD: mcp-bridge sim --port %s\n", who, port)
+		return
+	}
+	fmt.Fprintf(w, "      %sIt does not answer as a base must: mcp-bridge verify --port %s checks it in detail\n", who, port)
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // printSettings says where doctor's own settings came from: one line for

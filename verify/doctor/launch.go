@@ -4,17 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
-	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 )
 
 // Launch is the --launch setting doctor checks: the program that a bridge
 // with these settings starts when a call finds the base down.
 type Launch struct {
-	Program string // --launch as given
-	Command string // the whole command, as messages show it
-	Name    string // what messages call the program ("FreeCAD")
+	Program string   // --launch as given
+	Args    []string // --launch-arg, each as given
+	Command string   // the whole command, as messages show it
+	Name    string   // what messages call the program ("FreeCAD")
+	// Home is the folder the program starts in, where a relative file
+	// argument is read from (launch.Command.Problems).
+	Home string
 	// Test, when set (--launch-test), starts the program as a bridge
 	// would: only when the base is down, and waiting for its base.
 	Test func(ctx context.Context) error
@@ -38,9 +43,13 @@ type LaunchReport struct {
 func checkLaunch(ctx context.Context, o Options) *LaunchReport {
 	l := o.Launch
 	r := &LaunchReport{Command: l.Command}
-	r.Found = programPath(l.Program)
+	r.Found = launch.Find(l.Program)
 	if r.Found == "" {
 		r.Problem = fmt.Sprintf("the program %s is not found: a call that finds the base down cannot start %s (mcp-bridge launch-command suggests one)", l.Program, l.Name)
+		return r
+	}
+	if p := (launch.Command{Path: l.Program, Args: l.Args}).Problems(l.Home); len(p) > 0 {
+		r.Problem = strings.Join(p, "; ") + " (mcp-bridge launch-command suggests a command)"
 		return r
 	}
 	if l.Test == nil {
@@ -58,26 +67,12 @@ func checkLaunch(ctx context.Context, o Options) *LaunchReport {
 	return r
 }
 
-// programPath is where the program is, as exec finds it, or "".
-func programPath(program string) string {
-	if !commandExists(program) {
-		return ""
-	}
-	if p, err := exec.LookPath(program); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-		return p
-	}
-	return program
-}
-
 func printLaunch(w io.Writer, r *LaunchReport) {
 	if r == nil {
 		return
 	}
 	switch {
-	case r.Found == "":
+	case r.Found == "" || r.Problem != "" && !r.Tested:
 		fmt.Fprintf(w, "FAIL  launch: %s\n", r.Problem)
 		return
 	default:

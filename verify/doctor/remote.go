@@ -63,7 +63,7 @@ func checkRemote(ctx context.Context, s clientconf.Server, url string, timeout t
 	}
 	var list struct{ Tools []json.RawMessage }
 	_ = json.Unmarshal(m["result"], &list)
-	e.BaseOK, e.BaseTools, e.BaseLatency = true, len(list.Tools), float64(time.Since(start).Microseconds())/1000
+	e.BaseOK, e.BaseTools, e.BaseLatency = Passed, len(list.Tools), float64(time.Since(start).Microseconds())/1000
 }
 
 // checkURLEntry checks an entry in a client's own URL form (install
