@@ -140,24 +140,33 @@ func TestAttackParamHeadersFoldedName(t *testing.T) {
 
 // TestAttackParamHeadersRereadEveryCall: a header of a name the held list
 // does not declare (a gateway's own Mcp-Param-Tenant, which docs/http.md
-// says is none of the bridge's business) makes the worker read the whole
-// tool list from CAD before every call, though the list has not changed:
-// each call costs CAD two round trips, and any client can impose it.
+// says is none of the bridge's business), or a call of a tool the list
+// does not have, makes the worker read the whole tool list from CAD before
+// every such call, though the list has not changed: each call costs CAD
+// two round trips, and any client can impose it.
 func TestAttackParamHeadersRereadEveryCall(t *testing.T) {
-	h, rec := attackHarness(t, func(next bridgetest.Base) bridgetest.Base { return next })
-	if r := modernList(h, ""); r.status != 200 {
-		t.Fatalf("tools/list: %d %s", r.status, r.body)
-	}
-	before := lists(rec)
-	const n = 5
-	for i := range n {
-		r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu", "Mcp-Param-Tenant", "acme"), mirroredCall(`{"region":"eu"}`))
-		if r.status != 200 || errCode(t, r.body) != 0 {
-			t.Fatalf("call %d: %d %s", i, r.status, r.body)
-		}
-	}
-	if got := lists(rec) - before; got > 1 {
-		t.Fatalf("%d calls with a gateway's Mcp-Param-Tenant (the list unchanged) made the bridge read the tool list from CAD %d times", n, got)
+	for _, c := range []struct{ name, tool, args string }{
+		{"foreign header", mirroredTool, `{"region":"eu"}`},
+		{"unknown tool", "no_such_tool", `{}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, rec := attackHarness(t, func(next bridgetest.Base) bridgetest.Base { return next })
+			if r := modernList(h, ""); r.status != 200 {
+				t.Fatalf("tools/list: %d %s", r.status, r.body)
+			}
+			before := lists(rec)
+			const n = 5
+			for i := range n {
+				body := strings.Replace(mirroredCall(c.args), mirroredTool, c.tool, 1)
+				r := h.postHeaders(c.tool, hv("Mcp-Param-Region", "eu", "Mcp-Param-Tenant", "acme"), body)
+				if r.status != 200 {
+					t.Fatalf("call %d: %d %s", i, r.status, r.body)
+				}
+			}
+			if got := lists(rec) - before; got > 1 {
+				t.Fatalf("%d calls (the list unchanged) made the bridge read the tool list from CAD %d times", n, got)
+			}
+		})
 	}
 }
 
