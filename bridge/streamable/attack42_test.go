@@ -272,3 +272,29 @@ func TestAttackParamHeadersLaunch(t *testing.T) {
 		t.Fatalf("first 2026-07-28 call over HTTP with CAD not running: want CAD started and the call run, got %d (CAD started %d times) %s", r.status, l.starts, r.body)
 	}
 }
+
+// TestAttackParamHeadersStaleListOmitted: the base starts declaring Region
+// on test_x_mcp_header (a plugin loaded) after the bridge last read its
+// list. A client that leaves the header out, the value in the body, is
+// checked against the held list, which declares nothing for the tool, and
+// no foreign header makes the worker read it again: the call runs, though
+// the base's tool now says region travels in Mcp-Param-Region ("client
+// omits header but value is in body" must be refused). The reverse case
+// (a header the held list does not declare) is read again and refused
+// (TestHTTPParamHeadersListChanges). Low: needs the base's list to change
+// and nobody to have listed since; only a fresh read per call (or per
+// short TTL) closes it.
+func TestAttackParamHeadersStaleListOmitted(t *testing.T) {
+	h, rec, sw := mirrorHarness(t, nil)
+	declaring := modernList(h, "").body
+	plain := []byte(strings.ReplaceAll(string(rpc.Field([]byte(declaring), "result")), `"x-mcp-header"`, `"x-other"`))
+	sw.set(plain)
+	if r := modernList(h, ""); strings.Contains(r.body, `"x-mcp-header":`) {
+		t.Fatalf("the list did not change: %s", r.body)
+	}
+	sw.set(nil) // the base declares Region again; nobody lists
+	r := h.postHeaders(mirroredTool, nil, mirroredCall(`{"region":"eu"}`))
+	if r.status != 400 || errCode(t, r.body) != -32020 || calls(rec) != 0 {
+		t.Fatalf("no Mcp-Param-Region, body region eu, the base declaring Region: want 400 with -32020 and no call, got %d (base got %d calls) %s", r.status, calls(rec), r.body)
+	}
+}
