@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -296,5 +298,26 @@ func TestAttackParamHeadersStaleListOmitted(t *testing.T) {
 	r := h.postHeaders(mirroredTool, nil, mirroredCall(`{"region":"eu"}`))
 	if r.status != 400 || errCode(t, r.body) != -32020 || calls(rec) != 0 {
 		t.Fatalf("no Mcp-Param-Region, body region eu, the base declaring Region: want 400 with -32020 and no call, got %d (base got %d calls) %s", r.status, calls(rec), r.body)
+	}
+}
+
+// TestAttackParamHeadersAskedFirst: docs/http.md says the header check
+// comes "before anything else (the policy, a question, the journal, the
+// queue)". A call whose check is left to the worker (here: a foreign
+// Mcp-Param-Tenant beside a lying Mcp-Param-Region) meets the policy's
+// confirmation first: the client gets input_required (the user is asked
+// to agree to region "eu" while the gateway routed "us"), and the journal
+// gets an input_required line, for a call the check refuses once the
+// user agreed. Low: nothing reaches CAD; the user is asked for nothing.
+func TestAttackParamHeadersAskedFirst(t *testing.T) {
+	p := bridgetest.Policy(t, `{"confirm": ["test_x_*"]}`, policy.Options{})
+	jpath, jw := bridgetest.NewJournal(t)
+	h, rec, _ := mirrorHarness(t, func(c *bridge.Config) { c.Policy, c.Journal = p, jw })
+	modernList(h, "")
+	body := strings.Replace(mirroredCall(`{"region":"eu"}`), `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1)
+	r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "us", "Mcp-Param-Tenant", "acme"), body)
+	data, _ := os.ReadFile(jpath)
+	if r.status != 400 || errCode(t, r.body) != -32020 || strings.Contains(string(data), `"tools/call"`) || calls(rec) != 0 {
+		t.Fatalf("Mcp-Param-Region: us, body region eu, confirmation on: want 400 with -32020 before any question and no journal line, got %d %s\njournal:\n%s", r.status, r.body, data)
 	}
 }
