@@ -100,7 +100,9 @@ func (r *remote) sentHeaders(id string) (http.Header, int) {
 // TestConnectParamHeaders: connect mirrors a call's arguments into the
 // Mcp-Param-* headers the remote's tool list declares, each value at the
 // edge of the encoding rules written as the rules say (one character more
-// and it must be Base64; Base64 whose padding is one or two "="), and the
+// and it must be Base64; Base64 whose padding is one or two "="; anything
+// that starts with "=?", which a gateway may decode by that prefix alone,
+// in Base64, "=" alone and "=?" further in as they are), and the
 // remote bridge, which checks strictly, runs each call with the
 // arguments as sent. A tool that declares none gets no header.
 func TestConnectParamHeaders(t *testing.T) {
@@ -125,7 +127,11 @@ func TestConnectParamHeaders(t *testing.T) {
 		{"17", "test_x_mcp_header", `{"region":"a\tb"}`, map[string]string{"Mcp-Param-Region": "=?base64?YQli?="}, `region=\"a\\tb\"`},
 		{"18", "test_x_mcp_header", `{"region":"日本語"}`, map[string]string{"Mcp-Param-Region": "=?base64?5pel5pys6Kqe?="}, `region=\"日本語\"`},
 		{"19", "test_x_mcp_header", `{"region":"=?base64?x?="}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/eD89?="}, `region=\"=?base64?x?=\"`},
-		{"20", "test_x_mcp_header", `{"region":"=?base64?x?"}`, map[string]string{"Mcp-Param-Region": "=?base64?x?"}, `region=\"=?base64?x?\"`},
+		{"20", "test_x_mcp_header", `{"region":"=?base64?x?"}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/eD8=?="}, `region=\"=?base64?x?\"`},
+		{"25", "test_x_mcp_header", `{"region":"=?base64?ZXU="}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/WlhVPQ==?="}, `region=\"=?base64?ZXU=\"`},
+		{"26", "test_x_mcp_header", `{"region":"=?"}`, map[string]string{"Mcp-Param-Region": "=?base64?PT8=?="}, `region=\"=?\"`},
+		{"27", "test_x_mcp_header", `{"region":"="}`, map[string]string{"Mcp-Param-Region": "="}, `region=\"=\"`},
+		{"28", "test_x_mcp_header", `{"region":"a=?b"}`, map[string]string{"Mcp-Param-Region": "a=?b"}, `region=\"a=?b\"`},
 		{"21", "test_x_mcp_header", `{"region":""}`, map[string]string{"Mcp-Param-Region": ""}, `region=\"\"`},
 		{"22", "test_x_mcp_header", `{"region":"r","count":4.2e1,"flag":false,"target":{"layer":"L"}}`,
 			map[string]string{"Mcp-Param-Region": "r", "Mcp-Param-Count": "42", "Mcp-Param-Flag": "false", "Mcp-Param-Layer": "L"}, `count=42`},
