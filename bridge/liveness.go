@@ -27,7 +27,7 @@ type toolState struct {
 	lastHash uint64 // of last's tools, 0 before one
 	// headers are last's x-mcp-header declarations (mirrored.go), read
 	// once per list.
-	headers httpheader.Table
+	headers *httpheader.Table
 	cache   toolcache.Cache
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
@@ -93,7 +93,7 @@ func (s *toolState) isDown() bool {
 // cache when it is news, and reports whether it differs from the previous
 // list this process saw; headers are its x-mcp-header declarations when it
 // is not the same list as before (nil when it is).
-func (s *toolState) record(result []byte) (changed bool, headers httpheader.Table, err error) {
+func (s *toolState) record(result []byte) (changed bool, headers *httpheader.Table, err error) {
 	s.mu.Lock()
 	same := s.last != nil && bytes.Equal(result, s.last) // the usual case: no hashing again
 	s.mu.Unlock()

@@ -34,7 +34,7 @@ func (b *bridge) mirrored(j *job, headers map[string][]string) bool {
 		return true
 	}
 	decl, listed := b.tools.declared(j.req.Tool.Name)
-	if !listed || decl.Foreign(headers) {
+	if !listed || decl.Undeclared(headers) != nil {
 		j.headers = headers
 		return true
 	}

@@ -147,7 +147,7 @@ func (w *oracleWalker) walk(s []byte, path []string, reachable bool, depth int) 
 func oracleUnique(ps []Param) string {
 	for i := range ps {
 		for j := range i {
-			if strings.EqualFold(ps[i].Name, ps[j].Name) {
+			if strings.EqualFold(strings.ReplaceAll(ps[i].Name, "_", "-"), strings.ReplaceAll(ps[j].Name, "_", "-")) {
 				return "unique"
 			}
 		}

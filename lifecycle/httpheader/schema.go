@@ -39,21 +39,75 @@ type Tool struct {
 }
 
 // Table is a tool list's declarations by tool name: every tool of the list
-// has an entry, nil when it declares nothing.
-type Table map[string]*Tool
+// has an entry, nil when it declares nothing. A nil *Table is an empty one.
+type Table struct {
+	byName map[string]*Tool
+	// folded are the names by their rpc.FoldKey: a base may match tool
+	// names without case, and run "test_x" for a call of "TEST_X".
+	folded map[string][]string
+}
 
-// Lookup is the tool's declarations (nil: none), and whether the list
-// holds a tool of that name at all.
-func (t Table) Lookup(name string) (*Tool, bool) {
-	d, ok := t[name]
-	return d, ok
+// Lookup is what a call of the tool name must satisfy (nil: nothing), and
+// whether the list holds a tool of that name. A name the list does not
+// hold exactly stands for every tool whose name strings.EqualFold holds
+// equal to it, all of them: a base that matches names without case runs
+// one of them, and its declarations are checked whichever it is. It is
+// listed when there is any.
+func (t *Table) Lookup(name string) (*Tool, bool) {
+	if t == nil {
+		return nil, false
+	}
+	if d, ok := t.byName[name]; ok {
+		return d, true
+	}
+	names := t.folded[rpc.FoldKey(name)]
+	var d *Tool
+	fresh := false
+	for _, n := range names {
+		switch u := t.byName[n]; {
+		case u == nil:
+		case d == nil:
+			d = u
+		default:
+			if !fresh { // the table's tools stay as they are
+				d, fresh = &Tool{Params: slices.Clone(d.Params), Problem: d.Problem}, true
+			}
+			d.Params = append(d.Params, u.Params...)
+			if d.Problem == "" {
+				d.Problem = u.Problem
+			}
+		}
+	}
+	return d, len(names) > 0
+}
+
+// with is t and u as one tool, whose calls must satisfy both: their
+// declarations together, the first problem of either; a new Tool when both
+// declare something. Only for the table's own tools while it is read (Add):
+// append may write past len(t.Params), where no holder of t reads, and
+// never twice, since t is replaced.
+func (t *Tool) with(u *Tool) *Tool {
+	switch {
+	case u == nil:
+		return t
+	case t == nil:
+		return u
+	}
+	m := &Tool{Params: append(t.Params, u.Params...), Problem: t.Problem}
+	if m.Problem == "" {
+		m.Problem = u.Problem
+	}
+	return m
 }
 
 // Problems lists the tools whose declarations are invalid, one line each
 // naming the tool and the rule.
-func (t Table) Problems() []string {
+func (t *Table) Problems() []string {
+	if t == nil {
+		return nil
+	}
 	var out []string
-	for name, d := range t {
+	for name, d := range t.byName {
 		if d != nil && d.Problem != "" {
 			out = append(out, fmt.Sprintf("%q: %s", name, d.Problem))
 		}
@@ -63,15 +117,15 @@ func (t Table) Problems() []string {
 
 // Read reads the declarations of every tool in a tools/list result, by the
 // members' exact names. Two tools of one name (a base's mistake) are one
-// tool holding both's declarations: a call of it must satisfy either.
-func Read(result []byte) Table {
-	t := Table{}
+// tool holding both's declarations: a call of it must satisfy both.
+func Read(result []byte) *Table {
+	t := &Table{byName: map[string]*Tool{}, folded: map[string][]string{}}
 	t.Add(result)
 	return t
 }
 
-// Add reads one more page of a tool list into t.
-func (t Table) Add(result []byte) {
+// Add reads one more page of a tool list into t (not nil).
+func (t *Table) Add(result []byte) {
 	tools := rpc.Field(result, "tools")
 	if rpc.Kind(tools) != rpc.KindArray {
 		return
@@ -83,17 +137,12 @@ func (t Table) Add(result []byte) {
 			return
 		}
 		d := readTool(rpc.Field(tool, "inputSchema"))
-		if prev, seen := t[name]; seen && prev != nil {
-			if d == nil {
-				return
-			}
-			merged := &Tool{Params: append(append([]Param{}, prev.Params...), d.Params...), Problem: prev.Problem}
-			if merged.Problem == "" {
-				merged.Problem = d.Problem
-			}
-			d = merged
+		prev, seen := t.byName[name]
+		if !seen {
+			f := rpc.FoldKey(name)
+			t.folded[f] = append(t.folded[f], name)
 		}
-		t[name] = d
+		t.byName[name] = prev.with(d)
 	})
 }
 
@@ -389,12 +438,12 @@ func (w *walker) declare(v []byte, path []string, reachable bool, typ []byte) (P
 	return Param{}, false
 }
 
-// unique: no two declarations name one header (the case of the name does
-// not count; names are tokens, ASCII). One pass, whatever their number.
+// unique: no two declarations name one header as a gateway may read it:
+// the case of the name does not count, nor "_" for "-" (paramKey).
 func unique(ps []Param) string {
 	first := make(map[string]int, len(ps))
 	for i, p := range ps {
-		k := strings.ToLower(p.Name)
+		k := paramKey(p.Name)
 		if j, seen := first[k]; seen {
 			return fmt.Sprintf("%s %q and %q name one header", keyword, ps[j].Name, p.Name)
 		}
