@@ -627,3 +627,64 @@ func TestHTTPParamHeadersBeforeAsking(t *testing.T) {
 		})
 	}
 }
+
+// rawCall sends one 2026-07-28 tools/call POST as bytes, headers as
+// written (net/http would not send some spellings), and returns the status
+// line, headers and body.
+func rawCall(t *testing.T, h *httpHarness, headers string, body string) string {
+	t.Helper()
+	u := strings.TrimPrefix(h.url, "http://")
+	host := u[:strings.Index(u, "/")]
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+		"Connection: close\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n" + headers +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)) + body
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+// TestHTTPUnderscoreTwins: a header whose name, "_" read as "-", is one
+// the transport checks but is not spelled with hyphens is refused (400,
+// -32020), beside the hyphenated one or alone: a gateway that maps "_" to
+// "-" would read it as that header, which the bridge does not. A name that
+// is one character more or less than such a header is none of its
+// business.
+func TestHTTPUnderscoreTwins(t *testing.T) {
+	h, rec, _ := mirrorHarness(t, nil)
+	const name = "Mcp-Name: test_x_mcp_header\r\n"
+	for _, c := range []struct {
+		headers string
+		refused bool
+	}{
+		{name + "Mcp-Param-Region: eu\r\n", false},
+		{name + "Mcp_Param_Region: us\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp-Param-Region: eu\r\nMcp_Param_Region: eu\r\n", true},
+		{name + "Mcp_Param_Region: eu\r\n", true},
+		{name + "mcp_param_region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp-Param_Region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Param-Region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Name: test_x_mcp_header\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Method: tools/call\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "MCP_Protocol_Version: 2026-07-28\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Session_Id: x\r\nMcp-Param-Region: eu\r\n", true},
+		// One character more or less.
+		{name + "Mcp_Param_: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "Mcp_Names: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "X_Mcp_Name: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "Mcp-Param-Tenant_Id: x\r\nMcp-Param-Region: eu\r\n", false}, // a name that may be declared so
+	} {
+		before := calls(rec)
+		out := rawCall(t, h, c.headers, mirroredCall(`{"region":"eu"}`))
+		refused := strings.HasPrefix(out, "HTTP/1.1 400") && strings.Contains(out, `"code":-32020`)
+		if refused != c.refused || refused && calls(rec) != before {
+			t.Errorf("%q: refused %v, base got %d calls\n%s", c.headers, refused, calls(rec)-before, out)
+		}
+	}
+}
