@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -202,6 +205,51 @@ func TestConnectParamHeadersUnlisted(t *testing.T) {
 		t.Errorf("the base ran %d calls", sim.Calls())
 	}
 }
+
+// TestConnectParamHeadersRelistPages: when the remote refuses a call's
+// headers, connect reads the remote's whole tool list again, every page of
+// it: the declaring tool on the last page is found, and the call sent once
+// more with its header, run once. Pages that loop are no list: the refusal
+// is the client's answer, the call sent once, the pages read at most
+// lifecycle.MaxListPages times.
+func TestConnectParamHeadersRelistPages(t *testing.T) {
+	for _, loop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("loop=%v", loop), func(t *testing.T) {
+			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Conformance: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sim.Close() })
+			next := &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second}
+			own := &bridgetest.Paged{Next: next, Later: `"x-mcp-header"`}                 // the remote bridge's own reads
+			relayed := &bridgetest.Paged{Next: next, Later: `"x-mcp-header"`, Loop: loop} // what connect reads through it
+			base := bridgeBase(func(ctx context.Context, frame []byte) ([]byte, error) {
+				if bytes.Contains(frame, []byte(`"mcp-bridge-probe"`)) {
+					return own.Call(ctx, frame)
+				}
+				return relayed.Call(ctx, frame)
+			})
+			r := newRemoteWith(t, func(c *bridge.Config) { c.Base, c.BaseAddr = base, sim.Addr() })
+			c := startConnect(t, r.config(t))
+			c.send(modernCallOf("5", "test_x_mcp_header", `{"region":"us-west1"}`))
+			res := c.answer("5")
+			msg, _ := errorOf(res)
+			_, pages := r.sentHeaders(`"mcp-bridge-connect-relist"`)
+			got, n := r.sentHeaders("5")
+			switch {
+			case !loop && (msg != "" || n != 2 || got.Get("Mcp-Param-Region") != "us-west1" || sim.Calls() != 1 || pages < 3):
+				t.Fatalf("refused %q; the call went %d times, the last with %v; the base ran %d; %d pages read", msg, n, got, sim.Calls(), pages)
+			case loop && (!strings.Contains(msg, "Header mismatch") || n != 1 || sim.Calls() != 0 || pages > lifecycle.MaxListPages):
+				t.Fatalf("answer %q; the call went %d times; the base ran %d; %d pages read", msg, n, sim.Calls(), pages)
+			}
+		})
+	}
+}
+
+// bridgeBase is a base made of a function.
+type bridgeBase func(ctx context.Context, frame []byte) ([]byte, error)
+
+func (f bridgeBase) Call(ctx context.Context, frame []byte) ([]byte, error) { return f(ctx, frame) }
 
 // TestConnectDropsInvalidTools: a 2026-07-28 tool list relayed to the
 // client leaves out the tools whose x-mcp-header declarations break the
