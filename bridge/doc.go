@@ -41,7 +41,8 @@
 //   - listed.go: under a policy, only names the base lists run; the base's
 //     tool list is read at start.
 //   - mirrored.go: a 2026-07-28 HTTP call's Mcp-Param-* headers must say
-//     what its arguments say (x-mcp-header), checked before the rules.
+//     what its arguments say (x-mcp-header), checked against the base's
+//     whole tool list (every page) before the queue or any question.
 //   - rules.go: the user's rules on tool requests: the policy (sub-package
 //     policy), confirmation (sub-package confirm: elicitation/create in the
 //     handshake era, input_required with a signed requestState in

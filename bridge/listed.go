@@ -25,6 +25,9 @@ import (
 // (the prober, the policy's check); its id is never a client's.
 var listFrame = []byte(`{"jsonrpc":"2.0","id":"mcp-bridge-probe","method":"tools/list"}`)
 
+// listID is listFrame's id, for the pages after the first (fetchList).
+var listID, _ = rpc.ParseID([]byte(`"mcp-bridge-probe"`))
+
 // learnTools runs first in the worker when a policy is in force: the base's
 // tool list is read at start, so that patterns that match none of its
 // tools are logged at once and calls are checked against it.
@@ -73,9 +76,14 @@ func (b *bridge) listedBeforeAsking(ctx context.Context, j *job) *outcome {
 
 // listedNow is the rule for a call the reader would have asked about at
 // once (a 2026-07-28 client's input_required): the refusal, or nil, when
-// the base's list is known; known false when it is not (the call is then
-// asked about outside the reader, after listedBeforeAsking).
+// the base's list is known; known false when it is not, or when the call's
+// Mcp-Param headers wait for the list to be read again (the call is then
+// asked about outside the reader, after headersLate and
+// listedBeforeAsking).
 func (b *bridge) listedNow(j *job) (o *outcome, known bool) {
+	if j.headers != nil {
+		return nil, false
+	}
 	if b.rules.policy == nil {
 		return nil, true
 	}

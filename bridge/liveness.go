@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"hash/maphash"
 	"strconv"
 	"sync"
 	"time"
@@ -27,8 +28,12 @@ type toolState struct {
 	lastHash uint64 // of last's tools, 0 before one
 	// headers are last's x-mcp-header declarations (mirrored.go), read
 	// once per list.
-	headers httpheader.Table
-	cache   toolcache.Cache
+	headers *httpheader.Table
+	// reread are the calls (rereadKey) the list was read again for since
+	// the base last answered tools/list: each once per list (mirrored.go).
+	reread map[uint64]struct{}
+	seed   maphash.Seed
+	cache  toolcache.Cache
 	// cacheWarned: the log has said once why the cache was ignored.
 	cacheWarned bool
 	wake        chan struct{} // tells the prober the base went down
@@ -55,6 +60,66 @@ func (s *toolState) declared(name string) (*httpheader.Tool, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.headers.Lookup(name)
+}
+
+// maxRereads bounds the calls the tool list is read again for, per list
+// (mirrored.go): the memory they take, and the reads a client can ask of
+// CAD.
+const maxRereads = 256
+
+// settles is what a 2026-07-28 HTTP call of tool, with headers, is
+// checked against now: the tool's declarations in the list the bridge
+// holds, and whether that list settles the call. It does when the list
+// holds the tool (EqualFold twins too: httpheader.Table.Lookup) and
+// declares every Mcp-Param-* header the call sends; or, when it does not,
+// once the list was read again for such a call (the same tool, the same
+// undeclared headers) since the base last answered tools/list, or
+// maxRereads calls were. key names the call for markReread.
+func (s *toolState) settles(tool string, headers map[string][]string) (decl *httpheader.Tool, key uint64, settled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.headers == nil {
+		return nil, 0, false // no list yet: nothing to check against
+	}
+	decl, listed := s.headers.Lookup(tool)
+	undeclared := decl.Undeclared(headers)
+	if listed && undeclared == nil {
+		return decl, 0, true
+	}
+	if s.seed == (maphash.Seed{}) {
+		s.seed = maphash.MakeSeed() // per process: nobody picks two calls that share a key
+	}
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(tool)
+	for _, n := range undeclared {
+		h.WriteByte(0) // not in a tool name's header names: no two calls share a key by their spelling
+		h.WriteString(n)
+	}
+	key = h.Sum64()
+	_, done := s.reread[key]
+	return decl, key, done || len(s.reread) >= maxRereads
+}
+
+// markReread notes that the list was read again for the call key names.
+func (s *toolState) markReread(key uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reread == nil {
+		s.reread = map[uint64]struct{}{}
+	}
+	if len(s.reread) < maxRereads {
+		s.reread[key] = struct{}{}
+	}
+}
+
+// listSeen notes that the base answered tools/list (a page the client
+// asked for, or a whole list): calls may have the list read again, once
+// each.
+func (s *toolState) listSeen() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.reread)
 }
 
 // wentDown records that the base could not be reached. It reports whether
@@ -93,7 +158,8 @@ func (s *toolState) isDown() bool {
 // cache when it is news, and reports whether it differs from the previous
 // list this process saw; headers are its x-mcp-header declarations when it
 // is not the same list as before (nil when it is).
-func (s *toolState) record(result []byte) (changed bool, headers httpheader.Table, err error) {
+func (s *toolState) record(result []byte) (changed bool, headers *httpheader.Table, err error) {
+	s.listSeen()
 	s.mu.Lock()
 	same := s.last != nil && bytes.Equal(result, s.last) // the usual case: no hashing again
 	s.mu.Unlock()
@@ -176,7 +242,11 @@ func (b *bridge) probe(ctx context.Context) {
 				if r, ok := d.Msg.(*rpc.Response); ok && r.Error == nil && rpc.Kind(r.Result) == rpc.KindObject {
 					if b.tools.cameBack() {
 						b.log.Info().Str("base", b.cfg.BaseAddr).Msg("CAD base is back (noticed by the probe); telling the client to list tools again")
-						b.recordList(r.Result)
+						pageCtx, cancel := context.WithTimeout(ctx, b.cfg.ListTimeout)
+						if list, _, err := b.fetchList(pageCtx, r.Result); err == nil { // its other pages too
+							b.recordList(list)
+						}
+						cancel()
 						b.sendListChanged(true)
 					}
 					break

@@ -63,7 +63,12 @@ func (b *bridge) runQuestion(j *job) {
 		b.queue.remove(j) // cancelled already; its reply has ended
 		return
 	}
-	// Nobody is asked about a name the base does not list.
+	// Nobody is asked about a call whose Mcp-Param headers lie
+	// (mirrored.go), nor about a name the base does not list.
+	if !b.headersLate(ctx, j, false) {
+		b.queue.remove(j) // answered
+		return
+	}
 	if o := b.listedBeforeAsking(ctx, j); o != nil {
 		b.settle(j, *o)
 		b.queue.remove(j)

@@ -144,6 +144,16 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 		r.fail(m.Err)
 		return
 	}
+	if bt != nil && m.Req != nil && m.Req.Era == lifecycle.Modern {
+		// 2026-07-28 has no batches: none of its messages runs from one,
+		// where none of its transport's rules (the HTTP headers checked
+		// against the body) were applied.
+		b.log.Debug().Str("method", m.Req.Method).Msg("a 2026-07-28 message in a batch refused")
+		if r != nil {
+			r.fail(clienterr.ModernInBatch.New())
+		}
+		return
+	}
 	switch {
 	case m.Req == nil:
 		if resp, ok := m.Msg.(*rpc.Response); ok {

@@ -70,7 +70,7 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		}
 	}()
 
-	if !b.mirroredLate(hardCtx, j) {
+	if !b.headersLate(hardCtx, j, true) {
 		return // refused, unsent
 	}
 	if o := b.unlisted(hardCtx, j); o != nil {
@@ -195,10 +195,14 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		return outcome{answer: rpc.EncodeResult(id, result), result: result}
 	}
 	changed := false
-	if j.req.Tool.Cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject { // a complete list
+	if j.req.Tool.Cursor == nil && rpc.Kind(resp.Result) == rpc.KindObject && !lifecycle.Paged(resp.Result) { // a complete list
 		if changed = b.recordList(resp.Result); changed {
 			b.log.Info().Msg("the CAD base's tool list changed; telling the client")
 		}
+	} else {
+		// A page: the list the bridge holds is read whole (fetchList),
+		// but a call may now have it read again (mirrored.go).
+		b.tools.listSeen()
 	}
 	res := b.prepareList(j, resp.Result)
 	return outcome{answer: rpc.EncodeResult(id, res), result: res, listChanged: changed}

@@ -182,10 +182,14 @@ func FoldTwins(data []byte, deep bool) (first, second string, ok bool) {
 	return "", "", false
 }
 
-// foldKey maps every key that strings.EqualFold holds equal (which is how
-// encoding/json matches keys) to one string: each character becomes the
-// smallest of its case-folding orbit; a byte that is not UTF-8 becomes
-// U+FFFD, as decoders read it.
+// FoldKey maps every string that strings.EqualFold holds equal (which is
+// how encoding/json matches keys, and how a base may match tool names) to
+// one string: each character becomes the smallest of its case-folding
+// orbit; a byte that is not UTF-8 becomes U+FFFD, as decoders read it. Two
+// strings are EqualFold exactly when their FoldKeys are equal, so a map
+// keyed by it finds every such twin at once.
+func FoldKey(s string) string { return foldKey(s) }
+
 func foldKey(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -239,6 +243,11 @@ func skipString(data []byte, i int) int {
 	}
 	return len(data)
 }
+
+// SkipValue returns the index just past the JSON value (valid JSON) that
+// starts at i in data: one pass over it, whatever its nesting, for a
+// reader that walks into some values and steps over the rest.
+func SkipValue(data []byte, i int) int { return skipValue(data, i) }
 
 // skipValue returns the index just past the (valid) JSON value starting at i.
 func skipValue(data []byte, i int) int {

@@ -144,6 +144,9 @@ var (
 	HTTPRefused    = entry("http_refused", rpc.CodeInvalidRequest, "", "%s")
 	HeaderMismatch = entry("header_mismatch", CodeHeaderMismatch, "", "Header mismatch: %s")
 	ModernBatch    = entry("modern_batch", rpc.CodeInvalidRequest, "", "Invalid Request: batches are not part of the 2026-07-28 transport")
+	// ModernInBatch: one element of a handshake-era batch (stdio, or a
+	// 2025-03-26 session) is a 2026-07-28 request.
+	ModernInBatch  = entry("modern_in_batch", rpc.CodeInvalidRequest, "", "Invalid Request: a 2026-07-28 request cannot be part of a batch (2026-07-28 has none); send it on its own")
 	TooManyStreams = entry("too_many_streams", rpc.CodeInternalError, "", "too many open streams (%d, half of them from one address; --max-streams); close one and try again")
 )
 

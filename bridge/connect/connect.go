@@ -213,7 +213,7 @@ type relay struct {
 	// tools are the x-mcp-header declarations of the last tool list
 	// relayed (mirror.go); nil before one.
 	toolsMu sync.Mutex
-	tools   httpheader.Table
+	tools   *httpheader.Table
 }
 
 // pending is a request owed an answer.

@@ -3,6 +3,7 @@ package connect
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -103,24 +104,44 @@ func (r *relay) relistOnMismatch(ctx context.Context, o *outgoing, sent http.Hea
 // gives each request its own scope, so it cannot meet a client's.
 var relistID, _ = rpc.ParseID([]byte(`"mcp-bridge-connect-relist"`))
 
-// relist reads the remote's tool list (its first page) with the _meta of
-// the client's request, and learns it; false when no list came.
+// relist reads the remote's whole tool list (every page,
+// lifecycle.ReadPages: bounded, never a cursor twice) with the _meta of the
+// client's request, and learns it; false when no whole list came (what
+// connect held stays).
 func (r *relay) relist(ctx context.Context, req *lifecycle.Request) bool {
 	if rpc.Kind(req.Meta) != rpc.KindObject {
 		return false
 	}
 	meta := rpc.WithoutMember(req.Meta, "progressToken")
-	body := rpc.EncodeRequest(relistID, "tools/list", append(append([]byte(`{"_meta":`), meta...), '}')).AppendTo(nil)
+	pages, err := lifecycle.ReadPages(func(cursor []byte) ([]byte, error) {
+		params := append([]byte(`{"_meta":`), meta...)
+		if cursor != nil {
+			params = append(append(params, `,"cursor":`...), cursor...)
+		}
+		return r.listPage(ctx, req, append(params, '}'))
+	}, r.cfg.MaxMessage)
+	if err != nil {
+		r.log.Debug().Err(err).Msg("the remote's tool list could not be read again")
+		return false
+	}
+	r.learnTools(nil, lifecycle.JoinPages(pages))
+	return true
+}
+
+// listPage asks the remote for one page of its tool list (params as
+// given) and returns its result.
+func (r *relay) listPage(ctx context.Context, req *lifecycle.Request, params []byte) ([]byte, error) {
+	body := rpc.EncodeRequest(relistID, "tools/list", params).AppendTo(nil)
 	hdr := http.Header{}
 	hdr.Set(lifecycle.HeaderVersion, httpheader.Encode(req.Version))
 	hdr.Set(lifecycle.HeaderMethod, "tools/list")
 	a := r.post(ctx, body, hdr, false, func() {})
 	if a.err != nil {
-		return false
+		return nil, a.err
 	}
 	defer a.resp.Body.Close()
 	if a.resp.StatusCode != http.StatusOK {
-		return false
+		return nil, errors.New(a.resp.Status)
 	}
 	var result []byte
 	take := func(data []byte) bool {
@@ -135,9 +156,8 @@ func (r *relay) relist(ctx context.Context, req *lifecycle.Request) bool {
 	} else if data, err := readAll(a.resp, r.cfg.MaxMessage); err == nil {
 		take(data)
 	}
-	if rpc.Kind(result) != rpc.KindObject {
-		return false
+	if result == nil {
+		return nil, errors.New("no tools/list result in the remote's answer")
 	}
-	r.learnTools(nil, result)
-	return true
+	return result, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -100,7 +103,9 @@ func (r *remote) sentHeaders(id string) (http.Header, int) {
 // TestConnectParamHeaders: connect mirrors a call's arguments into the
 // Mcp-Param-* headers the remote's tool list declares, each value at the
 // edge of the encoding rules written as the rules say (one character more
-// and it must be Base64; Base64 whose padding is one or two "="), and the
+// and it must be Base64; Base64 whose padding is one or two "="; anything
+// that starts with "=?", which a gateway may decode by that prefix alone,
+// in Base64, "=" alone and "=?" further in as they are), and the
 // remote bridge, which checks strictly, runs each call with the
 // arguments as sent. A tool that declares none gets no header.
 func TestConnectParamHeaders(t *testing.T) {
@@ -125,7 +130,11 @@ func TestConnectParamHeaders(t *testing.T) {
 		{"17", "test_x_mcp_header", `{"region":"a\tb"}`, map[string]string{"Mcp-Param-Region": "=?base64?YQli?="}, `region=\"a\\tb\"`},
 		{"18", "test_x_mcp_header", `{"region":"日本語"}`, map[string]string{"Mcp-Param-Region": "=?base64?5pel5pys6Kqe?="}, `region=\"日本語\"`},
 		{"19", "test_x_mcp_header", `{"region":"=?base64?x?="}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/eD89?="}, `region=\"=?base64?x?=\"`},
-		{"20", "test_x_mcp_header", `{"region":"=?base64?x?"}`, map[string]string{"Mcp-Param-Region": "=?base64?x?"}, `region=\"=?base64?x?\"`},
+		{"20", "test_x_mcp_header", `{"region":"=?base64?x?"}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/eD8=?="}, `region=\"=?base64?x?\"`},
+		{"25", "test_x_mcp_header", `{"region":"=?base64?ZXU="}`, map[string]string{"Mcp-Param-Region": "=?base64?PT9iYXNlNjQ/WlhVPQ==?="}, `region=\"=?base64?ZXU=\"`},
+		{"26", "test_x_mcp_header", `{"region":"=?"}`, map[string]string{"Mcp-Param-Region": "=?base64?PT8=?="}, `region=\"=?\"`},
+		{"27", "test_x_mcp_header", `{"region":"="}`, map[string]string{"Mcp-Param-Region": "="}, `region=\"=\"`},
+		{"28", "test_x_mcp_header", `{"region":"a=?b"}`, map[string]string{"Mcp-Param-Region": "a=?b"}, `region=\"a=?b\"`},
 		{"21", "test_x_mcp_header", `{"region":""}`, map[string]string{"Mcp-Param-Region": ""}, `region=\"\"`},
 		{"22", "test_x_mcp_header", `{"region":"r","count":4.2e1,"flag":false,"target":{"layer":"L"}}`,
 			map[string]string{"Mcp-Param-Region": "r", "Mcp-Param-Count": "42", "Mcp-Param-Flag": "false", "Mcp-Param-Layer": "L"}, `count=42`},
@@ -196,6 +205,51 @@ func TestConnectParamHeadersUnlisted(t *testing.T) {
 		t.Errorf("the base ran %d calls", sim.Calls())
 	}
 }
+
+// TestConnectParamHeadersRelistPages: when the remote refuses a call's
+// headers, connect reads the remote's whole tool list again, every page of
+// it: the declaring tool on the last page is found, and the call sent once
+// more with its header, run once. Pages that loop are no list: the refusal
+// is the client's answer, the call sent once, the pages read at most
+// lifecycle.MaxListPages times.
+func TestConnectParamHeadersRelistPages(t *testing.T) {
+	for _, loop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("loop=%v", loop), func(t *testing.T) {
+			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Conformance: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sim.Close() })
+			next := &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second}
+			own := &bridgetest.Paged{Next: next, Later: `"x-mcp-header"`}                 // the remote bridge's own reads
+			relayed := &bridgetest.Paged{Next: next, Later: `"x-mcp-header"`, Loop: loop} // what connect reads through it
+			base := bridgeBase(func(ctx context.Context, frame []byte) ([]byte, error) {
+				if bytes.Contains(frame, []byte(`"mcp-bridge-probe"`)) {
+					return own.Call(ctx, frame)
+				}
+				return relayed.Call(ctx, frame)
+			})
+			r := newRemoteWith(t, func(c *bridge.Config) { c.Base, c.BaseAddr = base, sim.Addr() })
+			c := startConnect(t, r.config(t))
+			c.send(modernCallOf("5", "test_x_mcp_header", `{"region":"us-west1"}`))
+			res := c.answer("5")
+			msg, _ := errorOf(res)
+			_, pages := r.sentHeaders(`"mcp-bridge-connect-relist"`)
+			got, n := r.sentHeaders("5")
+			switch {
+			case !loop && (msg != "" || n != 2 || got.Get("Mcp-Param-Region") != "us-west1" || sim.Calls() != 1 || pages < 3):
+				t.Fatalf("refused %q; the call went %d times, the last with %v; the base ran %d; %d pages read", msg, n, got, sim.Calls(), pages)
+			case loop && (!strings.Contains(msg, "Header mismatch") || n != 1 || sim.Calls() != 0 || pages > lifecycle.MaxListPages):
+				t.Fatalf("answer %q; the call went %d times; the base ran %d; %d pages read", msg, n, sim.Calls(), pages)
+			}
+		})
+	}
+}
+
+// bridgeBase is a base made of a function.
+type bridgeBase func(ctx context.Context, frame []byte) ([]byte, error)
+
+func (f bridgeBase) Call(ctx context.Context, frame []byte) ([]byte, error) { return f(ctx, frame) }
 
 // TestConnectDropsInvalidTools: a 2026-07-28 tool list relayed to the
 // client leaves out the tools whose x-mcp-header declarations break the

@@ -28,6 +28,12 @@ func (f *httpFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 		f.refuse(w, code, msg)
 		return
 	}
+	if twin, name := underscoreTwin(r.Header); twin != "" {
+		f.log.Warn().Str("header", twin).Str("remote", r.RemoteAddr).Msg("HTTP request refused: a header spelled with \"_\" for \"-\" names one the transport checks")
+		f.errorStatus(w, http.StatusBadRequest, rpc.ID{}, clienterr.HeaderMismatch.New(fmt.Sprintf(
+			"the header %s is %s spelled with \"_\" for \"-\", which a gateway may read as %s and mcp-bridge does not; send it with hyphens only", twin, name, name)))
+		return
+	}
 	headerModern := isModernVersion(r.Header.Get(lifecycle.HeaderVersion))
 	switch r.Method {
 	case http.MethodPost:
@@ -141,6 +147,42 @@ func (f *httpFront) modernPost(w http.ResponseWriter, r *http.Request, msgs []br
 		// it is dropped unsent; running, its base connection is closed.
 		c.Cancel(req.ID)
 	}
+}
+
+// checkedHeaders are the headers the transport reads from a request,
+// besides the Mcp-Param-* ones.
+var checkedHeaders = []string{lifecycle.HeaderVersion, lifecycle.HeaderMethod, lifecycle.HeaderName, lifecycle.HeaderSession}
+
+// underscoreTwin finds a header in h whose name, "_" read as "-", names
+// one the transport checks (checkedHeaders, or Mcp-Param-* by its prefix;
+// without case) but is not spelled with hyphens there: a gateway that maps
+// "_" to "-" (a CGI-style header environment, a proxy that lets
+// underscores through) reads it as that header, or as one more of it,
+// where net/http keys it apart and the bridge never looks. It returns the
+// name as sent and the header it names; "" when there is none. (An
+// Mcp-Param-* name after the prefix may hold "_" itself: a header of a
+// declared name with "_" and "-" swapped is the core's to refuse,
+// httpheader.Tool.Check.)
+func underscoreTwin(h http.Header) (twin, name string) {
+	p := len(httpheader.ParamPrefix)
+	for k := range h {
+		if strings.IndexByte(k, '_') < 0 {
+			continue
+		}
+		n := strings.ReplaceAll(k, "_", "-")
+		if len(n) > p && strings.EqualFold(n[:p], httpheader.ParamPrefix) {
+			if strings.IndexByte(k[:p], '_') >= 0 {
+				return k, httpheader.ParamPrefix + k[p:]
+			}
+			continue
+		}
+		for _, c := range checkedHeaders {
+			if strings.EqualFold(n, c) {
+				return k, c
+			}
+		}
+	}
+	return "", ""
 }
 
 // checkModernRequest applies the transport's header rules and the era's

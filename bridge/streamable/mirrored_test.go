@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -310,5 +312,379 @@ func TestHTTPStandardHeadersOnce(t *testing.T) {
 	}
 	if n := calls(rec); n != 0 {
 		t.Fatalf("the base got %d calls", n)
+	}
+}
+
+// baseFunc is a base made of a function.
+type baseFunc func(ctx context.Context, frame []byte) ([]byte, error)
+
+func (f baseFunc) Call(ctx context.Context, frame []byte) ([]byte, error) { return f(ctx, frame) }
+
+// wrappedHarness serves the simulated base with its conformance tools
+// through wrap (which gets the simulated base to pass frames on to), every
+// frame the base gets recorded.
+func wrappedHarness(t *testing.T, wrap func(next bridgetest.Base) bridgetest.Base, tweak func(*bridge.Config)) (*httpHarness, *bridgetest.Recorder) {
+	t.Helper()
+	sim, err := simbase.Start("127.0.0.1:0", simbase.Options{Conformance: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	var next bridgetest.Base = &tcpbase.Client{Addr: sim.Addr(), ConnectTimeout: time.Second}
+	rec := &bridgetest.Recorder{Next: wrap(next)}
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
+		c.Base, c.BaseAddr = rec, sim.Addr()
+		if tweak != nil {
+			tweak(c)
+		}
+	})
+	return h, rec
+}
+
+// modernList lists tools as a 2026-07-28 client, from cursor ("" for the
+// first page).
+func modernList(h *httpHarness, cursor string) answer {
+	params := bridgetest.ModernMeta
+	if cursor != "" {
+		params = fmt.Sprintf(`"cursor":%q,%s`, cursor, params)
+	}
+	return h.post(modernHeaders("tools/list", ""), `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+params+`}}`)
+}
+
+// lists counts the tools/list frames the base got.
+func lists(rec *bridgetest.Recorder) int {
+	n := 0
+	for _, f := range rec.All() {
+		if strings.Contains(f, `"method":"tools/list"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestHTTPParamHeadersPages: a base that pages its tool list (nextCursor)
+// has the declaring tool on its last page. The bridge checks against the
+// whole list, read page by page: a lying header is refused and a true one
+// runs, whether the client listed every page first or nothing at all (the
+// worker reads them all). A list whose pages loop is no list: the call is
+// refused unsent, saying so.
+func TestHTTPParamHeadersPages(t *testing.T) {
+	paged := func(loop bool) func(bridgetest.Base) bridgetest.Base {
+		return func(next bridgetest.Base) bridgetest.Base {
+			return &bridgetest.Paged{Next: next, Later: `"x-mcp-header"`, Loop: loop}
+		}
+	}
+	for _, listed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("listed=%v", listed), func(t *testing.T) {
+			h, rec := wrappedHarness(t, paged(false), nil)
+			if listed { // every page, as a client must
+				pages, cursor := 0, ""
+				for ; pages == 0 || cursor != ""; pages++ {
+					r := modernList(h, cursor)
+					if r.status != 200 || pages > 64 {
+						t.Fatalf("page %d: %d %s", pages, r.status, r.body)
+					}
+					cursor, _ = bridgetest.Field(t, r.body, "result.nextCursor").(string)
+					if cursor == "" && !strings.Contains(r.body, `"x-mcp-header":"Region"`) {
+						t.Fatalf("the last page has no declaration: %s", r.body)
+					}
+				}
+				if pages < 3 {
+					t.Fatalf("%d pages", pages)
+				}
+			}
+			r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "us"), mirroredCall(`{"region":"eu"}`))
+			if r.status != 400 || errCode(t, r.body) != -32020 || calls(rec) != 0 {
+				t.Fatalf("Mcp-Param-Region: us, body region eu, the tool on the last page: want 400 with -32020 and no call, got %d (base got %d calls) %s", r.status, calls(rec), r.body)
+			}
+			if r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu"), mirroredCall(`{"region":"eu"}`)); r.status != 200 || !strings.Contains(r.body, `region=\"eu\"`) {
+				t.Fatalf("the true header: %d %s", r.status, r.body)
+			}
+		})
+	}
+	h, rec := wrappedHarness(t, paged(true), nil)
+	r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu"), mirroredCall(`{"region":"eu"}`))
+	if r.status != 200 || errCode(t, r.body) != -32603 || !strings.Contains(r.body, "pages loop") || calls(rec) != 0 {
+		t.Fatalf("pages that loop: want -32603 saying so, and no call; got %d (base got %d calls) %s", r.status, calls(rec), r.body)
+	}
+}
+
+// TestHTTPParamHeadersFoldedNames: a base that matches tool names without
+// case runs test_x_mcp_header for a call of TEST_X_MCP_HEADER (the policy's
+// unlisted rule exists for such bases). Such a call's headers are checked
+// against the declarations of every tool whose name folds to it: a lying
+// header is refused, a missing one too, a true one runs; a name one
+// character away that does not fold is a tool the list does not have.
+func TestHTTPParamHeadersFoldedNames(t *testing.T) {
+	h, rec := wrappedHarness(t, func(next bridgetest.Base) bridgetest.Base {
+		return baseFunc(func(ctx context.Context, frame []byte) ([]byte, error) {
+			if req, ok := rpc.DecodeMessage(bytes.TrimSpace(frame)).Msg.(*rpc.Request); ok && req.Method == "tools/call" {
+				if name, _ := rpc.String(rpc.Field(req.Params, "name")); strings.EqualFold(name, mirroredTool) {
+					frame = bytes.Replace(frame, []byte(`"`+name+`"`), []byte(`"`+mirroredTool+`"`), 1)
+				}
+			}
+			return next.Call(ctx, frame)
+		})
+	}, nil)
+	if r := modernList(h, ""); r.status != 200 {
+		t.Fatalf("tools/list: %d %s", r.status, r.body)
+	}
+	cases := []struct {
+		tool    string
+		headers http.Header
+		code    float64 // 0: run
+	}{
+		{"TEST_X_MCP_HEADER", hv("Mcp-Param-Region", "us"), -32020},
+		{"TEST_X_MCP_HEADER", nil, -32020},
+		{"Test_X_Mcp_Header", hv("Mcp-Param-Region", "eu"), 0},
+		{"test_x_mcp_headeR", hv("Mcp-Param-Region", "eu", "Mcp-Param-Count", "1"), -32020}, // no count in the body
+		{"test_x_mcp_header_", hv("Mcp-Param-Region", "us"), -32602},                        // not listed: the base's unknown tool
+	}
+	for _, c := range cases {
+		before := calls(rec)
+		body := strings.Replace(mirroredCall(`{"region":"eu"}`), mirroredTool, c.tool, 1)
+		r := h.postHeaders(c.tool, c.headers, body)
+		switch {
+		case c.code == -32020 && (r.status != 400 || errCode(t, r.body) != -32020 || calls(rec) != before):
+			t.Errorf("%s %v: want 400 with -32020 and no call, got %d (%d calls) %s", c.tool, c.headers, r.status, calls(rec)-before, r.body)
+		case c.code == 0 && (r.status != 200 || !strings.Contains(r.body, `region=\"eu\"`)):
+			t.Errorf("%s %v: want it run, got %d %s", c.tool, c.headers, r.status, r.body)
+		case c.code == -32602 && (r.status != 200 || errCode(t, r.body) != -32602 || calls(rec) != before+1):
+			t.Errorf("%s %v: want the base's unknown tool, got %d %s", c.tool, c.headers, r.status, r.body)
+		}
+	}
+}
+
+// TestHTTPParamHeadersReadAgainOnce: a header the list the bridge holds
+// does not declare (a gateway's own Mcp-Param-Tenant, which is none of the
+// bridge's business), or a call of a tool the list does not have, has the
+// list read from CAD again once: the same call again reads nothing, until
+// the base next answers tools/list; a call with other undeclared headers
+// has it read once more.
+func TestHTTPParamHeadersReadAgainOnce(t *testing.T) {
+	for _, c := range []struct{ name, tool, args string }{
+		{"undeclared header", mirroredTool, `{"region":"eu"}`},
+		{"unknown tool", "no_such_tool", `{}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, rec, _ := mirrorHarness(t, nil)
+			if r := modernList(h, ""); r.status != 200 {
+				t.Fatalf("tools/list: %d %s", r.status, r.body)
+			}
+			call := func(extra ...string) func() {
+				return func() {
+					body := strings.Replace(mirroredCall(c.args), mirroredTool, c.tool, 1)
+					if r := h.postHeaders(c.tool, hv(append([]string{"Mcp-Param-Region", "eu"}, extra...)...), body); r.status != 200 {
+						t.Fatalf("%v: %d %s", extra, r.status, r.body)
+					}
+				}
+			}
+			for _, step := range []struct {
+				what  string
+				do    func()
+				reads int
+			}{
+				{"a call with Mcp-Param-Tenant", call("Mcp-Param-Tenant", "acme"), 1},
+				{"the same call", call("Mcp-Param-Tenant", "acme"), 0},
+				{"the same call, another value", call("Mcp-Param-Tenant", "other"), 0},
+				{"the same call, the name in another case", call("MCP-PARAM-tenant", "acme"), 0},
+				{"a call with Mcp-Param-Zone", call("Mcp-Param-Zone", "z"), 1},
+				{"a call with both", call("Mcp-Param-Tenant", "acme", "Mcp-Param-Zone", "z"), 1},
+				{"the same call", call("Mcp-Param-Tenant", "acme", "Mcp-Param-Zone", "z"), 0},
+				{"the client lists tools (its own read)", func() { modernList(h, "") }, 1},
+				{"the first call, on the new list", call("Mcp-Param-Tenant", "acme"), 1},
+				{"the same call", call("Mcp-Param-Tenant", "acme"), 0},
+			} {
+				before := lists(rec)
+				step.do()
+				if got := lists(rec) - before; got != step.reads {
+					t.Fatalf("%s: the base's list was read %d times, want %d", step.what, got, step.reads)
+				}
+			}
+		})
+	}
+}
+
+// simLauncher starts the simulated base at addr when asked: a CAD program
+// that is not running until the bridge starts it (--launch).
+type simLauncher struct {
+	t      *testing.T
+	addr   string
+	mu     sync.Mutex
+	starts int
+}
+
+func (l *simLauncher) Ensure(ctx context.Context, progress func(string)) error {
+	if c, err := net.Dial("tcp", l.addr); err == nil {
+		c.Close()
+		return nil
+	}
+	sim, err := simbase.Start(l.addr, simbase.Options{Conformance: true})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.starts++
+	l.mu.Unlock()
+	l.t.Cleanup(func() { sim.Close() })
+	return nil
+}
+
+func (l *simLauncher) started() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.starts
+}
+
+// TestHTTPParamHeadersLaunch: with --launch and CAD not running, the
+// first 2026-07-28 call over HTTP, no tool list held yet, starts CAD to
+// read the list its headers are checked with, and runs, as the same call
+// does in a 2025-11-25 session; a lying header is then refused, CAD
+// started and nothing sent.
+func TestHTTPParamHeadersLaunch(t *testing.T) {
+	cases := []struct {
+		name string
+		call func(h *httpHarness) answer
+		ran  bool
+	}{
+		{"2026-07-28, a tool that declares none", func(h *httpHarness) answer {
+			return h.postHeaders("get_drawing_info", nil, strings.Replace(mirroredCall(`{}`), mirroredTool, "get_drawing_info", 1))
+		}, true},
+		{"2026-07-28, the true header", func(h *httpHarness) answer {
+			return h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu"), mirroredCall(`{"region":"eu"}`))
+		}, true},
+		{"2026-07-28, a lying header", func(h *httpHarness) answer {
+			return h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "us"), mirroredCall(`{"region":"eu"}`))
+		}, false},
+		{"2025-11-25", func(h *httpHarness) answer {
+			return h.post(withSession(h.initialize("2025-11-25")), bridgetest.Call("7", "get_drawing_info", `{}`))
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close()
+			l := &simLauncher{t: t, addr: addr}
+			h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
+				c.Base, c.BaseAddr = &tcpbase.Client{Addr: addr, ConnectTimeout: time.Second}, addr
+				c.Launch = l
+				c.Retries = -1
+			})
+			r := c.call(h)
+			switch {
+			case l.started() != 1:
+				t.Fatalf("CAD started %d times: %d %s", l.started(), r.status, r.body)
+			case c.ran && (r.status != 200 || errCode(t, r.body) != 0):
+				t.Fatalf("want it run, got %d %s", r.status, r.body)
+			case !c.ran && (r.status != 400 || errCode(t, r.body) != -32020):
+				t.Fatalf("want 400 with -32020, got %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestHTTPParamHeadersBeforeAsking: the headers are checked before anyone
+// is asked about the call, also when their check waits for the list to be
+// read again (a foreign Mcp-Param-Tenant beside Mcp-Param-Region): a lying
+// Region gets 400 with -32020, no question (input_required) and no journal
+// line; the true one is asked about. Whether the client listed tools or
+// only the bridge did (at start, for its policy).
+func TestHTTPParamHeadersBeforeAsking(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		listed bool
+		region string
+		asked  bool
+	}{
+		{"listed by the client, lying", true, "us", false},
+		{"listed by the client, true", true, "eu", true},
+		{"read by the bridge for its policy, lying", false, "us", false},
+		{"read by the bridge for its policy, true", false, "eu", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := bridgetest.Policy(t, `{"confirm": ["test_x_*"]}`, policy.Options{})
+			jpath, jw := bridgetest.NewJournal(t)
+			h, rec, _ := mirrorHarness(t, func(c *bridge.Config) { c.Policy, c.Journal = p, jw })
+			if c.listed {
+				modernList(h, "")
+			}
+			body := strings.Replace(mirroredCall(`{"region":"eu"}`), `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1)
+			r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", c.region, "Mcp-Param-Tenant", "acme"), body)
+			data, _ := os.ReadFile(jpath)
+			journaled := strings.Contains(string(data), `"tools/call"`)
+			switch {
+			case calls(rec) != 0:
+				t.Fatalf("the base got %d calls", calls(rec))
+			case c.asked && (r.status != 200 || !strings.Contains(r.body, `"input_required"`) || !journaled):
+				t.Fatalf("want input_required and its journal line, got %d %s\njournal:\n%s", r.status, r.body, data)
+			case !c.asked && (r.status != 400 || errCode(t, r.body) != -32020 || journaled):
+				t.Fatalf("want 400 with -32020 before any question, no journal line; got %d %s\njournal:\n%s", r.status, r.body, data)
+			}
+		})
+	}
+}
+
+// rawCall sends one 2026-07-28 tools/call POST as bytes, headers as
+// written (net/http would not send some spellings), and returns the status
+// line, headers and body.
+func rawCall(t *testing.T, h *httpHarness, headers string, body string) string {
+	t.Helper()
+	u := strings.TrimPrefix(h.url, "http://")
+	host := u[:strings.Index(u, "/")]
+	c, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+		"Connection: close\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n" + headers +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)) + body
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+// TestHTTPUnderscoreTwins: a header whose name, "_" read as "-", is one
+// the transport checks but is not spelled with hyphens is refused (400,
+// -32020), beside the hyphenated one or alone: a gateway that maps "_" to
+// "-" would read it as that header, which the bridge does not. A name that
+// is one character more or less than such a header is none of its
+// business.
+func TestHTTPUnderscoreTwins(t *testing.T) {
+	h, rec, _ := mirrorHarness(t, nil)
+	const name = "Mcp-Name: test_x_mcp_header\r\n"
+	for _, c := range []struct {
+		headers string
+		refused bool
+	}{
+		{name + "Mcp-Param-Region: eu\r\n", false},
+		{name + "Mcp_Param_Region: us\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp-Param-Region: eu\r\nMcp_Param_Region: eu\r\n", true},
+		{name + "Mcp_Param_Region: eu\r\n", true},
+		{name + "mcp_param_region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp-Param_Region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Param-Region: eu\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Name: test_x_mcp_header\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Method: tools/call\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "MCP_Protocol_Version: 2026-07-28\r\nMcp-Param-Region: eu\r\n", true},
+		{name + "Mcp_Session_Id: x\r\nMcp-Param-Region: eu\r\n", true},
+		// One character more or less.
+		{name + "Mcp_Param_: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "Mcp_Names: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "X_Mcp_Name: x\r\nMcp-Param-Region: eu\r\n", false},
+		{name + "Mcp-Param-Tenant_Id: x\r\nMcp-Param-Region: eu\r\n", false}, // a name that may be declared so
+	} {
+		before := calls(rec)
+		out := rawCall(t, h, c.headers, mirroredCall(`{"region":"eu"}`))
+		refused := strings.HasPrefix(out, "HTTP/1.1 400") && strings.Contains(out, `"code":-32020`)
+		if refused != c.refused || refused && calls(rec) != before {
+			t.Errorf("%q: refused %v, base got %d calls\n%s", c.headers, refused, calls(rec)-before, out)
+		}
 	}
 }

@@ -287,6 +287,46 @@ func TestHTTPBatchesPerVersion(t *testing.T) {
 	}
 }
 
+// TestHTTPModernInLegacyBatch: 2026-07-28 has no batches. A 2026-07-28
+// request inside a 2025-03-26 session's batch, where none of its
+// transport's header rules are applied, is refused (-32600) and runs
+// nothing; the handshake-era request beside it runs. The same request
+// alone, its headers true, runs.
+func TestHTTPModernInLegacyBatch(t *testing.T) {
+	h, rec, _ := mirrorHarness(t, nil)
+	sid := h.initialize("2025-03-26")
+	hs := append(withSession(sid), "MCP-Protocol-Version", "2025-03-26",
+		"Mcp-Method", "tools/call", "Mcp-Name", mirroredTool, "Mcp-Param-Region", "us")
+	r := h.post(hs, "["+mirroredCall(`{"region":"eu"}`)+","+bridgetest.Call("8", "get_drawing_info", `{}`)+"]")
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(r.body), &got); err != nil || r.status != 200 || len(got) != 2 {
+		t.Fatalf("batch: %d %s", r.status, r.body)
+	}
+	for _, a := range got {
+		switch id := fmt.Sprint(a["id"]); {
+		case id == "7" && bridgetest.Field(t, mustJSON(t, a), "error.code") != float64(-32600):
+			t.Errorf("the 2026-07-28 request: %v", a)
+		case id == "8" && a["result"] == nil:
+			t.Errorf("the 2025-03-26 request: %v", a)
+		}
+	}
+	if n := calls(rec); n != 1 {
+		t.Fatalf("the base got %d calls, want 1 (the 2025-03-26 one): %v", n, rec.All())
+	}
+	if r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu"), mirroredCall(`{"region":"eu"}`)); r.status != 200 || errCode(t, r.body) != 0 {
+		t.Fatalf("alone: %d %s", r.status, r.body)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestHTTPModernHeaders(t *testing.T) {
 	h := newHTTPHarness(t, nil)
 	callBody := func(name string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,24 +28,31 @@ func (t *Tool) Check(args []byte, h map[string][]string) error {
 	if t.Problem != "" {
 		return fmt.Errorf("the tool's %s declarations are invalid (%s), so a call of it cannot be checked: a 2026-07-28 client leaves it out of its tool list", keyword, t.Problem)
 	}
+	sent := sentParams(h)
 	for _, p := range t.Params {
 		name := ParamPrefix + p.Name
-		sent := headerValues(h, name)
+		got := sent[paramKey(p.Name)]
+		var vs []string
+		if got != nil {
+			vs = got.values
+		}
 		v := valueAt(args, p.Path)
 		arg := strings.Join(p.Path, ".")
 		switch k := rpc.Kind(v); {
-		case len(sent) > 1:
-			return fmt.Errorf("the %s header was sent %d times; send it once", name, len(sent))
+		case got.misspelt(p.Name) != "":
+			return fmt.Errorf("the header %s is %s with \"_\" and \"-\" swapped, which a gateway may read as %s; send it as %s only", got.misspelt(p.Name), name, name, name)
+		case len(vs) > 1:
+			return fmt.Errorf("the %s header was sent %d times; send it once", name, len(vs))
 		case k == rpc.KindNone || k == rpc.KindNull:
-			if len(sent) == 1 {
+			if len(vs) == 1 {
 				return fmt.Errorf("the %s header was sent, but the argument %s has no value in the body: leave the header out", name, arg)
 			}
-		case len(sent) == 0:
+		case len(vs) == 0:
 			return fmt.Errorf("the %s header is required: the argument %s has a value in the body", name, arg)
 		default:
-			got, ok := Decode(sent[0])
+			got, ok := Decode(vs[0])
 			if !ok {
-				return fmt.Errorf("the %s header value %s is not valid: printable ASCII as it is, or =?base64?…?= with strict Base64 of UTF-8", name, quote(sent[0]))
+				return fmt.Errorf("the %s header value %s is not valid: printable ASCII as it is, or =?base64?…?= with strict Base64 of UTF-8", name, quote(vs[0]))
 			}
 			if err := matches(v, got); err != nil {
 				return fmt.Errorf("the %s header value %s does not match the body's argument %s: %w", name, quote(got), arg, err)
@@ -54,25 +62,27 @@ func (t *Tool) Check(args []byte, h map[string][]string) error {
 	return nil
 }
 
-// Foreign reports whether h holds an Mcp-Param-* header the tool does not
-// declare: the client read another schema than this one, perhaps a newer
-// one (a server then reads the tool list again before it checks).
-func (t *Tool) Foreign(h map[string][]string) bool {
-	for k := range h {
-		if len(k) <= len(ParamPrefix) || !strings.EqualFold(k[:len(ParamPrefix)], ParamPrefix) {
-			continue
-		}
-		known := false
-		if t != nil {
-			for _, p := range t.Params {
-				known = known || strings.EqualFold(k[len(ParamPrefix):], p.Name)
-			}
-		}
-		if !known {
-			return true
+// Undeclared are the names of h's Mcp-Param-* headers the tool (nil:
+// none) does not declare, after the prefix, each as rpc.FoldKey writes it,
+// in order; nil when there are none. A client that sends one read another
+// schema than this one, perhaps a newer one (a server then reads the tool
+// list again before it checks).
+func (t *Tool) Undeclared(h map[string][]string) []string {
+	sent := sentParams(h)
+	if t != nil {
+		for _, p := range t.Params {
+			delete(sent, paramKey(p.Name))
 		}
 	}
-	return false
+	if len(sent) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(sent))
+	for k := range sent {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Headers are the headers a client sends with a call of the tool, by
@@ -93,13 +103,62 @@ func (t *Tool) Headers(args []byte) map[string]string {
 	return out
 }
 
-// headerValues are the values of every header named name, whatever its case.
-func headerValues(h map[string][]string, name string) []string {
-	var out []string
-	for k, v := range h {
-		if strings.EqualFold(k, name) {
-			out = append(out, v...)
+// paramPrefixKey is ParamPrefix as rpc.FoldKey writes it.
+var paramPrefixKey = rpc.FoldKey(ParamPrefix)
+
+// paramKey is the name of an Mcp-Param-* header after the prefix as a
+// gateway may read it: without case (rpc.FoldKey, as strings.EqualFold
+// compares), and "_" as "-" (CGI-style header environments, proxies that
+// let underscores through): two names with one key are one header to it.
+func paramKey(name string) string { return rpc.FoldKey(strings.ReplaceAll(name, "_", "-")) }
+
+// sent is what a request sent of one Mcp-Param-* header (paramKey): the
+// values of every spelling together, and each spelling.
+type sent struct {
+	values    []string
+	spellings []spelling
+}
+
+type spelling struct {
+	name   string // rpc.FoldKey of the name after the prefix
+	header string // the header's name as sent
+}
+
+// misspelt is a header of s whose name is not name's ("_" and "-"
+// swapped), as sent; "" when there is none.
+func (s *sent) misspelt(name string) string {
+	if s == nil {
+		return ""
+	}
+	want := rpc.FoldKey(name)
+	for _, sp := range s.spellings {
+		if sp.name != want {
+			return sp.header
 		}
+	}
+	return ""
+}
+
+// sentParams are h's Mcp-Param-* headers by the paramKey of their names
+// after the prefix: one pass over h, whatever the tool declares.
+func sentParams(h map[string][]string) map[string]*sent {
+	out := map[string]*sent{}
+	for k, v := range h {
+		if len(k) <= len(ParamPrefix) || k[0] != 'M' && k[0] != 'm' {
+			continue // the usual headers, at no cost
+		}
+		name, ok := strings.CutPrefix(rpc.FoldKey(k), paramPrefixKey)
+		if !ok || name == "" {
+			continue
+		}
+		key := strings.ReplaceAll(name, "_", "-") // paramKey: FoldKey leaves "_" and "-" be
+		s := out[key]
+		if s == nil {
+			s = &sent{}
+			out[key] = s
+		}
+		s.values = append(s.values, v...)
+		s.spellings = append(s.spellings, spelling{name, k})
 	}
 	return out
 }

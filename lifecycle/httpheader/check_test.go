@@ -191,21 +191,56 @@ func mustDecimal(t *testing.T, s string) decimal {
 	return d
 }
 
-func TestForeign(t *testing.T) {
+// TestCheckSpelling: "_" and "-" are one character to a gateway that maps
+// one to the other (CGI-style header environments, proxies that let
+// underscores through): a header of a declared name with them swapped is
+// refused, alone or beside the right one; the declared spelling passes in
+// any case.
+func TestCheckSpelling(t *testing.T) {
+	tool, _ := Read(list(`{"type":"object","properties":{
+		"tenant":{"type":"string","x-mcp-header":"Tenant-Id"},
+		"zone":{"type":"string","x-mcp-header":"Zone_Name"}}}`)).Lookup("t")
+	args := []byte(`{"tenant":"a","zone":"z"}`)
+	cases := []struct {
+		headers map[string][]string
+		refused string
+	}{
+		{map[string][]string{"Mcp-Param-Tenant-Id": {"a"}, "Mcp-Param-Zone_Name": {"z"}}, ""},
+		{map[string][]string{"mcp-param-TENANT-ID": {"a"}, "MCP-PARAM-zone_name": {"z"}}, ""},
+		{map[string][]string{"Mcp-Param-Tenant_Id": {"a"}, "Mcp-Param-Zone_Name": {"z"}}, "Mcp-Param-Tenant_Id is Mcp-Param-Tenant-Id"},
+		{map[string][]string{"Mcp-Param-Tenant-Id": {"a"}, "Mcp-Param-Tenant_Id": {"b"}, "Mcp-Param-Zone_Name": {"z"}}, "Mcp-Param-Tenant_Id is Mcp-Param-Tenant-Id"},
+		{map[string][]string{"Mcp-Param-Tenant-Id": {"a"}, "Mcp-Param-Zone-Name": {"z"}}, "Mcp-Param-Zone-Name is Mcp-Param-Zone_Name"},
+	}
+	for i, c := range cases {
+		err := tool.Check(args, c.headers)
+		if (c.refused == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.refused) {
+			t.Errorf("case %d: %v, want %q", i, err, c.refused)
+		}
+	}
+	if u := tool.Undeclared(map[string][]string{"Mcp-Param-Tenant_Id": {"a"}, "Mcp-Param-Zone-Name": {"z"}}); u != nil {
+		t.Errorf("a declared header with \"_\" and \"-\" swapped is undeclared: %q", u)
+	}
+}
+
+// TestUndeclared: the Mcp-Param-* headers a tool does not declare, by
+// their names without case; the prefix and a name after it, exactly.
+func TestUndeclared(t *testing.T) {
 	cases := []struct {
 		tool    *Tool
 		headers map[string][]string
-		want    bool
+		want    []string
 	}{
-		{checked, map[string][]string{"Mcp-Param-Region": {"x"}, "mcp-param-count": {"1"}, "Mcp-Name": {"t"}}, false},
-		{checked, map[string][]string{"Mcp-Param-Tenant": {"x"}}, true},
-		{checked, map[string][]string{"Mcp-Param-": {"x"}, "Mcp-Params-Region": {"x"}}, false},
-		{nil, map[string][]string{"Mcp-Param-Region": {"x"}}, true},
-		{nil, map[string][]string{"Mcp-Name": {"x"}}, false},
+		{checked, map[string][]string{"Mcp-Param-Region": {"x"}, "mcp-param-count": {"1"}, "Mcp-Name": {"t"}}, nil},
+		{checked, map[string][]string{"Mcp-Param-Tenant": {"x"}}, []string{"TENANT"}},
+		{checked, map[string][]string{"MCP-PARAM-TENANT": {"x"}, "mcp-param-tenant": {"y"}, "Mcp-Param-Zone": {"z"}}, []string{"TENANT", "ZONE"}},
+		{checked, map[string][]string{"Mcp-Param-": {"x"}, "Mcp-Params-Region": {"x"}, "Mcp-Param": {"x"}}, nil},
+		{checked, map[string][]string{"Mcp-Param-R": {"x"}, "Mcp-Param-Regio": {"x"}}, []string{"R", "REGIO"}},
+		{nil, map[string][]string{"Mcp-Param-Region": {"x"}}, []string{"REGION"}},
+		{nil, map[string][]string{"Mcp-Name": {"x"}}, nil},
 	}
 	for i, c := range cases {
-		if got := c.tool.Foreign(c.headers); got != c.want {
-			t.Errorf("case %d: Foreign = %v", i, got)
+		if got := c.tool.Undeclared(c.headers); !cmp.Equal(got, c.want) {
+			t.Errorf("case %d: Undeclared = %q, want %q", i, got, c.want)
 		}
 	}
 }

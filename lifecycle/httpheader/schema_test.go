@@ -45,9 +45,6 @@ func TestReadValid(t *testing.T) {
 			t.Errorf("%s: %v %v", n, d, ok)
 		}
 	}
-	if _, ok := tab.Lookup("PLAIN"); ok {
-		t.Errorf("a tool name matched in another case")
-	}
 	// A property named like the keyword is a property, not a declaration.
 	if d, _ := Read(list(`{"type":"object","properties":{"x-mcp-header":{"type":"string"}}}`)).Lookup("t"); d != nil {
 		t.Errorf("a property called x-mcp-header: %+v", d)
@@ -70,6 +67,7 @@ func TestReadInvalid(t *testing.T) {
 		{"no type", prop(`{"x-mcp-header":"P"}`), "whose type is not"},
 		{"type list", prop(`{"type":["string","null"],"x-mcp-header":"P"}`), "whose type is not"},
 		{"duplicate", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}}}`, "name one header"},
+		{"duplicate with _ for -", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Tenant-Id"},"b":{"type":"string","x-mcp-header":"tenant_id"}}}`, "name one header"},
 		{"duplicate in another case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"REGION"}}}`, "name one header"},
 		{"space", prop(`{"type":"string","x-mcp-header":"My Region"}`), "not a header name"},
 		{"colon", prop(`{"type":"string","x-mcp-header":"Region:Primary"}`), "not a header name"},
@@ -125,5 +123,66 @@ func TestReadMergesTwins(t *testing.T) {
 	}
 	if err := d.Check([]byte(`{"a":"x","b":"y"}`), map[string][]string{"Mcp-Param-A": {"x"}}); err == nil {
 		t.Errorf("the second twin's header went unchecked")
+	}
+}
+
+// TestLookupFolded: a name the list does not hold exactly stands for every
+// tool whose name strings.EqualFold holds equal to it (a base that matches
+// names without case runs one of them), and a call of it must satisfy the
+// declarations of all of them; a name that differs by one character that
+// does not fold stands for none.
+func TestLookupFolded(t *testing.T) {
+	tab := Read([]byte(`{"tools":[
+		{"name":"draw","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}},
+		{"name":"DRAW","inputSchema":{"type":"object","properties":{"b":{"type":"string","x-mcp-header":"B"}}}},
+		{"name":"Draw","inputSchema":{"type":"object"}},
+		{"name":"plain","inputSchema":{"type":"object"}}]}`))
+	h := func(kv ...string) map[string][]string {
+		m := map[string][]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = []string{kv[i+1]}
+		}
+		return m
+	}
+	cases := []struct {
+		name    string
+		listed  bool
+		args    string
+		headers map[string][]string
+		ok      bool
+	}{
+		// Listed exactly: that tool's declarations, and only those.
+		{"draw", true, `{"a":"x","b":"y"}`, h("Mcp-Param-A", "x"), true},
+		{"DRAW", true, `{"a":"x","b":"y"}`, h("Mcp-Param-B", "y"), true},
+		{"Draw", true, `{"a":"x","b":"y"}`, h(), true},
+		// Folded: every twin's, all of them.
+		{"dRAW", true, `{"a":"x","b":"y"}`, h("Mcp-Param-A", "x", "Mcp-Param-B", "y"), true},
+		{"dRAW", true, `{"a":"x","b":"y"}`, h("Mcp-Param-A", "x"), false},
+		{"dRAW", true, `{"a":"x","b":"y"}`, h("Mcp-Param-B", "y"), false},
+		{"dRAW", true, `{"a":"x","b":"y"}`, h("Mcp-Param-A", "x", "Mcp-Param-B", "z"), false},
+		{"PLAIN", true, `{"a":"x"}`, h(), true},
+		{"pLaIn", true, `{"a":"x"}`, h(), true},
+		{"plaın", false, `{}`, h(), true}, // ı (U+0131) folds to nothing ASCII
+		{"plains", false, `{}`, h(), true},
+		{"dra", false, `{}`, h(), true},
+	}
+	for _, c := range cases {
+		d, listed := tab.Lookup(c.name)
+		if listed != c.listed {
+			t.Errorf("%q: listed %v", c.name, listed)
+		}
+		if err := d.Check([]byte(c.args), c.headers); (err == nil) != c.ok {
+			t.Errorf("%q %s %v: %v", c.name, c.args, c.headers, err)
+		}
+	}
+	if d, listed := Read([]byte(`{"tools":[{"name":"test","inputSchema":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}}]}`)).Lookup("teſt"); !listed || d == nil {
+		t.Errorf("teſt (U+017F) does not stand for test: %v %v", d, listed)
+	}
+	// The tools a lookup merged are left as they were, and so is what an
+	// earlier lookup returned.
+	first, _ := tab.Lookup("dRAW")
+	tab.Lookup("drAW")
+	if d, _ := tab.Lookup("draw"); len(d.Params) != 1 || len(first.Params) != 2 || first.Params[1].Name != "B" {
+		t.Errorf("draw holds %+v, the first lookup %+v", d.Params, first.Params)
 	}
 }

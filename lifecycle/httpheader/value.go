@@ -20,11 +20,14 @@ const (
 )
 
 // Encode writes a value as a client must: as it is when it is printable
-// ASCII (space inside, not at either end) and does not look like the
-// sentinel; else in the Base64 form. A tab or any other control character
-// is encoded too: the transport's rules count them as unsafe.
+// ASCII (space inside, not at either end) and does not start like an
+// encoded word ("=?"); else in the Base64 form. A tab or any other control
+// character is encoded too: the transport's rules count them as unsafe.
+// Every value that starts with "=?" is encoded, not only one that reads as
+// the whole sentinel: a gateway that decodes by the opening marker alone
+// would read "=?base64?ZXU=" as "eu", where the server reads the text.
 func Encode(s string) string {
-	plain := !isSentinel(s) && (s == "" || s[0] != ' ' && s[len(s)-1] != ' ')
+	plain := !strings.HasPrefix(s, "=?") && (s == "" || s[0] != ' ' && s[len(s)-1] != ' ')
 	for i := 0; plain && i < len(s); i++ {
 		plain = s[i] >= 0x20 && s[i] < 0x7f
 	}

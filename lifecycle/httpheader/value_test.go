@@ -2,6 +2,7 @@ package httpheader
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -66,7 +67,16 @@ func TestEncode(t *testing.T) {
 		{"~", "~"},
 		{"\x7f", "=?base64?fw==?="},
 		{"=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
-		{"=?base64?literal", "=?base64?literal"},
+		// Whatever starts with "=?" is encoded: a gateway may decode by
+		// the opening marker alone.
+		{"=?base64?literal", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbA==?="},
+		{"=?BASE64?SGVsbG8=?=", "=?base64?PT9CQVNFNjQ/U0dWc2JHOD0/PQ==?="},
+		{"=?x", "=?base64?PT94?="},
+		{"=?", "=?base64?PT8=?="},
+		{"=", "="},
+		{"?=", "?="},
+		{"a=?b", "a=?b"},
+		{" =?", "=?base64?ID0/?="},
 	}
 	for _, c := range cases {
 		if got := Encode(c.in); got != c.want {
@@ -104,6 +114,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if back, ok := Decode(Encode(got)); !ok || back != got {
 			t.Fatalf("Decode(Encode(%q)) = %q, %v", got, back, ok)
+		}
+		if e := Encode(v); strings.HasPrefix(e, "=?") && !isSentinel(e) {
+			t.Fatalf("Encode(%q) = %q: starts like an encoded word, and is not one", v, e)
 		}
 	})
 }

@@ -7,6 +7,7 @@
 package bridgetest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
@@ -210,6 +212,60 @@ func (r *Recorder) All() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.frames...)
+}
+
+// Paged is a base in front of Next that answers tools/list in pages
+// (nextCursor "p1", "p2", …): the tools whose JSON holds Later on the
+// last page, each other tool on a page of its own before them. With Loop,
+// the last page's nextCursor is "p1" again.
+type Paged struct {
+	Next  Base
+	Later string
+	Loop  bool
+}
+
+// Call answers tools/list with the page its cursor asks for; any other
+// frame goes to Next.
+func (p *Paged) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	req, ok := rpc.DecodeMessage(bytes.TrimSpace(frame)).Msg.(*rpc.Request)
+	if !ok || req.Method != "tools/list" {
+		return p.Next.Call(ctx, frame)
+	}
+	full, err := p.Next.Call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"))
+	if err != nil {
+		return nil, err
+	}
+	var all struct {
+		Result struct {
+			Tools []json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(full, &all); err != nil {
+		return nil, err
+	}
+	var pages [][]json.RawMessage
+	var later []json.RawMessage
+	for _, tool := range all.Result.Tools {
+		if strings.Contains(string(tool), p.Later) {
+			later = append(later, tool)
+		} else {
+			pages = append(pages, []json.RawMessage{tool})
+		}
+	}
+	pages = append(pages, later)
+	n := 0
+	if c, ok := rpc.String(rpc.Field(req.Params, "cursor")); ok {
+		fmt.Sscanf(c, "p%d", &n)
+	}
+	page := map[string]any{"tools": pages[min(n, len(pages)-1)]}
+	switch {
+	case n+1 < len(pages):
+		page["nextCursor"] = fmt.Sprintf("p%d", n+1)
+	case p.Loop:
+		page["nextCursor"] = "p1"
+	}
+	res, _ := json.Marshal(page)
+	return rpc.AppendResult(nil, req.ID, res), nil
 }
 
 // Desktop is a desktop whose user is the test: each question is handed to
