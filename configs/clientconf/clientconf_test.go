@@ -92,7 +92,7 @@ var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), A
 // existing is a user's file: another server, comments, a trailing comma
 // and a field nobody here knows.
 func existing(c *Client) string {
-	if c.TOML {
+	if c.Format == tomlFile {
 		return `# my codex settings
 model = "o3"
 
@@ -143,7 +143,7 @@ rules: []
 `
 	}
 	key := c.ServersKey()
-	if !c.JSONC {
+	if c.Format != jsoncFile {
 		return `{
     "theme": "dark",
     "` + key + `": {
@@ -184,7 +184,7 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Client.YAML {
+	if f.Client.Format == yamlFile {
 		s, err := yamlServers(b, f.Client)
 		if err != nil {
 			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
@@ -192,7 +192,7 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 		got, ok := s[name]
 		return got, ok
 	}
-	if f.Client.TOML {
+	if f.Client.Format == tomlFile {
 		s, err := tomlServers(b)
 		if err != nil {
 			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
@@ -320,12 +320,12 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
 					t.Fatalf("new file holds %+v", got)
 				}
-				if c.YAML {
+				if c.Format == yamlFile {
 					b, _ := os.ReadFile(f.Path)
 					if diff := cmp.Diff(wantEntryShape(c), yamlEntryShape(t, c, b, "cad-autocad")); diff != "" {
 						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
 					}
-				} else if !c.TOML {
+				} else if c.Format != tomlFile {
 					b, _ := os.ReadFile(f.Path)
 					if bytes.Contains(b, []byte(`\u0026`)) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
@@ -407,11 +407,11 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				// A file that cannot be parsed is left exactly as it is; so
 				// is a file with comments for a client that reads strict JSON.
 				broken := []string{"{ \"mcpServers\": { oops\n"}
-				if c.TOML {
+				if c.Format == tomlFile {
 					broken = []string{"[mcp_servers.x\ncommand = \"a\"\n"}
-				} else if c.YAML {
+				} else if c.Format == yamlFile {
 					broken = []string{"a: [1, 2\nb: }\n", c.ServersKey() + ": 3\n", "--- \na: 1\n--- \nb: 2\n"}
-				} else if !c.JSONC {
+				} else if c.Format != jsoncFile {
 					broken = append(broken, withComments("mcpServers"))
 				}
 				for _, broken := range broken {

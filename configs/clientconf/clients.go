@@ -106,7 +106,9 @@ type Client struct {
 	// Type is the "type" entries carry ("stdio", or "local" for GitHub
 	// Copilot CLI and OpenCode); "" for clients whose entries have none.
 	Type string
-	TOML bool // Codex: [mcp_servers.NAME] in config.toml
+	// Format is the syntax of the file: strictJSON (nil), jsoncFile,
+	// tomlFile or yamlFile.
+	Format format
 	// Key is the member that holds the servers ("mcpServers" when empty).
 	Key string
 	// CommandArray: the command and its arguments are one array in
@@ -122,9 +124,9 @@ type Client struct {
 	Paste string
 	// OnlyOS is the one OS the client runs on ("" for every OS).
 	OnlyOS string
-	// YAML: the file is YAML (Continue, Goose); YAMLList: the servers are
-	// a list of entries with a "name" (Continue), not a mapping by name.
-	YAML, YAMLList bool
+	// YAMLList: the servers are a list of entries with a "name"
+	// (Continue), not a mapping by name.
+	YAMLList bool
 	// NameInEntry: the entry carries its own "name" (Continue, Goose).
 	NameInEntry bool
 	// CommandKey names the command member ("command" when empty).
@@ -134,10 +136,7 @@ type Client struct {
 	NewFile []kv
 	// Merged: the client reads every one of its user files and merges
 	// them (OpenCode), so none shadows another.
-	Merged bool
-	// JSONC: the client reads comments and trailing commas in its file;
-	// the others read strict JSON, and install refuses such a file.
-	JSONC   bool
+	Merged  bool
 	Restart string // what to do after the file changed
 	// URLForm: install --url writes this form instead of a `connect`
 	// entry (nil: the client gets the connect entry).
@@ -170,13 +169,13 @@ var Clients = []*Client{
 	{ID: "codebuddy", Name: "CodeBuddy", Type: "stdio", URLForm: &URLForm{Type: "http", URLKey: "url", VarRef: "${%s}"}, Project: true, Expands: codebuddyVars, Restart: "restart CodeBuddy",
 		CheckedWith: "checked with CodeBuddy Code 2.117.0 itself (npm @tencent-ai/agent-sdk 0.3.201): install's stdio and URL entries connect and list the base's tools, without those a policy denies"},
 	{ID: "cursor", Asks: AsksYes, Name: "Cursor", Type: "stdio", URLForm: &URLForm{URLKey: "url", VarRef: "${env:%s}"}, Project: true, Expands: cursorVars, Restart: "Cursor picks the change up; if not, Settings → MCP → refresh, or restart Cursor"},
-	{ID: "vscode", Asks: AsksYes, Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
-	{ID: "vscode-insiders", Asks: AsksYes, Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, JSONC: true, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode", Asks: AsksYes, Name: "VS Code", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, Format: jsoncFile, Expands: vscodeVars, Restart: "VS Code reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
+	{ID: "vscode-insiders", Asks: AsksYes, Name: "VS Code Insiders", Key: "servers", Type: "stdio", URLForm: vscodeURL, Project: true, Format: jsoncFile, Expands: vscodeVars, Restart: "VS Code Insiders reloads mcp.json itself; run \"MCP: List Servers\" to start it"},
 	{ID: "windsurf", Asks: AsksNo, Name: "Windsurf", URLForm: &URLForm{URLKey: "serverUrl", VarRef: "${env:%s}"}, Expands: windsurfVars, Restart: "press refresh in Windsurf's MCP panel (Cascade → MCP servers), or restart Windsurf"},
 	{ID: "cline", Asks: AsksNo, Name: "Cline", Restart: "Cline reloads its settings file; if the server does not appear, restart VS Code"},
-	{ID: "gemini", Asks: AsksNo, Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, JSONC: true, Expands: shellVars, Restart: "start a new gemini session (/mcp lists the servers)"},
-	{ID: "codex", Asks: AsksYes, Name: "Codex CLI", TOML: true, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Expands: noVars, Restart: "start a new codex session (/mcp lists the servers)"},
-	{ID: "zed", Asks: AsksNo, Name: "Zed", Key: "context_servers", Project: true, JSONC: true, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
+	{ID: "gemini", Asks: AsksNo, Name: "Gemini CLI", URLForm: &URLForm{URLKey: "httpUrl", VarRef: "${%s}"}, Project: true, Format: jsoncFile, Expands: shellVars, Restart: "start a new gemini session (/mcp lists the servers)"},
+	{ID: "codex", Asks: AsksYes, Name: "Codex CLI", Format: tomlFile, URLForm: &URLForm{URLKey: "url", TokenKey: "bearer_token_env_var"}, Project: true, Expands: noVars, Restart: "start a new codex session (/mcp lists the servers)"},
+	{ID: "zed", Asks: AsksNo, Name: "Zed", Key: "context_servers", Project: true, Format: jsoncFile, Restart: "Zed reloads settings.json itself; the server appears in the Agent panel's settings"},
 	{ID: "visualstudio", Name: "Visual Studio", Key: "servers", Type: "stdio", Project: true, OnlyOS: "windows", Restart: "Visual Studio reloads .mcp.json itself; pick the tools in Copilot Chat's agent mode"},
 	{ID: "junie", Name: "JetBrains Junie", Project: true, Restart: "Junie reads mcp.json when it starts a task; if the server does not appear, restart the IDE"},
 	{ID: "jetbrains", Name: "JetBrains AI Assistant", Paste: "Settings | Tools | AI Assistant | Model Context Protocol (MCP) → Add → As JSON (Global level)", Restart: "press Apply; the server starts when AI Assistant next needs it"},
@@ -190,9 +189,9 @@ var Clients = []*Client{
 	{ID: "lmstudio", Asks: AsksNo, Name: "LM Studio", Restart: "LM Studio reloads mcp.json itself (Program tab → Integrations)"},
 	{ID: "warp", Asks: AsksNo, Name: "Warp", Project: true, Restart: "Warp reads the file itself (Settings → Agents → MCP servers lists the server)"},
 	{ID: "antigravity", Asks: AsksNo, Name: "Antigravity", Restart: "in Antigravity's agent panel, … → MCP Servers → Manage → Refresh"},
-	{ID: "continue", Asks: AsksNo, Name: "Continue", YAML: true, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
-	{ID: "goose", Asks: AsksYes, Name: "Goose", YAML: true, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
-	{ID: "opencode", Asks: AsksYes, Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", JSONC: true, Project: true, Merged: true, Expands: opencodeVars, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
+	{ID: "continue", Asks: AsksNo, Name: "Continue", Format: yamlFile, YAMLList: true, NameInEntry: true, Project: true, Merged: true, NewFile: []kv{{"name", "Local Config"}, {"version", "1.0.0"}, {"schema", "v1"}}, Restart: "Continue reloads config.yaml itself; the server appears in its MCP settings"},
+	{ID: "goose", Asks: AsksYes, Name: "Goose", Format: yamlFile, Key: "extensions", Type: "stdio", CommandKey: "cmd", EnvKey: "envs", NameInEntry: true, Extra: []kv{{"enabled", true}, {"timeout", 300}}, Restart: "start a new goose session (goose Desktop: restart it)"},
+	{ID: "opencode", Asks: AsksYes, Name: "OpenCode", Key: "mcp", Type: "local", URLForm: &URLForm{Type: "remote", URLKey: "url", VarRef: "{env:%s}", URLOnly: []string{"oauth"}, StdioOnly: []string{"cwd"}}, CommandArray: true, EnvKey: "environment", Format: jsoncFile, Project: true, Merged: true, Expands: opencodeVars, Restart: "start a new opencode session (opencode mcp list lists the servers)"},
 }
 
 var vscodeURL = &URLForm{Type: "http", URLKey: "url", VarRef: "${env:%s}"}

@@ -35,7 +35,7 @@ var wantURLEntry = map[string]struct {
 // fileEntryShape is entryShape for a JSON or (Codex) TOML file.
 func fileEntryShape(t *testing.T, c *Client, b []byte, key []string, name string) map[string]string {
 	t.Helper()
-	if !c.TOML {
+	if c.Format != tomlFile {
 		return entryShape(t, b, key, name)
 	}
 	doc, err := oracle(b)

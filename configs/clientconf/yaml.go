@@ -34,6 +34,31 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
+// yamlFormat is Continue's and Goose's config.yaml, edited with the
+// library.
+type yamlFormat struct{}
+
+func (yamlFormat) set(f File, src []byte, name string, s Server) ([]byte, bool, error) {
+	return yamlSet(src, f.Client, name, s)
+}
+
+func (yamlFormat) remove(f File, src []byte, name string) ([]byte, bool, error) {
+	return yamlRemove(src, f.Client, name)
+}
+
+func (yamlFormat) servers(f File, src []byte) ([]entriesAt, error) {
+	servers, err := yamlServers(src, f.Client)
+	if err != nil {
+		return nil, err
+	}
+	return []entriesAt{{[]string{f.Client.ServersKey()}, servers}}, nil
+}
+
+func (yamlFormat) document(c *Client, name string, s Server) (string, error) {
+	out, _, err := yamlSet(nil, c, name, s)
+	return strings.TrimSuffix(string(out), "\n"), err
+}
+
 // libraryPanic turns a panic inside the YAML library (it has a few on
 // odd input; the fuzz test found them) into an error: the file is then
 // left as it is.
