@@ -635,6 +635,43 @@ func TestInstalledDetection(t *testing.T) {
 	}
 }
 
+// TestInstalledByItsFolders: a client counts as installed (install
+// --client all) when the folder its row names exists, though it has no
+// file yet: each folder alone, and a name one letter off that counts for
+// nobody. CLAUDE_CONFIG_DIR is Claude Code's folder when set.
+func TestInstalledByItsFolders(t *testing.T) {
+	for _, tc := range []struct {
+		folder string
+		want   []string
+	}{
+		{"home/.claude", []string{"claude-code"}},
+		{"cc", []string{"claude-code"}}, // $CLAUDE_CONFIG_DIR
+		{"home/.claudes", nil},
+		{"home/.cline", []string{"cline"}},
+		{"home/.junie", []string{"junie"}},
+		{"home/.kiro", []string{"kiro"}},
+		{"home/.aws/amazonq", []string{"amazonq"}},
+		{"home/.aws/amazon", nil},
+		{"home/.gemini/config", []string{"gemini", "antigravity"}}, // ~/.gemini is Gemini CLI's folder
+		{"home/.gemini/antigravity", []string{"gemini", "antigravity"}},
+		{"home/.continue/config.json", []string{"continue"}},
+		{"home/Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev", []string{"cline-cursor"}},
+	} {
+		fx := newFixture(t, "darwin")
+		fx.vars["CLAUDE_CONFIG_DIR"] = filepath.Join(fx.root, "cc")
+		os.MkdirAll(filepath.Join(fx.root, filepath.FromSlash(tc.folder)), 0o755)
+		var found []string
+		for _, c := range Clients {
+			if fx.env.Installed(c) {
+				found = append(found, c.ID)
+			}
+		}
+		if diff := cmp.Diff(tc.want, found); diff != "" {
+			t.Errorf("with %s, installed (-want +got):\n%s", tc.folder, diff)
+		}
+	}
+}
+
 func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 	for _, src := range []string{
 		"mcp_servers.cad-autocad.command = \"x\"\n",
@@ -676,7 +713,7 @@ func TestProjectScopeEveryClient(t *testing.T) {
 			f, ok := fx.env.Target(c, "project")
 			want := wantProjectFile[c.ID]
 			if want == "" {
-				if ok || c.Project {
+				if ok || len(c.ProjectFiles) > 0 {
 					t.Fatalf("%s: project file %s, none expected", c.ID, f.Path)
 				}
 				return

@@ -27,18 +27,20 @@ type entriesAt struct {
 }
 
 // The formats clients keep their servers in (configs/README.md says which
-// client reads which, and the sources).
+// client reads which, and the sources). Each is typed as itself, not as a
+// format, so that the rows of Clients naming it stay constant data the
+// compiler lays out (see Clients).
 var (
 	// strictJSON is read with JSON.parse: a file with a comment or a
 	// trailing comma is refused, since the client cannot read it either.
-	strictJSON format = jsonFormat{}
+	strictJSON = jsonFormat{}
 	// jsoncFile is JSON with comments and trailing commas (VS Code's
 	// dialect), which stay.
-	jsoncFile format = jsonFormat{comments: true}
+	jsoncFile = jsonFormat{comments: true}
 	// tomlFile is Codex's config.toml, one [mcp_servers.NAME] table each.
-	tomlFile format = tomlFormat{}
+	tomlFile = tomlFormat{}
 	// yamlFile is Continue's and Goose's config.yaml.
-	yamlFile format = yamlFormat{}
+	yamlFile = yamlFormat{}
 )
 
 // format is the syntax of c's file; strict JSON when the row names none.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -54,7 +53,7 @@ func (jsonFormat) servers(f File, src []byte) ([]entriesAt, error) {
 	}
 	key := serversKey(f, d)
 	out := []entriesAt{{key, jsonServers(d, d.lookup(key))}}
-	if perProject(f) {
+	if f.projects {
 		if projects := d.lookup([]string{"projects"}); projects != nil && projects.object {
 			for _, p := range projects.members {
 				out = append(out, entriesAt{[]string{"projects", p.key, "mcpServers"}, jsonServers(d, p.value.member("mcpServers").valueOrNil())})
@@ -68,22 +67,17 @@ func (jsonFormat) document(c *Client, name string, s Server) (string, error) {
 	return marshal(orderedObject{{c.ServersKey(), orderedObject{{name, jsonEntry(c, s)}}}}, "", "  ")
 }
 
-// perProject: the file also keeps servers per project folder.
-func perProject(f File) bool {
-	return (f.Client.ID == "claude-code" || f.Client.ID == "codebuddy") && filepath.Base(f.Path) != ".mcp.json"
-}
-
-// serversKey is where the file keeps its servers: f.Key, except for a file
-// in OpenCode 2's layout, which keeps them under "mcp" → "servers" (1.x
-// has them right under "mcp"; a file with neither gets 1.x's).
+// serversKey is where the file keeps its servers: f.Key, or the client's
+// LaterKey in a file that already has that layout (OpenCode 2's "mcp" →
+// "servers"; 1.x has them right under "mcp", and a file with neither gets
+// 1.x's).
 func serversKey(f File, d *jsoncDoc) []string {
-	key := append([]string(nil), f.Key...)
-	if f.Client.ID == "opencode" {
-		if n := d.lookup([]string{"mcp", "servers"}); n != nil && n.object {
-			return []string{"mcp", "servers"}
+	if later := f.Client.LaterKey; later != nil {
+		if n := d.lookup(later); n != nil && n.object {
+			return append([]string(nil), later...)
 		}
 	}
-	return key
+	return append([]string(nil), f.Key...)
 }
 
 // checkStrict refuses a file with comments or trailing commas for a client

@@ -71,7 +71,10 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 		}
 		note := f.Note
 		shadow, shadowed := e.shadowedBy(f)
-		notRead := legacyOff(f)
+		notRead := ""
+		if f.Client.notRead != nil {
+			notRead = f.Client.notRead(f)
+		}
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
@@ -139,10 +142,10 @@ func (f File) readReason() string {
 	}
 }
 
-// legacyOff: Amazon Q reads its legacy mcp.json only while
+// amazonQLegacyOff: Amazon Q reads its legacy mcp.json only while
 // "useLegacyMcpJson" in the default.json beside it is not false.
-func legacyOff(f File) string {
-	if f.Client.ID != "amazonq" || filepath.Base(f.Path) != "mcp.json" {
+func amazonQLegacyOff(f File) string {
+	if filepath.Base(f.Path) != "mcp.json" {
 		return ""
 	}
 	agent := filepath.Join(filepath.Dir(f.Path), "default.json")
