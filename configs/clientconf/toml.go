@@ -236,17 +236,8 @@ func (sc *tomlScanner) key(stop byte) ([]string, error) {
 		sc.spaces()
 		var k string
 		switch sc.peek() {
-		case '"':
-			if sc.has(`"""`) {
-				return nil, sc.errorf("a multi-line string cannot be a key")
-			}
-			v, err := sc.value()
-			if err != nil {
-				return nil, err
-			}
-			k = v.(string)
-		case '\'':
-			if sc.has(`'''`) {
+		case '"', '\'': // a basic or literal string
+			if sc.has(`"""`) || sc.has(`'''`) {
 				return nil, sc.errorf("a multi-line string cannot be a key")
 			}
 			v, err := sc.value()
