@@ -239,6 +239,12 @@ func entryShape(t *testing.T, b []byte, key []string, name string) map[string]st
 	if n := d.lookup(append(append([]string(nil), key...), name)); n == nil || d.decode(n, &entry) != nil {
 		t.Fatalf("no entry %s in\n%s", name, b)
 	}
+	return shapeOf(entry)
+}
+
+// shapeOf is each member of an entry with its type: "string" ("type"
+// with its value), "array", "object", "bool" or "number".
+func shapeOf(entry map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range entry {
 		switch v := v.(type) {
@@ -249,8 +255,12 @@ func entryShape(t *testing.T, b []byte, key []string, name string) map[string]st
 			}
 		case []any:
 			out[k] = "array"
-		case map[string]any:
+		case map[string]any, yaml.MapSlice:
 			out[k] = "object"
+		case bool:
+			out[k] = "bool"
+		case uint64, int64, int, float64:
+			out[k] = "number"
 		default:
 			out[k] = fmt.Sprintf("%T", v)
 		}
@@ -269,28 +279,11 @@ func yamlEntryShape(t *testing.T, c *Client, b []byte, name string) map[string]s
 	if err != nil || entry == nil {
 		t.Fatalf("no entry %s (%v) in\n%s", name, err, b)
 	}
-	out := map[string]string{}
+	members := map[string]any{}
 	for _, it := range entry {
-		k := fmt.Sprint(it.Key)
-		switch v := it.Value.(type) {
-		case string:
-			out[k] = "string"
-			if k == "type" {
-				out[k] = v
-			}
-		case []any:
-			out[k] = "array"
-		case yaml.MapSlice:
-			out[k] = "object"
-		case bool:
-			out[k] = "bool"
-		case uint64, int64, int, float64:
-			out[k] = "number"
-		default:
-			out[k] = fmt.Sprintf("%T", v)
-		}
+		members[fmt.Sprint(it.Key)] = it.Value
 	}
-	return out
+	return shapeOf(members)
 }
 
 func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {

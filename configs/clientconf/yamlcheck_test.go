@@ -109,6 +109,9 @@ func secondRead(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// stringKeyed is a deep copy of a decoded document (the second reader's,
+// or the TOML oracle's) with every mapping keyed by strings: a key that is
+// not one (0: …) is named with its type, so that 8 and 8.0 stay two keys.
 func stringKeyed(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -131,6 +134,12 @@ func stringKeyed(v any) any {
 		out := make([]any, len(v))
 		for i, x := range v {
 			out[i] = stringKeyed(x)
+		}
+		return out
+	case []map[string]any: // TOML's array of tables
+		out := make([]map[string]any, len(v))
+		for i, x := range v {
+			out[i] = stringKeyed(x).(map[string]any)
 		}
 		return out
 	}
