@@ -103,7 +103,7 @@ func TestArgs(t *testing.T) {
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel", "--timeout=2"}},
 		{zenity, 0, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel"}},
-		{kdialog, 90 * time.Second, []string{"--title=" + title, "--combobox=" + kd, "Don't run", "Run", "--default=Don't run"}},
+		{kdialog, 90 * time.Second, []string{"--title=" + title, "--combobox=" + kd, "Don't run", "\u25b6 Run", "--default=Don't run"}},
 		{yad, 90 * time.Second, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
 			"--button=Don't run:1", "--button=Run:41", "--width=560", "--height=420", "--timeout=90"}},
 		{yad, 0, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
@@ -198,13 +198,15 @@ func TestAnswer(t *testing.T) {
 	}
 	cases := map[kind][]c{
 		zenity: {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {5, "", TimedOut, true, ""}, {255, "", DontRun, false, ""}, {2, "", DontRun, false, ""}},
-		// kdialog: "Run" printed and exit 0, that alone; exit 1 is Cancel,
-		// Escape or closed, and Qt's own exit when the display goes
-		// (xkill, the session ending), said so when Qt said it.
-		kdialog: {{0, "Run\n", Run, true, ""}, {0, "Run\n", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"},
+		// kdialog: its Run entry ("\u25b6 Run") printed and exit 0, that
+		// alone; exit 1 is Cancel, Escape or closed, and Qt's own exit when
+		// the display goes (xkill, the session ending), said so when Qt
+		// said it.
+		kdialog: {{0, "\u25b6 Run\n", Run, true, ""}, {0, "\u25b6 Run\n", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"},
 			{0, "Don't run\n", DontRun, true, ""}, {1, "\n", DontRun, true, ""}, {1, "", DontRun, true, ""},
-			{0, "", DontRun, false, ""}, {0, "Run", DontRun, false, ""}, {0, "run\n", DontRun, false, ""}, {0, "Run\n\n", DontRun, false, ""},
-			{1, "Run\n", DontRun, true, ""}, {2, "", DontRun, false, ""}, {3, "", DontRun, false, ""},
+			{0, "", DontRun, false, ""}, {0, "\u25b6 Run", DontRun, false, ""}, {0, "\u25b6 run\n", DontRun, false, ""}, {0, "\u25b6 Run\n\n", DontRun, false, ""},
+			{0, "Run\n", DontRun, false, ""}, {0, "\u25b6Run\n", DontRun, false, ""}, {0, " \u25b6 Run\n", DontRun, false, ""},
+			{1, "\u25b6 Run\n", DontRun, true, ""}, {2, "", DontRun, false, ""}, {3, "", DontRun, false, ""},
 			{1, "", DontRun, false, "The X11 connection broke (error 1). Did the X11 server die?\n"},
 			{1, "", DontRun, false, "The Wayland connection broke. Did the Wayland compositor die?\n"}},
 		// yad: its Run button's own code; 0 (SIGUSR1) is no answer.

@@ -58,6 +58,13 @@ func seconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
+// kdialogRun is the Run entry of kdialog's combo box. Qt's combo box
+// chooses the entry whose text starts with what is typed on it (any
+// letter, digit or sign, whatever the case), so it starts with a sign no
+// keyboard layout types, U+25B6: only the arrow keys, the mouse, or that
+// sign typed on purpose choose it.
+const kdialogRun = "\u25b6 " + RunLabel
+
 // yadRun is the exit code of yad's Run button: one yad gives for nothing
 // else (0 is also what it exits with on SIGUSR1, 1 on a fatal GTK error,
 // 70 at its timeout, 252 on Escape).
@@ -90,17 +97,24 @@ func (p *program) args(title, body string, timeout time.Duration) []string {
 		}
 		return a
 	case kdialog:
-		// kdialog's yes/no boxes cannot be the question: their default
-		// button is Yes (exit 0) with no option to change it, so Run had
-		// to be No, exit 1, which is also what Qt exits with by itself
-		// when it loses its display ("The X11 connection broke"). So the
-		// question is a choice in a combo box, "Don't run" chosen: kdialog
-		// prints "Run" only when the user chose it and pressed OK (exit
-		// 0); Cancel, Escape or closed exit 1. No timeout (killed at it).
-		// Its label guesses rich text (Qt::AutoText), so the text is made
-		// rich text for certain and every character escaped, and it does
-		// not wrap lines: kdialogText breaks them.
-		return []string{"--title=" + title, "--combobox=" + kdialogText(body), DontRunLabel, RunLabel,
+		// kdialog's message boxes cannot be the question: Return presses
+		// their positive button (Yes, Continue: exit 0) whatever the kind
+		// (--yesno, --warningyesno, --warningcontinuecancel, with or
+		// without cancel, all tried), with no option to change it, so Run
+		// would have to be No, exit 1, which is also what Qt exits with by
+		// itself when it loses its display ("The X11 connection broke").
+		// So the question is a choice in a combo box, "Don't run" chosen:
+		// kdialog prints the Run entry only when the user chose it and
+		// pressed OK (exit 0); Cancel, Escape or closed exit 1. The Run
+		// entry starts with a sign no keyboard types (kdialogRun): a
+		// combo box picks the entry whose text starts with the keys typed
+		// on it, and keys typed for another window when the dialog took
+		// the focus (REGEN, ROTATE and Return at CAD's command line)
+		// would choose "Run" and press OK. No timeout (killed at it). Its
+		// label guesses rich text (Qt::AutoText), so the text is made rich
+		// text for certain and every character escaped, and it does not
+		// wrap lines: kdialogText breaks them.
+		return []string{"--title=" + title, "--combobox=" + kdialogText(body), DontRunLabel, kdialogRun,
 			"--default=" + DontRunLabel}
 	case yad:
 		// The text on stdin, shown as it is (--text-info: plain text, no
@@ -250,7 +264,7 @@ func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 		}
 	case kdialog:
 		switch {
-		case code == 0 && stdout == RunLabel+"\n":
+		case code == 0 && stdout == kdialogRun+"\n":
 			return Run, true
 		case code == 0 && stdout == DontRunLabel+"\n":
 			return DontRun, true

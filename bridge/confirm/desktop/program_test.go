@@ -92,7 +92,7 @@ func TestOnlyRunRuns(t *testing.T) {
 	const gtkGone = "Gdk-Message: 10:01:02.003: zenity: Fatal IO error 11 (Resource temporarily unavailable) on X server :0.\n"
 	runs := map[kind]fakeDialog{
 		zenity:    {Code: 0},
-		kdialog:   {Code: 0, Stdout: RunLabel + "\n"},
+		kdialog:   {Code: 0, Stdout: kdialogRun + "\n"},
 		yad:       {Code: yadRun},
 		osascript: {Code: 0, Stdout: "run\n"},
 	}
