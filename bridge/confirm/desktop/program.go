@@ -304,6 +304,12 @@ func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 // has before it is killed (and the question timed out anyway).
 const grace = 2 * time.Second
 
+// outputsGrace is how long the outputs of a program that has ended are
+// still read: a process it left behind (a toolkit's helper, a wrapper
+// script's background job) may hold them open for as long as it lives,
+// and the answer must not wait for it (exec.Cmd.WaitDelay).
+const outputsGrace = time.Second
+
 func (p *program) Ask(ctx context.Context, q Question) (Answer, error) {
 	body, err := Text(q)
 	if err != nil {
@@ -325,6 +331,8 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 	// Nothing of the child reaches the bridge's stdout (the protocol's) or stderr.
 	var stdout, stderr output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = outputsGrace
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
 	}
@@ -343,11 +351,17 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 	select {
 	case err := <-done:
 		code := 0
-		if err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() < 0 {
-				return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
-			}
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.Is(err, exec.ErrWaitDelay):
+			// It exited with status 0, and what it left behind held its
+			// outputs past outputsGrace: what it wrote is read, and is
+			// its answer.
+			code = cmd.ProcessState.ExitCode()
+		case !errors.As(err, &exit) || exit.ExitCode() < 0:
+			return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
+		default:
 			code = exit.ExitCode()
 		}
 		if a, ok := p.answer(code, stdout.String(), stderr.String()); ok {
@@ -355,11 +369,11 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 		}
 		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, lastWords(stderr.String()))
 	case <-ctx.Done():
-		_ = cmd.Process.Kill()
+		endGroup(cmd)
 		<-done
 		return Cancelled, nil
 	case <-expire:
-		_ = cmd.Process.Kill()
+		endGroup(cmd)
 		<-done
 		return TimedOut, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,9 +28,9 @@ type fakeDialog struct {
 	Stderr   string
 	// Helper, when not "", is a FIFO: the fake first starts a helper
 	// process of its own that inherits its stdout and stderr (as a
-	// toolkit's session helper may) and lives until the FIFO is opened for
-	// writing and closed; the fake then waits for that too (a dialog still
-	// open) when Code is -1.
+	// toolkit's session helper may), writes its process id to Helper+".pid"
+	// and lives until the FIFO is opened for writing and closed; the fake
+	// then waits for that too (a dialog still open) when Code is -1.
 	Helper string
 }
 
@@ -42,6 +43,9 @@ func TestMain(m *testing.M) {
 		}
 		if f.Helper != "" {
 			if os.Getenv(fakeEnv+"_HELPER") == "1" {
+				if os.WriteFile(f.Helper+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600) != nil || os.Rename(f.Helper+".tmp", f.Helper+".pid") != nil {
+					os.Exit(123)
+				}
 				waitFIFO(f.Helper)
 				os.Exit(0)
 			}
