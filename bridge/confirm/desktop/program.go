@@ -23,12 +23,41 @@ const (
 
 func (k kind) String() string { return [...]string{"zenity", "kdialog", "yad", "osascript"}[k] }
 
-// width and height are yad's size in pixels: its text wraps within the
-// width, and scrolls when longer.
+// yad's window is sized to its text, in pixels reckoned from a
+// monospace font of 9 by 19 (its text view's; DejaVu Sans Mono at 10
+// points is 8 by 17): yadColumns wide, and tall enough for every line up
+// to yadMaxHeight, which fits a 1280×720 screen with a top bar and the
+// window's title bar. A longer question scrolls, and its scroll bar is
+// always drawn (childEnv); one in a larger font than reckoned wraps again
+// or scrolls sooner, and shows it alike. A fixed 560×420 showed the first
+// four of eight notes of 198 characters, and no scroll bar: the rest,
+// the argument that mattered and "Run it?" lay below, unseen.
 const (
-	width  = 560
-	height = 420
+	yadColumns    = 88
+	yadCharWidth  = 9
+	yadLineHeight = 19
+	yadChrome     = 100 // the icon beside the text, borders and the scroll bar, across
+	yadButtons    = 64  // the row of buttons and borders, down
+	yadMinHeight  = 240
+	yadMaxHeight  = 600
 )
+
+// yadSize is the width and height of yad's window for text (yadLines'),
+// and whether the text is reckoned too long for it.
+func yadSize(text string) (w, h int, scrolls bool) {
+	lines := strings.Count(text, "\n") + 1
+	h = lines*yadLineHeight + yadButtons
+	return yadColumns*yadCharWidth + yadChrome, min(max(h, yadMinHeight), yadMaxHeight), h > yadMaxHeight
+}
+
+// yadScroll is what yad says above a question too long for its window
+// (Pango markup: none here).
+const yadScroll = "The question is longer than this window: scroll down to read every argument."
+
+// yadLines is body as yad shows it: lines longer than yadColumns broken
+// (wrapLines), so that the rest of a value, indented, cannot pass for an
+// argument's line, as the view's own wrapping at the left edge could.
+func yadLines(body string) string { return wrapLines(body, yadColumns) }
 
 // program is an Asker that runs a dialog program: exec, never a shell; the
 // question on stdin where the program can read it there as plain text
@@ -74,7 +103,7 @@ const yadRun = 41
 // nothing for the others.
 func (p *program) stdin(body string) string {
 	if p.kind == yad {
-		return yadText(body)
+		return yadText(yadLines(body))
 	}
 	return ""
 }
@@ -120,10 +149,15 @@ func (p *program) args(title, body string, timeout time.Duration) []string {
 		// The text on stdin, shown as it is (--text-info: plain text, no
 		// markup unless --formatted, no backslash escapes, nothing
 		// printed back unless --editable); the focus in the text, where
-		// Return does nothing. Run's exit code is yadRun.
+		// Return does nothing. Run's exit code is yadRun. The window
+		// sized to the text (yadSize).
+		w, h, scrolls := yadSize(yadLines(body))
 		a := []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
 			"--button=" + DontRunLabel + ":1", "--button=" + RunLabel + ":" + strconv.Itoa(yadRun),
-			"--width=" + strconv.Itoa(width), "--height=" + strconv.Itoa(height)}
+			"--width=" + strconv.Itoa(w), "--height=" + strconv.Itoa(h)}
+		if scrolls {
+			a = append(a, "--text="+yadScroll)
+		}
 		if n > 0 {
 			a = append(a, "--timeout="+strconv.Itoa(n))
 		}
@@ -434,12 +468,14 @@ func (o *output) String() string {
 // childEnv is the dialog program's environment: the bridge's, with the
 // display Find saw, and without the variables with which the dialog
 // programs let the environment change their exit codes (zenity's
-// ZENITY_OK, DIALOG_CANCEL, ...) or add options (YAD_OPTIONS).
+// ZENITY_OK, DIALOG_CANCEL, ...) or add options (YAD_OPTIONS); with
+// GTK_OVERLAY_SCROLLING=0, so that a GTK text that scrolls (yad's) shows
+// its scroll bar from the start, not only once the pointer moves over it.
 func childEnv(env func(string) string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "YAD_OPTIONS" ||
+		if k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "YAD_OPTIONS" || k == "GTK_OVERLAY_SCROLLING" ||
 			strings.HasPrefix(k, "ZENITY_") || strings.HasPrefix(k, "DIALOG_") {
 			continue
 		}
@@ -450,5 +486,5 @@ func childEnv(env func(string) string) []string {
 			out = append(out, k+"="+v)
 		}
 	}
-	return out
+	return append(out, "GTK_OVERLAY_SCROLLING=0")
 }
