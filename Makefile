@@ -225,8 +225,11 @@ test-telemetry:
 # installed (Qt and KDE Frameworks, some 100 packages: not installed here);
 # found by its title with xdotool, its command line read back,
 # answered each way (Run, Return, Escape, close box, timeout, cancelled);
-# its display killed while it is open (never Run; kdialog after Qt's debug
-# output); and raw markup through each program's own escaping; each
+# words and Return typed for another window as it opens (never Run);
+# every argument in view, or the scroll bar drawn when they cannot all
+# fit (screenshots of each); its display killed while it is open (never
+# Run; kdialog after Qt's debug output); and raw markup through each
+# program's own escaping; each
 # program's answers through this test binary playing it (TestOnlyRunRuns);
 # then end to end (verify's TestDesktopConfirm): the built bridge under the
 # Go SDK client, which cannot ask, with confirm ["delete_*"]: only Run
@@ -240,4 +243,4 @@ test-desktop:
 	  if [ -n "$$need" ]; then echo "test-desktop: installing$$need with apt-get"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$need; fi
-	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestLostDisplayOnX|TestRawMarkupOnX|TestOnlyRunRuns|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify
+	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestTypedAheadNeverRunsOnX|TestEveryArgumentInViewOnX|TestLostDisplayOnX|TestRawMarkupOnX|TestOnlyRunRuns|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify

@@ -60,10 +60,18 @@ func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
 }
 
 // askDesktop shows the question on this machine's desktop, once the
-// client's question before it has ended, and waits for the user, the
-// timeout, or ctx (the question withdrawn: the dialog closes at once, or
-// never shows). It returns the refusal to give, or nil when the user
-// chose Run.
+// client's question before it has ended and no other dialog of this
+// bridge is on screen, and waits for the user, the timeout, or ctx (the
+// question withdrawn: the dialog closes at once, or never shows). It
+// returns the refusal to give, or nil when the user chose Run.
+//
+// One dialog at a time per client keeps a client's questions in the
+// order it sent them; one at a time per bridge keeps them from piling up
+// on the desktop when clients are many (a --listen bridge asks on the CAD
+// machine's one desktop), or when one is taken for many: a stateless
+// 2026-07-28 client is known by the clientInfo it names in each request,
+// and one that names another each time had each of its dialogs opened at
+// once, on top of each other.
 func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *outcome {
 	g := b.rules
 	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
@@ -93,6 +101,18 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
 		}
 	}
+	select {
+	case g.onScreen <- struct{}{}:
+	default:
+		b.log.Debug().Str("tool", j.req.Tool.Name).Msg("desktop question waits for the dialog on screen")
+		select {
+		case g.onScreen <- struct{}{}:
+		case <-ctx.Done():
+			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
+			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+		}
+	}
+	defer func() { <-g.onScreen }()
 	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.req.Tool.Name, Args: j.req.Tool.Args, Timeout: g.confirmTTL}
 	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")
 	ans, err := g.desktop.Ask(ctx, q)

@@ -43,7 +43,9 @@ var (
 func (b *bridge) runQuestion(j *job) {
 	r := j.reply
 	if j.askDone != nil {
-		defer close(j.askDone) // the next desktop question of its turn may show
+		// The next desktop question of its turn may show once this one
+		// and every one before it have ended.
+		defer passAsk(j.askAfter, j.askDone)
 	}
 	// The question lives within the request's context (the client's
 	// cancel, its session's end), and ends too when the bridge stops

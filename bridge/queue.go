@@ -26,15 +26,39 @@ type Turn struct {
 
 // nextAsk takes the next place in the turn's line of desktop questions:
 // prev is closed once the question before this one has ended (nil: there
-// is none), and the caller closes done once this one has. One window at
-// a time per client: five calls waiting for confirmation are five
-// questions in a row, not five dialogs at once.
+// is none), and the caller hands on (passAsk) once this one has. One
+// window at a time per client: five calls waiting for confirmation are
+// five questions in a row, not five dialogs at once.
 func (t *Turn) nextAsk() (prev, done chan struct{}) {
 	t.askMu.Lock()
 	defer t.askMu.Unlock()
 	prev, done = t.lastAsk, make(chan struct{})
 	t.lastAsk = done
 	return prev, done
+}
+
+// passAsk frees the next place in a turn's line of desktop questions
+// (done) once this question has ended and the one before it (prev) has
+// too. A question may end while it still waits for its turn (its call
+// cancelled, a look-alike name refused, the session gone): the one after
+// it must still wait for the dialog on screen, so done closes only after
+// prev, on a goroutine of its own when prev is still open (it ends when
+// the question before ends, which every question does: answered, timed
+// out or withdrawn).
+func passAsk(prev, done chan struct{}) {
+	if prev == nil {
+		close(done)
+		return
+	}
+	select {
+	case <-prev:
+		close(done)
+	default:
+		go func() {
+			<-prev
+			close(done)
+		}()
+	}
 }
 
 // jobQueue is the line of jobs waiting for the one worker, bounded so that

@@ -35,6 +35,9 @@ type rules struct {
 	desktop     desktop.Asker
 	desktopWhy  string
 	name        string
+	// onScreen holds the one desktop dialog this bridge shows at a time,
+	// whichever client it asks for (askDesktop).
+	onScreen chan struct{}
 	// unmatchedOnce: the policy's patterns that match no tool are logged
 	// once, with the first tool list (listed.go).
 	unmatchedOnce sync.Once
@@ -49,7 +52,8 @@ func newRules(cfg *Config) *rules {
 		signer.Now = testHookNow
 	}
 	return &rules{policy: cfg.Policy, signer: signer, journal: cfg.Journal, args: cfg.JournalArgs, confirmTTL: cfg.ConfirmTimeout,
-		confirmWith: cfg.ConfirmWith, desktop: cfg.Desktop, desktopWhy: cfg.DesktopWhyNot, name: cfg.Name}
+		confirmWith: cfg.ConfirmWith, desktop: cfg.Desktop, desktopWhy: cfg.DesktopWhyNot, name: cfg.Name,
+		onScreen: make(chan struct{}, 1)}
 }
 
 // asker is what the rules keep per client: what a handshake-era client said

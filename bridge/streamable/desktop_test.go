@@ -2,12 +2,18 @@ package streamable
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
@@ -68,3 +74,72 @@ func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
 		}
 	}
 }
+
+// TestDesktopOneDialogAtATimeForStatelessClients: a stateless 2026-07-28
+// client that cannot ask, naming another clientInfo in each call, is a
+// client of its own for each (httpClientKey): its questions were shown
+// at once, three dialogs on top of each other, where one client's are
+// asked one after the other. The bridge shows one dialog at a time,
+// whichever client it asks for: the others wait, and are asked once the
+// one on screen is answered.
+func TestDesktopOneDialogAtATimeForStatelessClients(t *testing.T) {
+	d := bridgetest.NewDesktop()
+	waiting := make(chan struct{}, 10)
+	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
+		c.Policy = bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
+		c.Name, c.Desktop, c.ConfirmTimeout = "cad-test", d, time.Hour
+		c.Log = zerolog.New(zerolog.MultiLevelWriter(zerolog.NewTestWriter(t), logLines("waits for the dialog on screen", waiting))).Level(zerolog.DebugLevel)
+	})
+	const n = 3
+	var answers []<-chan answer
+	for i := range n {
+		body := strings.Replace(bridgetest.ModernCall(fmt.Sprint(i), "delete_entities", fmt.Sprintf(`{"handles":["%d"]}`, i), `{}`, ""),
+			`"name":"wire-test"`, fmt.Sprintf(`"name":"client-%d"`, i), 1)
+		answers = append(answers, h.postAsync(modernHeaders("tools/call", "delete_entities"), body))
+	}
+	// One shown, two waiting; were they shown instead, a second would be
+	// on the desktop.
+	var shown []desktop.Question
+	for waited := 0; waited < n-1; {
+		select {
+		case <-waiting:
+			waited++
+		case q := <-d.Asked:
+			if shown = append(shown, q); len(shown) > 1 {
+				t.Fatalf("a second dialog opened while the first was open: %s's, %s's", shown[0].Client, q.Client)
+			}
+		case <-time.After(bridgetest.WaitLimit):
+			t.Fatal("the questions neither waited nor were shown")
+		}
+	}
+	for i := range n {
+		if i > 0 {
+			shown = append(shown, d.Question(t))
+		}
+		d.Answers <- desktop.DontRun
+	}
+	for i, ch := range answers {
+		if r := within(t, ch); r.status != http.StatusOK || bridgetest.Field(t, r.body, "result.isError") != true {
+			t.Errorf("call %d: %d %s", i, r.status, r.body)
+		}
+	}
+	if m := d.MaxOpen(); m != 1 {
+		t.Errorf("%d dialogs on the desktop at once, want one", m)
+	}
+	if h.sim.Calls() != 0 {
+		t.Errorf("the base ran %d calls", h.sim.Calls())
+	}
+}
+
+// logLines is a log writer that signals on ch each line holding msg.
+func logLines(msg string, ch chan<- struct{}) io.Writer {
+	return writerFunc(func(p []byte) {
+		if strings.Contains(string(p), msg) {
+			ch <- struct{}{}
+		}
+	})
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }

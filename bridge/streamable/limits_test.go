@@ -387,6 +387,37 @@ func TestIdleLimit(t *testing.T) {
 	}
 }
 
+// TestExpiredTakenUnderTheLock: the janitor ends a session only if it is
+// idle when taken out of the table, decided under the lock a request
+// takes to find it: a session used after the janitor read its clock is
+// not taken, however long it had been idle before; one taken is found by
+// no request after. One nanosecond either side of --session-idle, from
+// the last use.
+func TestExpiredTakenUnderTheLock(t *testing.T) {
+	const idle = time.Minute
+	tab := newSessions(4, idle, idle)
+	s, _ := tab.open("127.0.0.1", func(*session) *bridge.Client { return nil })
+	s.release()
+	long := time.Now().Add(time.Hour) // the janitor's clock reading
+	if tab.get(s.id) == nil {         // a request comes after it
+		t.Fatal("the session is not found")
+	}
+	if got := tab.takeExpired(long); len(got) != 0 {
+		t.Fatalf("a session in use was taken out")
+	}
+	s.release()
+	_, _, last := s.state()
+	if got := tab.takeExpired(last.Add(idle)); len(got) != 0 {
+		t.Fatalf("a session idle exactly --session-idle was taken out")
+	}
+	if got := tab.takeExpired(last.Add(idle + time.Nanosecond)); len(got) != 1 || got[0] != s {
+		t.Fatalf("a session idle past --session-idle: %v", got)
+	}
+	if tab.get(s.id) != nil || tab.count() != 0 {
+		t.Fatal("a session taken out is still found")
+	}
+}
+
 // TestShortSessionIdleForUnusedSessions: --session-idle shorter than the
 // unused timeout frees a session never used after its initialize after
 // --session-idle (the table's room comes back that soon), not after the

@@ -206,7 +206,7 @@ func (f *httpFront) runJanitor(ctx context.Context, done chan<- struct{}) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			for _, s := range f.sessions.expired(now) {
+			for _, s := range f.sessions.takeExpired(now) {
 				f.endSession(s, "idle timeout")
 			}
 		}

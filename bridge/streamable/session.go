@@ -3,6 +3,7 @@ package streamable
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"slices"
 	"sync"
 	"time"
 
@@ -201,10 +202,25 @@ func (t *sessions) remove(s *session) bool {
 	return t.removeLocked(s)
 }
 
-// expired returns the sessions idle past their timeout (they stay in the
-// table until ended).
-func (t *sessions) expired(now time.Time) []*session {
-	return t.matching(func(s *session) bool { return s.idle(now, t.idle, t.unused) })
+// takeExpired takes the sessions idle past their timeout out of the
+// table and returns them, for the caller to end. Whether each is idle is
+// decided under the table's lock, which get takes too: a session used
+// after the janitor's clock reading (get holds it, and marks it used
+// later than now) stays; one taken out is not found by a request that
+// comes after (404: it initializes again). Before, the janitor listed the
+// expired sessions and then ended each, a session used in between
+// included: its request was cancelled.
+func (t *sessions) takeExpired(now time.Time) []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*session
+	for _, s := range slices.Clone(t.order) {
+		if s.idle(now, t.idle, t.unused) {
+			t.removeLocked(s)
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // all returns every open session, for shutdown.

@@ -265,7 +265,12 @@ func (l *Launcher) lock(ctx context.Context, progress func(string)) (*lockedFile
 // not known to have come up, and still running. Waiting for it beats
 // starting a second copy of CAD. A launch older than forget is forgotten,
 // so that a process id used again by another program cannot hold
-// launches off for ever.
+// launches off for ever; so is one that started later than now: the file
+// was written while the clock was ahead (a dual-boot machine whose other
+// system keeps the hardware clock in local time, a VM resumed, NTP
+// stepping the clock back), and how long ago that launch really was is
+// anyone's guess. Waiting for it would hold every launch off until the
+// clock caught up with it.
 func (l *Launcher) stillStarting(st state, now time.Time) proc {
 	if c := l.child; c != nil && c.pid == st.Pid && !st.Up {
 		select {
@@ -276,7 +281,7 @@ func (l *Launcher) stillStarting(st state, now time.Time) proc {
 		}
 	}
 	forget := max(10*time.Minute, 3*l.o.Wait)
-	if st.Pid <= 0 || st.Up || now.Sub(st.Started) > forget || !alive(st.Pid) {
+	if st.Pid <= 0 || st.Up || now.Sub(st.Started) > forget || st.Started.After(now) || !alive(st.Pid) {
 		return nil
 	}
 	return foreign(st.Pid)

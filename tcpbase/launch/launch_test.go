@@ -537,6 +537,59 @@ func TestOldLaunchForgotten(t *testing.T) {
 	}
 }
 
+// TestFutureLaunchForgotten: a lock file naming a launch that started
+// later than now (written while the clock was ahead: a dual-boot machine
+// whose other system keeps the hardware clock in local time, a VM
+// resumed, NTP stepping the clock back) says nothing about a launch on
+// its way up: its process id, maybe another program's by now (here this
+// test's own), holds nothing off. Before, a start in the future was never
+// older than the forget limit: every launch waited the whole
+// --launch-wait for a program that was not coming, until the clock caught
+// up. A launch started now is waited for; one a nanosecond from now, or
+// two hours, is not.
+func TestFutureLaunchForgotten(t *testing.T) {
+	s := newSetup(t)
+	clk := newClock()
+	o := s.options(clk)
+	lockPath := strings.TrimSuffix(launch.New(o).LogPath(), ".log") + ".lock"
+	writeLock := func(started time.Time) {
+		t.Helper()
+		st := fmt.Sprintf(`{"pid":%d,"started":%q}`, os.Getpid(), started.Format(time.RFC3339Nano))
+		if err := os.WriteFile(lockPath, []byte(st), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	writeLock(clk.now())
+	ctx, cancel := context.WithCancel(context.Background())
+	m := newMessages("FakeCAD (pid")
+	done := make(chan error, 1)
+	go func() { done <- launch.New(o).Ensure(ctx, m.add) }()
+	m.wait(t, "FakeCAD (pid") // waiting for the process the file names
+	cancel()
+	if err := result(t, done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a launch started now: %v, want waited for until cancelled", err)
+	}
+	if n := len(s.starts()); n != 0 {
+		t.Fatalf("a launch started now: %d starts, want it waited for", n)
+	}
+
+	for i, ahead := range []time.Duration{time.Nanosecond, 2 * time.Hour} {
+		writeLock(clk.now().Add(ahead))
+		m := newMessages("FakeCAD (pid")
+		if err := launch.New(o).Ensure(context.Background(), m.add); err != nil {
+			t.Fatalf("a launch started %v from now: %v", ahead, err)
+		}
+		if n := len(s.starts()); n != i+1 {
+			t.Fatalf("a launch started %v from now: %d starts, want the program started (messages %q)", ahead, n, m.list())
+		}
+		_ = launchtest.Touch(s.fake.Stop)
+		pid := s.starts()[i].Pid
+		waitFor(t, "the fake to stop", func() bool { return !launchtest.Alive(pid) })
+		_ = os.Remove(s.fake.Stop)
+	}
+}
+
 // The last lines of output are bounded and printable.
 func TestLastLines(t *testing.T) {
 	s := newSetup(t)

@@ -103,11 +103,13 @@ func TestArgs(t *testing.T) {
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel", "--timeout=2"}},
 		{zenity, 0, []string{"--question", "--no-markup", "--title=" + title, "--text=" + body,
 			"--ok-label=Run", "--cancel-label=Don't run", "--default-cancel"}},
-		{kdialog, 90 * time.Second, []string{"--title=" + title, "--combobox=" + kd, "Don't run", "Run", "--default=Don't run"}},
+		{kdialog, 90 * time.Second, []string{"--title=" + title, "--combobox=" + kd, "Don't run", "\u25b6 Run", "--default=Don't run"}},
+		// yad: 88 columns of 9 pixels and 100 beside them; the hostile
+		// question's 14 lines (once broken at 88) of 19 and 64 below.
 		{yad, 90 * time.Second, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
-			"--button=Don't run:1", "--button=Run:41", "--width=560", "--height=420", "--timeout=90"}},
+			"--button=Don't run:1", "--button=Run:41", "--width=892", "--height=330", "--timeout=90"}},
 		{yad, 0, []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
-			"--button=Don't run:1", "--button=Run:41", "--width=560", "--height=420"}},
+			"--button=Don't run:1", "--button=Run:41", "--width=892", "--height=330"}},
 		{osascript, 90 * time.Second, append(osaScript(), title, body, "90")},
 		{osascript, 0, append(osaScript(), title, body, "0")},
 	}
@@ -130,7 +132,7 @@ func TestArgs(t *testing.T) {
 		if onArgv != (k != yad) {
 			t.Errorf("%s: the arguments on its command line: %v", k, onArgv)
 		}
-		if in := p.stdin(body); (in != "") != (k == yad) || k == yad && in != body+"\n" {
+		if in := p.stdin(body); (in != "") != (k == yad) || k == yad && in != wrapLines(body, 88)+"\n" {
 			t.Errorf("%s: stdin %q", k, in)
 		}
 	}
@@ -158,6 +160,29 @@ func TestWrapLines(t *testing.T) {
 			if n := len([]rune(l)); n > 80 {
 				t.Errorf("wrapLines(%q): a line of %d characters", c.in, n)
 			}
+		}
+	}
+}
+
+// TestYadSize: yad's window is as tall as its text, 19 pixels a line and
+// 64 for the buttons, within 240 and 600 (one line either side of each),
+// and 892 wide (88 columns of 9, and 100); past 600, it says above the
+// text that the question scrolls.
+func TestYadSize(t *testing.T) {
+	for _, c := range []struct {
+		lines, h int
+		scrolls  bool
+	}{
+		{1, 240, false}, {9, 240, false}, {10, 254, false}, {14, 330, false}, {28, 596, false}, {29, 600, true}, {250, 600, true},
+	} {
+		text := strings.Repeat("x\n", c.lines-1) + "x"
+		if w, h, scrolls := yadSize(text); w != 892 || h != c.h || scrolls != c.scrolls {
+			t.Errorf("%d lines: %d×%d, scrolls %v; want 892×%d, %v", c.lines, w, h, scrolls, c.h, c.scrolls)
+		}
+		p := &program{kind: yad}
+		said := slices.Contains(p.args("t", text, 0), "--text="+yadScroll)
+		if said != c.scrolls {
+			t.Errorf("%d lines: says it scrolls: %v", c.lines, said)
 		}
 	}
 }
@@ -198,13 +223,15 @@ func TestAnswer(t *testing.T) {
 	}
 	cases := map[kind][]c{
 		zenity: {{0, "", Run, true, ""}, {1, "", DontRun, true, ""}, {5, "", TimedOut, true, ""}, {255, "", DontRun, false, ""}, {2, "", DontRun, false, ""}},
-		// kdialog: "Run" printed and exit 0, that alone; exit 1 is Cancel,
-		// Escape or closed, and Qt's own exit when the display goes
-		// (xkill, the session ending), said so when Qt said it.
-		kdialog: {{0, "Run\n", Run, true, ""}, {0, "Run\n", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"},
+		// kdialog: its Run entry ("\u25b6 Run") printed and exit 0, that
+		// alone; exit 1 is Cancel, Escape or closed, and Qt's own exit when
+		// the display goes (xkill, the session ending), said so when Qt
+		// said it.
+		kdialog: {{0, "\u25b6 Run\n", Run, true, ""}, {0, "\u25b6 Run\n", Run, true, "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"},
 			{0, "Don't run\n", DontRun, true, ""}, {1, "\n", DontRun, true, ""}, {1, "", DontRun, true, ""},
-			{0, "", DontRun, false, ""}, {0, "Run", DontRun, false, ""}, {0, "run\n", DontRun, false, ""}, {0, "Run\n\n", DontRun, false, ""},
-			{1, "Run\n", DontRun, true, ""}, {2, "", DontRun, false, ""}, {3, "", DontRun, false, ""},
+			{0, "", DontRun, false, ""}, {0, "\u25b6 Run", DontRun, false, ""}, {0, "\u25b6 run\n", DontRun, false, ""}, {0, "\u25b6 Run\n\n", DontRun, false, ""},
+			{0, "Run\n", DontRun, false, ""}, {0, "\u25b6Run\n", DontRun, false, ""}, {0, " \u25b6 Run\n", DontRun, false, ""},
+			{1, "\u25b6 Run\n", DontRun, true, ""}, {2, "", DontRun, false, ""}, {3, "", DontRun, false, ""},
 			{1, "", DontRun, false, "The X11 connection broke (error 1). Did the X11 server die?\n"},
 			{1, "", DontRun, false, "The Wayland connection broke. Did the Wayland compositor die?\n"}},
 		// yad: its Run button's own code; 0 (SIGUSR1) is no answer.
@@ -307,15 +334,16 @@ func TestChildEnv(t *testing.T) {
 	t.Setenv("YAD_OPTIONS", "--button=Run:1")
 	t.Setenv("DISPLAY", ":7")
 	t.Setenv("H6_KEPT", "yes")
+	t.Setenv("GTK_OVERLAY_SCROLLING", "1")
 	env := childEnv(func(k string) string { return map[string]string{"DISPLAY": ":1", "WAYLAND_DISPLAY": "w"}[k] })
 	var got []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ZENITY_") || strings.HasPrefix(k, "DIALOG_") || k == "YAD_OPTIONS" || k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "H6_KEPT" {
+		if strings.HasPrefix(k, "ZENITY_") || strings.HasPrefix(k, "DIALOG_") || k == "YAD_OPTIONS" || k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "H6_KEPT" || k == "GTK_OVERLAY_SCROLLING" {
 			got = append(got, kv)
 		}
 	}
-	if diff := cmp.Diff([]string{"H6_KEPT=yes", "DISPLAY=:1", "WAYLAND_DISPLAY=w"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"H6_KEPT=yes", "DISPLAY=:1", "WAYLAND_DISPLAY=w", "GTK_OVERLAY_SCROLLING=0"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -23,12 +23,41 @@ const (
 
 func (k kind) String() string { return [...]string{"zenity", "kdialog", "yad", "osascript"}[k] }
 
-// width and height are yad's size in pixels: its text wraps within the
-// width, and scrolls when longer.
+// yad's window is sized to its text, in pixels reckoned from a
+// monospace font of 9 by 19 (its text view's; DejaVu Sans Mono at 10
+// points is 8 by 17): yadColumns wide, and tall enough for every line up
+// to yadMaxHeight, which fits a 1280×720 screen with a top bar and the
+// window's title bar. A longer question scrolls, and its scroll bar is
+// always drawn (childEnv); one in a larger font than reckoned wraps again
+// or scrolls sooner, and shows it alike. A fixed 560×420 showed the first
+// four of eight notes of 198 characters, and no scroll bar: the rest,
+// the argument that mattered and "Run it?" lay below, unseen.
 const (
-	width  = 560
-	height = 420
+	yadColumns    = 88
+	yadCharWidth  = 9
+	yadLineHeight = 19
+	yadChrome     = 100 // the icon beside the text, borders and the scroll bar, across
+	yadButtons    = 64  // the row of buttons and borders, down
+	yadMinHeight  = 240
+	yadMaxHeight  = 600
 )
+
+// yadSize is the width and height of yad's window for text (yadLines'),
+// and whether the text is reckoned too long for it.
+func yadSize(text string) (w, h int, scrolls bool) {
+	lines := strings.Count(text, "\n") + 1
+	h = lines*yadLineHeight + yadButtons
+	return yadColumns*yadCharWidth + yadChrome, min(max(h, yadMinHeight), yadMaxHeight), h > yadMaxHeight
+}
+
+// yadScroll is what yad says above a question too long for its window
+// (Pango markup: none here).
+const yadScroll = "The question is longer than this window: scroll down to read every argument."
+
+// yadLines is body as yad shows it: lines longer than yadColumns broken
+// (wrapLines), so that the rest of a value, indented, cannot pass for an
+// argument's line, as the view's own wrapping at the left edge could.
+func yadLines(body string) string { return wrapLines(body, yadColumns) }
 
 // program is an Asker that runs a dialog program: exec, never a shell; the
 // question on stdin where the program can read it there as plain text
@@ -58,6 +87,13 @@ func seconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
+// kdialogRun is the Run entry of kdialog's combo box. Qt's combo box
+// chooses the entry whose text starts with what is typed on it (any
+// letter, digit or sign, whatever the case), so it starts with a sign no
+// keyboard layout types, U+25B6: only the arrow keys, the mouse, or that
+// sign typed on purpose choose it.
+const kdialogRun = "\u25b6 " + RunLabel
+
 // yadRun is the exit code of yad's Run button: one yad gives for nothing
 // else (0 is also what it exits with on SIGUSR1, 1 on a fatal GTK error,
 // 70 at its timeout, 252 on Escape).
@@ -67,7 +103,7 @@ const yadRun = 41
 // nothing for the others.
 func (p *program) stdin(body string) string {
 	if p.kind == yad {
-		return yadText(body)
+		return yadText(yadLines(body))
 	}
 	return ""
 }
@@ -90,26 +126,38 @@ func (p *program) args(title, body string, timeout time.Duration) []string {
 		}
 		return a
 	case kdialog:
-		// kdialog's yes/no boxes cannot be the question: their default
-		// button is Yes (exit 0) with no option to change it, so Run had
-		// to be No, exit 1, which is also what Qt exits with by itself
-		// when it loses its display ("The X11 connection broke"). So the
-		// question is a choice in a combo box, "Don't run" chosen: kdialog
-		// prints "Run" only when the user chose it and pressed OK (exit
-		// 0); Cancel, Escape or closed exit 1. No timeout (killed at it).
-		// Its label guesses rich text (Qt::AutoText), so the text is made
-		// rich text for certain and every character escaped, and it does
-		// not wrap lines: kdialogText breaks them.
-		return []string{"--title=" + title, "--combobox=" + kdialogText(body), DontRunLabel, RunLabel,
+		// kdialog's message boxes cannot be the question: Return presses
+		// their positive button (Yes, Continue: exit 0) whatever the kind
+		// (--yesno, --warningyesno, --warningcontinuecancel, with or
+		// without cancel, all tried), with no option to change it, so Run
+		// would have to be No, exit 1, which is also what Qt exits with by
+		// itself when it loses its display ("The X11 connection broke").
+		// So the question is a choice in a combo box, "Don't run" chosen:
+		// kdialog prints the Run entry only when the user chose it and
+		// pressed OK (exit 0); Cancel, Escape or closed exit 1. The Run
+		// entry starts with a sign no keyboard types (kdialogRun): a
+		// combo box picks the entry whose text starts with the keys typed
+		// on it, and keys typed for another window when the dialog took
+		// the focus (REGEN, ROTATE and Return at CAD's command line)
+		// would choose "Run" and press OK. No timeout (killed at it). Its
+		// label guesses rich text (Qt::AutoText), so the text is made rich
+		// text for certain and every character escaped, and it does not
+		// wrap lines: kdialogText breaks them.
+		return []string{"--title=" + title, "--combobox=" + kdialogText(body), DontRunLabel, kdialogRun,
 			"--default=" + DontRunLabel}
 	case yad:
 		// The text on stdin, shown as it is (--text-info: plain text, no
 		// markup unless --formatted, no backslash escapes, nothing
 		// printed back unless --editable); the focus in the text, where
-		// Return does nothing. Run's exit code is yadRun.
+		// Return does nothing. Run's exit code is yadRun. The window
+		// sized to the text (yadSize).
+		w, h, scrolls := yadSize(yadLines(body))
 		a := []string{"--text-info", "--title=" + title, "--wrap", "--image=dialog-question",
 			"--button=" + DontRunLabel + ":1", "--button=" + RunLabel + ":" + strconv.Itoa(yadRun),
-			"--width=" + strconv.Itoa(width), "--height=" + strconv.Itoa(height)}
+			"--width=" + strconv.Itoa(w), "--height=" + strconv.Itoa(h)}
+		if scrolls {
+			a = append(a, "--text="+yadScroll)
+		}
 		if n > 0 {
 			a = append(a, "--timeout="+strconv.Itoa(n))
 		}
@@ -250,7 +298,7 @@ func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 		}
 	case kdialog:
 		switch {
-		case code == 0 && stdout == RunLabel+"\n":
+		case code == 0 && stdout == kdialogRun+"\n":
 			return Run, true
 		case code == 0 && stdout == DontRunLabel+"\n":
 			return DontRun, true
@@ -290,6 +338,12 @@ func (p *program) answer(code int, stdout, stderr string) (Answer, bool) {
 // has before it is killed (and the question timed out anyway).
 const grace = 2 * time.Second
 
+// outputsGrace is how long the outputs of a program that has ended are
+// still read: a process it left behind (a toolkit's helper, a wrapper
+// script's background job) may hold them open for as long as it lives,
+// and the answer must not wait for it (exec.Cmd.WaitDelay).
+const outputsGrace = time.Second
+
 func (p *program) Ask(ctx context.Context, q Question) (Answer, error) {
 	body, err := Text(q)
 	if err != nil {
@@ -311,6 +365,8 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 	// Nothing of the child reaches the bridge's stdout (the protocol's) or stderr.
 	var stdout, stderr output
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = outputsGrace
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
 	}
@@ -329,11 +385,17 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 	select {
 	case err := <-done:
 		code := 0
-		if err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() < 0 {
-				return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
-			}
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.Is(err, exec.ErrWaitDelay):
+			// It exited with status 0, and what it left behind held its
+			// outputs past outputsGrace: what it wrote is read, and is
+			// its answer.
+			code = cmd.ProcessState.ExitCode()
+		case !errors.As(err, &exit) || exit.ExitCode() < 0:
+			return DontRun, fmt.Errorf("%s: %w", p.Name(), err)
+		default:
 			code = exit.ExitCode()
 		}
 		if a, ok := p.answer(code, stdout.String(), stderr.String()); ok {
@@ -341,11 +403,11 @@ func (p *program) show(ctx context.Context, title, body string, timeout time.Dur
 		}
 		return DontRun, fmt.Errorf("%s ended with exit status %d: %s", p.Name(), code, lastWords(stderr.String()))
 	case <-ctx.Done():
-		_ = cmd.Process.Kill()
+		endGroup(cmd)
 		<-done
 		return Cancelled, nil
 	case <-expire:
-		_ = cmd.Process.Kill()
+		endGroup(cmd)
 		<-done
 		return TimedOut, nil
 	}
@@ -406,12 +468,14 @@ func (o *output) String() string {
 // childEnv is the dialog program's environment: the bridge's, with the
 // display Find saw, and without the variables with which the dialog
 // programs let the environment change their exit codes (zenity's
-// ZENITY_OK, DIALOG_CANCEL, ...) or add options (YAD_OPTIONS).
+// ZENITY_OK, DIALOG_CANCEL, ...) or add options (YAD_OPTIONS); with
+// GTK_OVERLAY_SCROLLING=0, so that a GTK text that scrolls (yad's) shows
+// its scroll bar from the start, not only once the pointer moves over it.
 func childEnv(env func(string) string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "YAD_OPTIONS" ||
+		if k == "DISPLAY" || k == "WAYLAND_DISPLAY" || k == "YAD_OPTIONS" || k == "GTK_OVERLAY_SCROLLING" ||
 			strings.HasPrefix(k, "ZENITY_") || strings.HasPrefix(k, "DIALOG_") {
 			continue
 		}
@@ -422,5 +486,5 @@ func childEnv(env func(string) string) []string {
 			out = append(out, k+"="+v)
 		}
 	}
-	return out
+	return append(out, "GTK_OVERLAY_SCROLLING=0")
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,6 +26,12 @@ type fakeDialog struct {
 	// of Qt's "QStandardPaths: …" kind).
 	Warnings int
 	Stderr   string
+	// Helper, when not "", is a FIFO: the fake first starts a helper
+	// process of its own that inherits its stdout and stderr (as a
+	// toolkit's session helper may), writes its process id to Helper+".pid"
+	// and lives until the FIFO is opened for writing and closed; the fake
+	// then waits for that too (a dialog still open) when Code is -1.
+	Helper string
 }
 
 func TestMain(m *testing.M) {
@@ -32,6 +40,26 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(spec), &f); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(125)
+		}
+		if f.Helper != "" {
+			if os.Getenv(fakeEnv+"_HELPER") == "1" {
+				if os.WriteFile(f.Helper+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600) != nil || os.Rename(f.Helper+".tmp", f.Helper+".pid") != nil {
+					os.Exit(123)
+				}
+				waitFIFO(f.Helper)
+				os.Exit(0)
+			}
+			exe, _ := os.Executable()
+			h := exec.Command(exe)
+			h.Env = append(os.Environ(), fakeEnv+"_HELPER=1")
+			h.Stdout, h.Stderr = os.Stdout, os.Stderr
+			if err := h.Start(); err != nil {
+				os.Exit(124)
+			}
+			if f.Code == -1 {
+				waitFIFO(f.Helper)
+				os.Exit(0)
+			}
 		}
 		line := "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to '/tmp/runtime-root'\n"
 		w := strings.Repeat(line, f.Warnings/len(line)+1)[:f.Warnings]
@@ -68,7 +96,7 @@ func TestOnlyRunRuns(t *testing.T) {
 	const gtkGone = "Gdk-Message: 10:01:02.003: zenity: Fatal IO error 11 (Resource temporarily unavailable) on X server :0.\n"
 	runs := map[kind]fakeDialog{
 		zenity:    {Code: 0},
-		kdialog:   {Code: 0, Stdout: RunLabel + "\n"},
+		kdialog:   {Code: 0, Stdout: kdialogRun + "\n"},
 		yad:       {Code: yadRun},
 		osascript: {Code: 0, Stdout: "run\n"},
 	}
@@ -118,5 +146,15 @@ func testOnlyRunRuns(t *testing.T, k kind, run fakeDialog, edges []int, qtGone, 
 				t.Errorf("%s, %s after %d bytes of warnings: an error of %d bytes", k, c.name, n, len(err.Error()))
 			}
 		}
+	}
+}
+
+// waitFIFO returns once the FIFO at path has been opened for writing and
+// closed.
+func waitFIFO(path string) {
+	f, err := os.Open(path) // blocks until a writer opens it
+	if err == nil {
+		_, _ = f.Read(make([]byte, 1))
+		f.Close()
 	}
 }
