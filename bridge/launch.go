@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/status"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"

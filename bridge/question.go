@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 

@@ -7,8 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 

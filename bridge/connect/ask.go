@@ -8,11 +8,11 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // TestDesktopQuestionHoldsOnlyItsClient, over HTTP: while the desktop asks

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // rawPost sends a POST on a connection of its own and never reads the

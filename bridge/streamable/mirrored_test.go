@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"

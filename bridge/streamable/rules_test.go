@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // TestRulesOverHTTP: the policy, both eras' confirmation and the journal

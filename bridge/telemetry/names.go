@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 )
 

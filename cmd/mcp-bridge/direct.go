@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"

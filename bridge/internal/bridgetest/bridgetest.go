@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 	"github.com/mcp-bridge/mcp-bridge/verify"
