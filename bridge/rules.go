@@ -101,7 +101,7 @@ func (b *bridge) asksFirst(c *Client, m *Message) bool {
 func (b *bridge) admitCall(c *Client, j *job) bool {
 	g, req := b.rules, j.req
 	name, args := req.Tool.Name, req.Tool.Args
-	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
+	if d := g.policy.Check(name, lifecycle.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
 		b.log.Warn().Str("tool", name).Str("id", req.ID.String()).Msg("call refused by the policy; not sent to CAD")
 		werr := clienterr.Denied.With(map[string]string{"tool": name, "policy": g.policy.Source}, d.Reason)
 		j.denied = true

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -54,7 +53,7 @@ type Request struct {
 	Tool ToolParams
 	// RequestState and Input: a 2026-07-28 tools/call sent again with the
 	// answer to the bridge's input request. Input is that answer as sent
-	// (the member confirm.InputKey of inputResponses), for confirm.Read;
+	// (the member InputKey of inputResponses), for the confirmation;
 	// nil when absent, or when two members of inputResponses are one to a
 	// case-insensitive reader.
 	RequestState []byte
@@ -345,7 +344,7 @@ func readToolsCall(r *Request, params []byte, p paramMembers) {
 	}
 	r.RequestState = p.v[pRequestState]
 	if _, _, twins := rpc.FoldTwins(p.v[pInputResponses], false); !twins { // else two answers to one question: none
-		r.Input = rpc.Field(p.v[pInputResponses], confirm.InputKey)
+		r.Input = rpc.Field(p.v[pInputResponses], InputKey)
 	}
 }
 

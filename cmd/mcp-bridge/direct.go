@@ -16,9 +16,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -232,7 +233,7 @@ func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name strin
 	if err != nil {
 		return
 	}
-	names := policy.ToolNames(res)
+	names := lifecycle.ToolNames(res)
 	if slices.Contains(names, name) {
 		return
 	}

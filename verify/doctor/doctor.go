@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
@@ -341,9 +342,9 @@ func (b *baseCache) check(ctx context.Context, c *tcpbase.Client, listTimeout ti
 		return r
 	}
 	r.latency = float64(time.Since(start).Microseconds()) / 1000
-	r.all = policy.ToolNames(res)
+	r.all = lifecycle.ToolNames(res)
 	r.list = pol.ApplyList(res) // the list as clients see it
-	r.seen = policy.ToolNames(r.list)
+	r.seen = lifecycle.ToolNames(r.list)
 	return r
 }
 
