@@ -19,7 +19,7 @@ import (
 func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
 	d := bridgetest.NewDesktop()
 	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
 		c.Policy = p
 		c.Name, c.Desktop = "cad-test", d // as the core's withDesktop(d)

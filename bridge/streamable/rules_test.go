@@ -17,7 +17,7 @@ import (
 // apply to Streamable HTTP clients as to stdio ones.
 func TestRulesOverHTTP(t *testing.T) {
 	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Policy = p; c.Journal = jw })
 
 	// Legacy session whose client can ask.
