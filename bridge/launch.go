@@ -113,7 +113,6 @@ func (b *bridge) launchThenCall(j *job, baseErr error) ([]byte, error) {
 	stop := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stop()
 	j.sent = true
-	r.times.Sent = start
 	return b.callBase(ctx, j)
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -81,10 +80,8 @@ func (b *bridge) runQuestion(j *job) {
 		b.queue.remove(j)
 		return
 	}
-	j.reply.times.Asked = time.Now()
 	r.op().Asked()
 	refused := b.askUser(ctx, j)
-	j.reply.times.Agreed = time.Now()
 	r.op().Answered(answerOf(j.confirm))
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()

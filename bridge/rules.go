@@ -218,7 +218,7 @@ func (b *bridge) record(j *job, o outcome) {
 	e := &journal.Entry{
 		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.req.Era.String(),
 		Method: j.req.Method, Tool: j.req.Tool.Name, ID: j.req.ID.String(),
-		DurationMs: float64(time.Since(j.reply.times.Arrived).Microseconds()) / 1000,
+		DurationMs: float64(time.Since(j.reply.arrived).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
 		Denied:     j.denied, Confirm: j.confirm,
 		Confirmed: j.confirm == "accepted",

@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"bytes"
 	"slices"
-	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -66,19 +65,6 @@ type Request struct {
 	// Cancels: the request notifications/cancelled names; zero when it
 	// names none that can be one.
 	Cancels rpc.ID
-}
-
-// Times are the moments of one request's life that a measurement needs
-// (the journal's duration, telemetry), kept by the bridge beside the
-// request. Zero: it did not get there.
-type Times struct {
-	Arrived  time.Time // decoded
-	Dequeued time.Time // the worker took it
-	Asked    time.Time // its confirmation question went out
-	Agreed   time.Time // the user agreed (or the question ended)
-	Sent     time.Time // its frame went to the base
-	Answered time.Time // the base answered (or failed)
-	Ended    time.Time // its reply ended
 }
 
 // ClientInfo is a client's name and version as it wrote them, read by the
