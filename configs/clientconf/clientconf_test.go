@@ -92,7 +92,7 @@ var bridge = Server{Command: filepath.Join("opt", "mcp-bridge", "mcp-bridge"), A
 // existing is a user's file: another server, comments, a trailing comma
 // and a field nobody here knows.
 func existing(c *Client) string {
-	if c.TOML {
+	if c.Format == tomlFile {
 		return `# my codex settings
 model = "o3"
 
@@ -143,7 +143,7 @@ rules: []
 `
 	}
 	key := c.ServersKey()
-	if !c.JSONC {
+	if c.Format != jsoncFile {
 		return `{
     "theme": "dark",
     "` + key + `": {
@@ -184,7 +184,7 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Client.YAML {
+	if f.Client.Format == yamlFile {
 		s, err := yamlServers(b, f.Client)
 		if err != nil {
 			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
@@ -192,7 +192,7 @@ func entryOf(t *testing.T, f File, name string) (Server, bool) {
 		got, ok := s[name]
 		return got, ok
 	}
-	if f.Client.TOML {
+	if f.Client.Format == tomlFile {
 		s, err := tomlServers(b)
 		if err != nil {
 			t.Fatalf("reading back %s: %v\n%s", f.Path, err, b)
@@ -239,6 +239,12 @@ func entryShape(t *testing.T, b []byte, key []string, name string) map[string]st
 	if n := d.lookup(append(append([]string(nil), key...), name)); n == nil || d.decode(n, &entry) != nil {
 		t.Fatalf("no entry %s in\n%s", name, b)
 	}
+	return shapeOf(entry)
+}
+
+// shapeOf is each member of an entry with its type: "string" ("type"
+// with its value), "array", "object", "bool" or "number".
+func shapeOf(entry map[string]any) map[string]string {
 	out := map[string]string{}
 	for k, v := range entry {
 		switch v := v.(type) {
@@ -249,8 +255,12 @@ func entryShape(t *testing.T, b []byte, key []string, name string) map[string]st
 			}
 		case []any:
 			out[k] = "array"
-		case map[string]any:
+		case map[string]any, yaml.MapSlice:
 			out[k] = "object"
+		case bool:
+			out[k] = "bool"
+		case uint64, int64, int, float64:
+			out[k] = "number"
 		default:
 			out[k] = fmt.Sprintf("%T", v)
 		}
@@ -269,28 +279,11 @@ func yamlEntryShape(t *testing.T, c *Client, b []byte, name string) map[string]s
 	if err != nil || entry == nil {
 		t.Fatalf("no entry %s (%v) in\n%s", name, err, b)
 	}
-	out := map[string]string{}
+	members := map[string]any{}
 	for _, it := range entry {
-		k := fmt.Sprint(it.Key)
-		switch v := it.Value.(type) {
-		case string:
-			out[k] = "string"
-			if k == "type" {
-				out[k] = v
-			}
-		case []any:
-			out[k] = "array"
-		case yaml.MapSlice:
-			out[k] = "object"
-		case bool:
-			out[k] = "bool"
-		case uint64, int64, int, float64:
-			out[k] = "number"
-		default:
-			out[k] = fmt.Sprintf("%T", v)
-		}
+		members[fmt.Sprint(it.Key)] = it.Value
 	}
-	return out
+	return shapeOf(members)
 }
 
 func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
@@ -320,12 +313,12 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				if got, _ := entryOf(t, f, "cad-autocad"); !cmp.Equal(got, bridge) {
 					t.Fatalf("new file holds %+v", got)
 				}
-				if c.YAML {
+				if c.Format == yamlFile {
 					b, _ := os.ReadFile(f.Path)
 					if diff := cmp.Diff(wantEntryShape(c), yamlEntryShape(t, c, b, "cad-autocad")); diff != "" {
 						t.Errorf("the entry is not in %s's shape (-want +got):\n%s", c.Name, diff)
 					}
-				} else if !c.TOML {
+				} else if c.Format != tomlFile {
 					b, _ := os.ReadFile(f.Path)
 					if bytes.Contains(b, []byte(`\u0026`)) {
 						t.Errorf("HTML-escaped JSON:\n%s", b)
@@ -407,11 +400,11 @@ func TestInstallUninstallEveryClientEveryLayout(t *testing.T) {
 				// A file that cannot be parsed is left exactly as it is; so
 				// is a file with comments for a client that reads strict JSON.
 				broken := []string{"{ \"mcpServers\": { oops\n"}
-				if c.TOML {
+				if c.Format == tomlFile {
 					broken = []string{"[mcp_servers.x\ncommand = \"a\"\n"}
-				} else if c.YAML {
+				} else if c.Format == yamlFile {
 					broken = []string{"a: [1, 2\nb: }\n", c.ServersKey() + ": 3\n", "--- \na: 1\n--- \nb: 2\n"}
-				} else if !c.JSONC {
+				} else if c.Format != jsoncFile {
 					broken = append(broken, withComments("mcpServers"))
 				}
 				for _, broken := range broken {
@@ -635,6 +628,43 @@ func TestInstalledDetection(t *testing.T) {
 	}
 }
 
+// TestInstalledByItsFolders: a client counts as installed (install
+// --client all) when the folder its row names exists, though it has no
+// file yet: each folder alone, and a name one letter off that counts for
+// nobody. CLAUDE_CONFIG_DIR is Claude Code's folder when set.
+func TestInstalledByItsFolders(t *testing.T) {
+	for _, tc := range []struct {
+		folder string
+		want   []string
+	}{
+		{"home/.claude", []string{"claude-code"}},
+		{"cc", []string{"claude-code"}}, // $CLAUDE_CONFIG_DIR
+		{"home/.claudes", nil},
+		{"home/.cline", []string{"cline"}},
+		{"home/.junie", []string{"junie"}},
+		{"home/.kiro", []string{"kiro"}},
+		{"home/.aws/amazonq", []string{"amazonq"}},
+		{"home/.aws/amazon", nil},
+		{"home/.gemini/config", []string{"gemini", "antigravity"}}, // ~/.gemini is Gemini CLI's folder
+		{"home/.gemini/antigravity", []string{"gemini", "antigravity"}},
+		{"home/.continue/config.json", []string{"continue"}},
+		{"home/Library/Application Support/Cursor/User/globalStorage/saoudrizwan.claude-dev", []string{"cline-cursor"}},
+	} {
+		fx := newFixture(t, "darwin")
+		fx.vars["CLAUDE_CONFIG_DIR"] = filepath.Join(fx.root, "cc")
+		os.MkdirAll(filepath.Join(fx.root, filepath.FromSlash(tc.folder)), 0o755)
+		var found []string
+		for _, c := range Clients {
+			if fx.env.Installed(c) {
+				found = append(found, c.ID)
+			}
+		}
+		if diff := cmp.Diff(tc.want, found); diff != "" {
+			t.Errorf("with %s, installed (-want +got):\n%s", tc.folder, diff)
+		}
+	}
+}
+
 func TestCodexOtherFormsAreNotRewritten(t *testing.T) {
 	for _, src := range []string{
 		"mcp_servers.cad-autocad.command = \"x\"\n",
@@ -676,7 +706,7 @@ func TestProjectScopeEveryClient(t *testing.T) {
 			f, ok := fx.env.Target(c, "project")
 			want := wantProjectFile[c.ID]
 			if want == "" {
-				if ok || c.Project {
+				if ok || len(c.ProjectFiles) > 0 {
 					t.Fatalf("%s: project file %s, none expected", c.ID, f.Path)
 				}
 				return

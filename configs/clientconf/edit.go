@@ -90,44 +90,13 @@ func install(f File, name string, s Server, opt Options) (Result, error) {
 // setEntry is src (nil: no file yet) with the entry name set to s, in
 // the client's format; existed says whether it was there before.
 func setEntry(f File, src []byte, name string, s Server) (after []byte, existed bool, err error) {
-	switch {
-	case f.Client.TOML:
-		if servers, err := tomlServers(src); err == nil {
-			_, existed = servers[name]
-		}
-		after, err = tomlSet(src, name, s)
-		return after, existed, err
-	case f.Client.YAML:
-		return yamlSet(src, f.Client, name, s)
-	}
-	d, err := parseJSONC(src)
-	if err == nil {
-		err = checkStrict(f.Client, d)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return jsonSet(src, append(serversKey(f, d), name), f.Client, s)
+	return f.Client.format().set(f, src, name, s)
 }
 
 // removeEntry is src without the entry name; ok is false when it has
 // none.
 func removeEntry(f File, src []byte, name string) (after []byte, ok bool, err error) {
-	switch {
-	case f.Client.TOML:
-		return tomlRemove(src, name)
-	case f.Client.YAML:
-		return yamlRemove(src, f.Client, name)
-	}
-	d, err := parseJSONC(src)
-	if err == nil {
-		err = checkStrict(f.Client, d)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	after, ok = d.remove(append(serversKey(f, d), name))
-	return after, ok, nil
+	return f.Client.format().remove(f, src, name)
 }
 
 // leftByInstall is what is left of a file install made (there was none)
@@ -143,25 +112,6 @@ func leftByInstall(f File, name string) []byte {
 		return nil
 	}
 	return left
-}
-
-// entryIn is the entry name in the file src, as doctor reads it; ok is
-// false when there is none, or it cannot be read (the editor then says why).
-func entryIn(f File, src []byte, name string) (s Server, ok bool) {
-	var servers map[string]Server
-	switch {
-	case src == nil:
-	case f.Client.TOML:
-		servers, _ = tomlServers(src)
-	case f.Client.YAML:
-		servers, _ = yamlServers(src, f.Client)
-	default:
-		if d, err := parseJSONC(src); err == nil {
-			servers = jsonServers(d, d.lookup(serversKey(f, d)))
-		}
-	}
-	s, ok = servers[name]
-	return s, ok
 }
 
 // notOurs says what old runs or connects to when it runs a program or
@@ -186,19 +136,6 @@ func notOurs(old Server, url, self string) string {
 		what += " without " + TokenVar
 	}
 	return what
-}
-
-// serversKey is where the file keeps its servers: f.Key, except for a file
-// in OpenCode 2's layout, which keeps them under "mcp" → "servers" (1.x
-// has them right under "mcp"; a file with neither gets 1.x's).
-func serversKey(f File, d *jsoncDoc) []string {
-	key := append([]string(nil), f.Key...)
-	if f.Client.ID == "opencode" {
-		if n := d.lookup([]string{"mcp", "servers"}); n != nil && n.object {
-			return []string{"mcp", "servers"}
-		}
-	}
-	return key
 }
 
 // Uninstall removes the entry name from f and nothing else; an entry of
@@ -380,211 +317,6 @@ func keepLineEnds(before, after []byte) []byte {
 	return out
 }
 
-// checkStrict refuses a file with comments or trailing commas for a client
-// that reads strict JSON: it cannot read that file either, and an entry
-// added to it would not make it readable.
-func checkStrict(c *Client, d *jsoncDoc) error {
-	if c.JSONC {
-		return nil
-	}
-	src := d.src
-	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
-		src = append([]byte("   "), src[3:]...)
-	}
-	for i := range src {
-		if src[i] != d.std[i] {
-			line := 1 + bytes.Count(src[:i], []byte("\n"))
-			return fmt.Errorf("%s reads strict JSON, and this file has a comment or a trailing comma (line %d), so %s cannot read it now; remove it, then run install again", c.Name, line, c.Name)
-		}
-	}
-	return nil
-}
-
-// jsonSet writes the server at path in the entry shape of client c. An
-// existing entry keeps the fields install does not own (a client's own
-// "disabled", "alwaysAllow", "tools", …) and environment variables other
-// than CAD_MCP_*.
-func jsonSet(src []byte, path []string, c *Client, s Server) ([]byte, bool, error) {
-	d, err := parseJSONC(src)
-	if err != nil {
-		return nil, false, err
-	}
-	if s.URL != "" && c.URLForm == nil {
-		return nil, false, fmt.Errorf("%s takes no URL entry", c.Name)
-	}
-	entry := d.lookup(path)
-	if entry == nil || !entry.object {
-		out, err := d.set(path, jsonEntry(c, s))
-		return out, false, err
-	}
-	var old map[string]any
-	_ = d.decode(entry, &old)
-	sub := func(k ...string) []string { return append(append([]string(nil), path...), k...) }
-	var steps []step
-	if s.URL != "" {
-		steps = urlSteps(c, s, old, sub)
-	} else {
-		steps = stdioSteps(c, s, old, sub)
-	}
-	out := src
-	for _, st := range steps {
-		d, err := parseJSONC(out)
-		if err != nil {
-			return nil, true, err
-		}
-		if st.del {
-			out, _ = d.remove(st.path)
-			continue
-		}
-		if n := d.lookup(st.path); n != nil && jsonEqual(d.std[n.start:n.end], st.value) {
-			continue
-		}
-		if out, err = d.set(st.path, st.value); err != nil {
-			return nil, true, err
-		}
-	}
-	return out, true, nil
-}
-
-// step is one change jsonSet makes to an existing entry: a member set to
-// value, or deleted.
-type step struct {
-	path  []string
-	value any
-	del   bool
-}
-
-// stdioSteps turn an existing entry into c's stdio entry for s; a URL
-// entry's members go.
-func stdioSteps(c *Client, s Server, old map[string]any, sub func(...string) []string) []step {
-	var steps []step
-	if c.Type != "" {
-		steps = append(steps, step{path: sub("type"), value: c.Type})
-	}
-	for _, m := range commandMembers(c, s) {
-		steps = append(steps, step{path: sub(m.k), value: m.v})
-	}
-	oldEnv, _ := old[c.envKey()].(map[string]any)
-	if oldEnv == nil {
-		steps = append(steps, step{path: sub(c.envKey()), value: envObject(s.Env)})
-	} else {
-		for _, k := range sortedKeys(s.Env) {
-			steps = append(steps, step{path: sub(c.envKey(), k), value: s.Env[k]})
-		}
-		for k := range oldEnv {
-			if _, keep := s.Env[k]; !keep && strings.HasPrefix(k, "CAD_MCP_") {
-				steps = append(steps, step{path: sub(c.envKey(), k), del: true})
-			}
-		}
-	}
-	if c.URLForm != nil {
-		for _, k := range urlKeys {
-			steps = append(steps, step{path: sub(k), del: true})
-		}
-		steps = append(steps, step{path: sub("headers"), del: true})
-		for _, k := range c.URLForm.URLOnly {
-			steps = append(steps, step{path: sub(k), del: true})
-		}
-	}
-	return steps
-}
-
-// urlKeys are the members clients take a server's URL in; an entry has
-// one of them, its client's (clients that take two, such as Windsurf's
-// "serverUrl" or "url", would read either).
-var urlKeys = []string{"url", "httpUrl", "serverUrl"}
-
-// urlSteps turn an existing entry into c's URL entry for s: the stdio
-// members go, headers of the user's own other than Authorization stay.
-func urlSteps(c *Client, s Server, old map[string]any, sub func(...string) []string) []step {
-	var steps []step
-	switch {
-	case c.URLForm.Type != "":
-		steps = append(steps, step{path: sub("type"), value: c.URLForm.Type})
-	case c.Type != "":
-		steps = append(steps, step{path: sub("type"), del: true}) // Cursor's "stdio"
-	}
-	steps = append(steps, step{path: sub(c.URLForm.URLKey), value: s.URL})
-	for _, k := range urlKeys {
-		if k != c.URLForm.URLKey {
-			steps = append(steps, step{path: sub(k), del: true})
-		}
-	}
-	oldHeaders, _ := old["headers"].(map[string]any)
-	switch {
-	case oldHeaders == nil && len(s.Headers) > 0:
-		steps = append(steps, step{path: sub("headers"), value: envObject(s.Headers)})
-	case oldHeaders != nil:
-		for _, k := range sortedKeys(s.Headers) {
-			steps = append(steps, step{path: sub("headers", k), value: s.Headers[k]})
-		}
-		if _, ok := s.Headers["Authorization"]; !ok {
-			steps = append(steps, step{path: sub("headers", "Authorization"), del: true})
-		}
-	}
-	for _, k := range append([]string{"command", "args", c.envKey()}, c.URLForm.StdioOnly...) {
-		steps = append(steps, step{path: sub(k), del: true})
-	}
-	return steps
-}
-
-// commandMembers are "command" and "args", or for a client that takes
-// them as one array, "command" alone.
-func commandMembers(c *Client, s Server) []kv {
-	args := s.Args
-	if args == nil {
-		args = []string{}
-	}
-	if c.CommandArray {
-		return []kv{{"command", append([]string{s.Command}, args...)}}
-	}
-	return []kv{{"command", s.Command}, {"args", args}}
-}
-
-func jsonEqual(raw []byte, v any) bool {
-	want, err := marshal(v, "", "")
-	if err != nil {
-		return false
-	}
-	var a, b any
-	if parseErr := jsonUnmarshal(raw, &a); parseErr != nil {
-		return false
-	}
-	_ = jsonUnmarshal([]byte(want), &b)
-	x, _ := marshal(a, "", "")
-	y, _ := marshal(b, "", "")
-	return x == y
-}
-
-// jsonEntry is the entry in the order people expect to read it.
-func jsonEntry(c *Client, s Server) orderedObject {
-	var o orderedObject
-	if s.URL != "" {
-		if c.URLForm.Type != "" {
-			o = append(o, kv{"type", c.URLForm.Type})
-		}
-		o = append(o, kv{c.URLForm.URLKey, s.URL})
-		if len(s.Headers) > 0 {
-			o = append(o, kv{"headers", envObject(s.Headers)})
-		}
-		return append(o, c.Extra...)
-	}
-	if c.Type != "" {
-		o = append(o, kv{"type", c.Type})
-	}
-	o = append(o, commandMembers(c, s)...)
-	o = append(o, kv{c.envKey(), envObject(s.Env)})
-	return append(o, c.Extra...)
-}
-
-func envObject(env map[string]string) orderedObject {
-	o := orderedObject{}
-	for _, k := range sortedKeys(env) {
-		o = append(o, kv{k, env[k]})
-	}
-	return o
-}
-
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -594,28 +326,10 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// EntryJSON is the entry as install writes it, for --print-config.
-func EntryJSON(c *Client, s Server) orderedObject {
-	if c == nil {
-		c = &Client{}
-	}
-	return jsonEntry(c, s)
-}
-
 // Document is a whole file holding just this entry, for --print-config.
 func Document(c *Client, name string, s Server) (string, error) {
-	if c.TOML {
-		return tomlServer(name, s), nil
-	}
-	if c.YAML {
-		out, _, err := yamlSet(nil, c, name, s)
-		return strings.TrimSuffix(string(out), "\n"), err
-	}
-	return marshal(orderedObject{{c.ServersKey(), orderedObject{{name, jsonEntry(c, s)}}}}, "", "  ")
+	return c.format().document(c, name, s)
 }
-
-// Marshal is JSON without HTML escaping (& < > stay as they are).
-func Marshal(v any, indent string) (string, error) { return marshal(v, "", indent) }
 
 // readFile reads a client's file for doctor: nil when it does not exist;
 // a link is followed, and anything but a regular file at its end refused.
@@ -718,9 +432,6 @@ func replace(path string, data []byte, mode os.FileMode) error {
 
 // isWindowsChmod: Chmod on Windows only knows read-only; never fatal.
 func isWindowsChmod(err error) bool { return err != nil && filepath.Separator == '\\' }
-
-// Named is the "name" member VS Code's --add-mcp wants first.
-func Named(name string) orderedObject { return orderedObject{{"name", name}} }
 
 // CopyTarget is where install --copy puts the binary: the conventional
 // per-user place, %LOCALAPPDATA%\Programs\mcp-bridge\ on Windows and

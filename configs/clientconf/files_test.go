@@ -146,9 +146,15 @@ func TestNotRegularConfigRefused(t *testing.T) {
 	if err := os.Mkdir(f.Path, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	installRefused(t, f, "not a regular file")
+}
+
+// installRefused: install refuses f, dry run or not, saying why.
+func installRefused(t *testing.T, f File, why string) {
+	t.Helper()
 	for _, dry := range []bool{false, true} {
-		if _, err := Install(f, "cad", bridge, Options{DryRun: dry}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("a folder for a config (dry run %v): %v", dry, err)
+		if _, err := Install(f, "cad", bridge, Options{DryRun: dry}); err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("dry run %v: %v, want an error saying %q", dry, err, why)
 		}
 	}
 }

@@ -94,7 +94,7 @@ func FuzzJSONCInstallURL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src, rest string, shape uint8) {
 		var forms []*Client
 		for _, c := range Clients {
-			if c.URLForm != nil && !c.TOML {
+			if c.URLForm != nil && c.Format != tomlFile {
 				forms = append(forms, c)
 			}
 		}

@@ -1,14 +1,11 @@
 package clientconf
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 )
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // Registration is one server entry found in a client's file.
 type Registration struct {
@@ -74,7 +71,10 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 		}
 		note := f.Note
 		shadow, shadowed := e.shadowedBy(f)
-		notRead := legacyOff(f)
+		notRead := ""
+		if f.Client.notRead != nil {
+			notRead = f.Client.notRead(f)
+		}
 		add := func(where []string, servers map[string]Server) {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
@@ -95,36 +95,13 @@ func (e Env) Registrations() ([]Registration, []FileProblem) {
 				}
 			}
 		}
-		if f.Client.YAML {
-			servers, err := yamlServers(b, f.Client)
-			if err != nil {
-				probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
-				continue
-			}
-			add([]string{f.Client.ServersKey()}, servers)
-			continue
-		}
-		if f.Client.TOML {
-			servers, err := tomlServers(b)
-			if err != nil {
-				probs = append(probs, FileProblem{f.Client.Name, f.Path, "not valid TOML: " + err.Error()})
-				continue
-			}
-			add([]string{"mcp_servers"}, servers)
-			continue
-		}
-		d, err := parseJSONC(b)
+		all, err := f.Client.format().servers(f, b)
 		if err != nil {
 			probs = append(probs, FileProblem{f.Client.Name, f.Path, err.Error()})
 			continue
 		}
-		add(serversKey(f, d), jsonServers(d, d.lookup(serversKey(f, d))))
-		if (f.Client.ID == "claude-code" || f.Client.ID == "codebuddy") && filepath.Base(f.Path) != ".mcp.json" {
-			if projects := d.lookup([]string{"projects"}); projects != nil && projects.object {
-				for _, p := range projects.members {
-					add([]string{"projects", p.key, "mcpServers"}, jsonServers(d, p.value.member("mcpServers").valueOrNil()))
-				}
-			}
+		for _, at := range all {
+			add(at.where, at.entries)
 		}
 	}
 	return regs, probs
@@ -165,10 +142,10 @@ func (f File) readReason() string {
 	}
 }
 
-// legacyOff: Amazon Q reads its legacy mcp.json only while
+// amazonQLegacyOff: Amazon Q reads its legacy mcp.json only while
 // "useLegacyMcpJson" in the default.json beside it is not false.
-func legacyOff(f File) string {
-	if f.Client.ID != "amazonq" || filepath.Base(f.Path) != "mcp.json" {
+func amazonQLegacyOff(f File) string {
+	if filepath.Base(f.Path) != "mcp.json" {
 		return ""
 	}
 	agent := filepath.Join(filepath.Dir(f.Path), "default.json")
@@ -187,90 +164,6 @@ func legacyOff(f File) string {
 		return ""
 	}
 	return fmt.Sprintf(`"useLegacyMcpJson" is false in %s, so Amazon Q reads only that file's servers: set it to true, or move the entry there`, agent)
-}
-
-func (m *jmember) valueOrNil() *jnode {
-	if m == nil {
-		return nil
-	}
-	return m.value
-}
-
-func jsonServers(d *jsoncDoc, n *jnode) map[string]Server {
-	out := map[string]Server{}
-	if n == nil || !n.object {
-		return out
-	}
-	for _, m := range n.members {
-		// "command" is a string with "args" beside it, or (OpenCode) one
-		// array holding both; the variables are in "env", or (OpenCode)
-		// "environment".
-		var raw struct {
-			Command     any
-			Args        []any
-			Env         map[string]any
-			Environment map[string]any
-			URL         string
-			HTTPURL     string // Gemini CLI's Streamable HTTP
-			ServerURL   string // Windsurf's
-			Headers     map[string]any
-		}
-		// Each member by its exact name, as the client's JSON.parse reads
-		// it: encoding/json's struct fields would also take "URL" for
-		// "url", or "Command" for "command", which the client ignores.
-		var members map[string]json.RawMessage
-		if d.decode(m.value, &members) != nil {
-			continue
-		}
-		bad := false
-		for k, v := range map[string]any{"command": &raw.Command, "args": &raw.Args, "env": &raw.Env, "environment": &raw.Environment,
-			"url": &raw.URL, "httpUrl": &raw.HTTPURL, "serverUrl": &raw.ServerURL, "headers": &raw.Headers} {
-			if b, ok := members[k]; ok && json.Unmarshal(b, v) != nil {
-				bad = true
-			}
-		}
-		if bad {
-			continue
-		}
-		s := Server{Env: map[string]string{}, URL: raw.HTTPURL}
-		for _, u := range []string{raw.URL, raw.ServerURL} {
-			if s.URL == "" {
-				s.URL = u
-			}
-		}
-		for k, v := range raw.Headers {
-			if str, ok := v.(string); ok {
-				if s.Headers == nil {
-					s.Headers = map[string]string{}
-				}
-				s.Headers[k] = str
-			}
-		}
-		args := raw.Args
-		switch cmd := raw.Command.(type) {
-		case string:
-			s.Command = cmd
-		case []any:
-			if len(cmd) > 0 {
-				s.Command, _ = cmd[0].(string)
-				args = cmd[1:]
-			}
-		}
-		for _, a := range args {
-			if str, ok := a.(string); ok {
-				s.Args = append(s.Args, str)
-			}
-		}
-		for _, env := range []map[string]any{raw.Environment, raw.Env} {
-			for k, v := range env {
-				if str, ok := v.(string); ok {
-					s.Env[k] = str
-				}
-			}
-		}
-		out[m.key] = s
-	}
-	return out
 }
 
 // IsBridge: the command is mcp-bridge (any folder, .exe or not), or the

@@ -9,7 +9,7 @@ import (
 // Claude Desktop is told by its program's path on each system, not by a
 // name other programs share (Claude Code's claude.exe and claude).
 func TestClaudeDesktopByItsPath(t *testing.T) {
-	is := quitFirst["claude-desktop"]
+	is := Lookup("claude-desktop").quitFirst
 	for _, tt := range []struct {
 		goos, path string
 		want       bool

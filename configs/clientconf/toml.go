@@ -33,6 +33,35 @@ import (
 // [[array of tables]], env as dotted keys) is refused, and left as it is.
 // Its tests check every edit against a real TOML parser.
 
+// tomlFormat is Codex's config.toml, edited by the scanner and splicer
+// below.
+type tomlFormat struct{}
+
+func (tomlFormat) set(f File, src []byte, name string, s Server) ([]byte, bool, error) {
+	existed := false
+	if servers, err := tomlServers(src); err == nil {
+		_, existed = servers[name]
+	}
+	out, err := tomlSet(src, name, s)
+	return out, existed, err
+}
+
+func (tomlFormat) remove(f File, src []byte, name string) ([]byte, bool, error) {
+	return tomlRemove(src, name)
+}
+
+func (tomlFormat) servers(f File, src []byte) ([]entriesAt, error) {
+	servers, err := tomlServers(src)
+	if err != nil {
+		return nil, fmt.Errorf("not valid TOML: %w", err)
+	}
+	return []entriesAt{{[]string{"mcp_servers"}, servers}}, nil
+}
+
+func (tomlFormat) document(c *Client, name string, s Server) (string, error) {
+	return tomlServer(name, s), nil
+}
+
 // tomlStmt is one statement: a blank or comment line, a [table] header, or
 // key = value.
 type tomlStmt struct {
@@ -207,17 +236,8 @@ func (sc *tomlScanner) key(stop byte) ([]string, error) {
 		sc.spaces()
 		var k string
 		switch sc.peek() {
-		case '"':
-			if sc.has(`"""`) {
-				return nil, sc.errorf("a multi-line string cannot be a key")
-			}
-			v, err := sc.value()
-			if err != nil {
-				return nil, err
-			}
-			k = v.(string)
-		case '\'':
-			if sc.has(`'''`) {
+		case '"', '\'': // a basic or literal string
+			if sc.has(`"""`) || sc.has(`'''`) {
 				return nil, sc.errorf("a multi-line string cannot be a key")
 			}
 			v, err := sc.value()

@@ -17,37 +17,12 @@ func oracle(src []byte) (map[string]any, error) {
 	return m, err
 }
 
-// deepCopy copies decoded TOML (maps and slices; the rest are values).
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = deepCopy(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = deepCopy(x)
-		}
-		return out
-	case []map[string]any:
-		out := make([]map[string]any, len(v))
-		for i, x := range v {
-			out[i] = deepCopy(x).(map[string]any)
-		}
-		return out
-	}
-	return v
-}
-
 // wantAfterInstall is before with the server's entry as install owns it:
 // command, args and the CAD_MCP_* variables of env are ours (for a URL
 // entry, url and bearer_token_env_var), the other form's keys are gone,
 // every other key of the file and of the entry is as it was.
 func wantAfterInstall(before map[string]any, name string, s Server) map[string]any {
-	want := deepCopy(before).(map[string]any)
+	want := stringKeyed(before).(map[string]any)
 	if want == nil {
 		want = map[string]any{}
 	}

@@ -35,7 +35,7 @@ var wantURLEntry = map[string]struct {
 // fileEntryShape is entryShape for a JSON or (Codex) TOML file.
 func fileEntryShape(t *testing.T, c *Client, b []byte, key []string, name string) map[string]string {
 	t.Helper()
-	if !c.TOML {
+	if c.Format != tomlFile {
 		return entryShape(t, b, key, name)
 	}
 	doc, err := oracle(b)
@@ -428,4 +428,29 @@ func userFile(t *testing.T, c *Client) (File, bool) {
 		goos = c.OnlyOS
 	}
 	return newFixture(t, goos).env.Target(c, "user")
+}
+
+// TestYAMLKeepsUsersRemoteServer: a remote server of the user's own in
+// Continue's (url) or Goose's (uri) file, under the name install writes,
+// is not taken for an empty entry and replaced: install refuses it, as
+// for a JSON client's URL entry, and leaves the file as it was.
+func TestYAMLKeepsUsersRemoteServer(t *testing.T) {
+	for id, src := range map[string]string{
+		"continue": "name: Local Config\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: github\n    type: streamable-http\n    url: https://api.example/mcp\n",
+		"goose":    "extensions:\n  github:\n    enabled: true\n    name: github\n    type: streamable_http\n    uri: https://api.example/mcp\n    timeout: 300\n",
+	} {
+		fx := newFixture(t, "linux")
+		f, _ := fx.env.Target(Lookup(id), "user")
+		os.MkdirAll(filepath.Dir(f.Path), 0o755)
+		if err := os.WriteFile(f.Path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Install(f, "github", bridge, Options{})
+		if !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "https://api.example/mcp") {
+			t.Errorf("%s: the bridge over the user's remote server: %v, want a refusal naming its URL", id, err)
+		}
+		if b, _ := os.ReadFile(f.Path); string(b) != src {
+			t.Errorf("%s: the file changed:\n%s", id, b)
+		}
+	}
 }

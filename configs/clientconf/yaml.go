@@ -10,6 +10,16 @@ package clientconf
 // as the user wrote it: the lines the edit did not touch are taken from
 // the original file, and the result is accepted only if it reads back as
 // exactly the library's own output.
+//
+// The library and the clients' own readers (Goose's serde_yaml, a libyaml
+// port; Continue's) do not read every odd file alike: where the library's
+// tree does not nest as the file's indentation does, it has misread the
+// file, and an edit there could take a user's key with it or put our entry
+// where the client does not look. Install leaves such a file as it is
+// (misread). No second YAML library runs in the product: the fuzz tests
+// FuzzYAMLInstall and FuzzYAMLUninstall hold every edit to a libyaml
+// reader (gopkg.in/yaml.v3, a test dependency), which is how these forms
+// were found.
 
 import (
 	"bytes"
@@ -23,6 +33,31 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
+
+// yamlFormat is Continue's and Goose's config.yaml, edited with the
+// library.
+type yamlFormat struct{}
+
+func (yamlFormat) set(f File, src []byte, name string, s Server) ([]byte, bool, error) {
+	return yamlSet(src, f.Client, name, s)
+}
+
+func (yamlFormat) remove(f File, src []byte, name string) ([]byte, bool, error) {
+	return yamlRemove(src, f.Client, name)
+}
+
+func (yamlFormat) servers(f File, src []byte) ([]entriesAt, error) {
+	servers, err := yamlServers(src, f.Client)
+	if err != nil {
+		return nil, err
+	}
+	return []entriesAt{{[]string{f.Client.ServersKey()}, servers}}, nil
+}
+
+func (yamlFormat) document(c *Client, name string, s Server) (string, error) {
+	out, _, err := yamlSet(nil, c, name, s)
+	return strings.TrimSuffix(string(out), "\n"), err
+}
 
 // libraryPanic turns a panic inside the YAML library (it has a few on
 // odd input; the fuzz test found them) into an error: the file is then
@@ -212,6 +247,7 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 	if err != nil {
 		return nil, false, err
 	}
+	misreadSrc := misread(d, c, name, index) // before the edit changes the tree
 	key := c.ServersKey()
 	b := (&yaml.PathBuilder{}).Root()
 	var path *yaml.Path
@@ -243,18 +279,7 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 		}
 		// Only the members install owns are replaced, one by one: the
 		// user's own members are never printed again.
-		entryPath := func(member ...string) *yaml.Path {
-			p := (&yaml.PathBuilder{}).Root().Child(key)
-			if c.YAMLList {
-				p = p.Index(uint(index))
-			} else {
-				p = p.Child(name)
-			}
-			for _, m := range member {
-				p = p.Child(m)
-			}
-			return p.Build()
-		}
+		entryPath := func(member ...string) *yaml.Path { return yamlEntryPath(c, name, index, member...) }
 		if n, err := entryPath().FilterFile(d.file); err != nil || isFlow(n) != nil || flowAbove(d.file, key) {
 			return nil, true, fmt.Errorf("%s is written in flow style ({…} or […]), which install does not edit: write it as a block (one member per line), then run install again", name)
 		}
@@ -296,15 +321,15 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 		}
 		path = nil
 	case d.empty():
+		if !onlyComments(src) {
+			return nil, false, errReadersDisagree // the library read text as nothing
+		}
 		var doc yaml.MapSlice
 		for _, x := range c.NewFile {
 			doc = append(doc, yaml.MapItem{Key: x.k, Value: x.v})
 		}
 		doc = append(doc, yaml.MapItem{Key: key, Value: yamlContainer(c, name, s)})
 		out, err := yaml.Marshal(doc)
-		if err == nil {
-			err = yamlCrossCheck(src, out, c, name, &s)
-		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -362,14 +387,121 @@ func yamlSet(src []byte, c *Client, name string, s Server) (_ []byte, _ bool, er
 	if got, err := yamlValue(out); err != nil || !yamlEqual(got, want) {
 		return nil, entry != nil, fmt.Errorf("cannot edit %s in this file safely (the result would not read as intended): left as it is", key)
 	}
+	if misreadSrc {
+		return nil, entry != nil, errReadersDisagree
+	}
 	// What install writes, uninstall must be able to take out again.
 	if _, _, err := yamlRemove(out, c, name); err != nil {
 		return nil, entry != nil, fmt.Errorf("cannot edit %s in this file safely (uninstall could not take the entry out again: %v): left as it is", key, err)
 	}
-	if err := yamlCrossCheck(src, out, c, name, &s); err != nil {
-		return nil, entry != nil, err
-	}
 	return out, entry != nil, nil
+}
+
+// yamlEntryPath is the path to the entry name (Continue: the list item at
+// index), or to one of its members.
+func yamlEntryPath(c *Client, name string, index int, member ...string) *yaml.Path {
+	p := (&yaml.PathBuilder{}).Root().Child(c.ServersKey())
+	if c.YAMLList {
+		p = p.Index(uint(index))
+	} else {
+		p = p.Child(name)
+	}
+	for _, m := range member {
+		p = p.Child(m)
+	}
+	return p.Build()
+}
+
+var errReadersDisagree = errors.New("YAML readers do not agree on what this file says (an unusual form: odd indentation, tags, complex keys, …), so it cannot be edited safely: left as it is")
+
+// misread reports a file the library has read otherwise than its
+// indentation says where install edits it: the document's own keys, and
+// the members of the entry name at index (-1: none yet), which install
+// sets one by one among the user's. Elsewhere what the library reads
+// does not matter: those lines are written back as they were, and what
+// it makes of them is checked by reading the result back. (Uninstall
+// takes the entry out whole, and is checked by reading back alone.)
+func misread(d *yamlDoc, c *Client, name string, index int) bool {
+	if d.empty() {
+		return false
+	}
+	if misnested(d.file.Docs[0].Body) {
+		return true
+	}
+	if index < 0 {
+		return false
+	}
+	entry, err := yamlEntryPath(c, name, index).FilterFile(d.file)
+	return err == nil && misnested(entry)
+}
+
+// misnested reports a block mapping whose tree does not follow its
+// indentation: a key's block value, on the lines after it, not indented
+// more than the key, as YAML requires (a list may stand at its key's
+// column). The library gave the key a value that a libyaml reader takes
+// for the mapping's next key, or the document's.
+func misnested(n ast.Node) bool {
+	var pairs []*ast.MappingValueNode
+	switch m := unwrapped(n).(type) {
+	case *ast.MappingNode:
+		if !m.IsFlowStyle {
+			pairs = m.Values
+		}
+	case *ast.MappingValueNode: // a mapping of one pair
+		pairs = []*ast.MappingValueNode{m}
+	}
+	for _, pair := range pairs {
+		key := pair.Key.GetToken().Position
+		var at *token.Position
+		list := false
+		switch v := unwrapped(pair.Value).(type) {
+		case *ast.MappingNode:
+			if !v.IsFlowStyle && len(v.Values) > 0 {
+				at = v.Values[0].Key.GetToken().Position
+			}
+		case *ast.MappingValueNode:
+			at = v.Key.GetToken().Position
+		case *ast.SequenceNode:
+			if !v.IsFlowStyle {
+				at, list = v.GetToken().Position, true
+			}
+		}
+		if at != nil && at.Line > key.Line && (at.Column < key.Column || at.Column == key.Column && !list) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapped is the node a tag or an anchor stands before.
+func unwrapped(n ast.Node) ast.Node {
+	for {
+		switch x := n.(type) {
+		case *ast.TagNode:
+			n = x.Value
+		case *ast.AnchorNode:
+			n = x.Value
+		default:
+			return n
+		}
+	}
+}
+
+// onlyComments: src holds nothing but blank lines, comments, directives
+// and document markers, which is all a file the library reads as empty
+// may hold before a new one replaces it (it reads a lone tag and colon,
+// "!\t:", as nothing at all, where libyaml reads a key).
+func onlyComments(src []byte) bool {
+	for line := range strings.SplitSeq(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "---") || strings.HasPrefix(line, "...") {
+			line = strings.TrimSpace(line[3:])
+		}
+		if line != "" && line[0] != '#' && line[0] != '%' {
+			return false
+		}
+	}
+	return true
 }
 
 // flowNode is a collection written in flow style ({…} or […]).
@@ -638,9 +770,6 @@ func yamlRemove(src []byte, c *Client, name string) (_ []byte, _ bool, err error
 	}
 	if got, err := yamlValue(out); err != nil || !yamlEqual(got, want) {
 		return nil, false, fmt.Errorf("cannot take %s out of %s safely (the result would not read as intended): left as it is", name, c.ServersKey())
-	}
-	if err := yamlCrossCheck(src, out, c, name, nil); err != nil {
-		return nil, false, err
 	}
 	return out, true, nil
 }

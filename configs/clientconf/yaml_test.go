@@ -2,9 +2,6 @@ package clientconf
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,38 +18,8 @@ func yamlOracle(src []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, _ := stringKeys(v).(map[string]any)
+	out, _ := stringKeyed(v).(map[string]any)
 	return out, nil
-}
-
-// stringKeys makes the oracle's mappings with keys other than strings
-// (0: …) comparable to the others.
-func stringKeys(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := map[string]any{}
-		for k, x := range v {
-			out[k] = stringKeys(x)
-		}
-		return out
-	case map[any]any:
-		out := map[string]any{}
-		for k, x := range v {
-			key, ok := k.(string)
-			if !ok {
-				key = fmt.Sprintf("%T %v", k, k) // 8 and 8.0 stay two keys
-			}
-			out[key] = stringKeys(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = stringKeys(x)
-		}
-		return out
-	}
-	return v
 }
 
 // oracleEntries is the client's servers as the oracle reads them, by name.
@@ -81,7 +48,8 @@ func oracleEntries(c *Client, doc map[string]any) map[string]map[string]any {
 // install either refuses it (nothing written) or writes a file that
 // parses, in which every other key and every other server keeps its
 // value, our entry has exactly what we wrote (the user's own members and
-// variables kept), and uninstall gives back the input's value.
+// variables kept), and uninstall gives back the input's value; install and
+// uninstall each read the same to the second reader (yamlCrossCheck).
 func FuzzYAMLInstall(f *testing.F) {
 	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
 		f.Add(c.ID == "goose", existing(c))
@@ -150,9 +118,15 @@ func FuzzYAMLInstall(f *testing.F) {
 				}
 			}
 		}
+		if err := yamlCrossCheck([]byte(src), out, c, "cad", &bridge); err != nil {
+			t.Fatalf("install: %v\n%s\nfrom %q", err, out, src)
+		}
 		back, removed, err := yamlRemove(out, c, "cad")
 		if err != nil || !removed {
 			t.Fatalf("uninstall: %v %v\n%s", removed, err, out)
+		}
+		if err := yamlCrossCheck(out, back, c, "cad", nil); err != nil {
+			t.Fatalf("uninstall: %v\n%s\nfrom %q", err, back, out)
 		}
 		restored, err := yamlOracle(back)
 		if err != nil {
@@ -160,6 +134,39 @@ func FuzzYAMLInstall(f *testing.F) {
 		}
 		if _, had := oldEntries["cad"]; !had && len(oldEntries) > 0 && !cmp.Equal(before, restored) {
 			t.Fatalf("uninstall did not give back the input (-want +got):\n%s", cmp.Diff(before, restored))
+		}
+	})
+}
+
+// FuzzYAMLUninstall: for Continue's and Goose's files, if the input
+// parses, uninstall either leaves it as it is or writes a file in which,
+// to the second reader (yamlCrossCheck), only our entry went. (Install's
+// own output is uninstalled in FuzzYAMLInstall; this is every other file.)
+func FuzzYAMLUninstall(f *testing.F) {
+	for _, c := range []*Client{Lookup("goose"), Lookup("continue")} {
+		f.Add(c.ID == "goose", existing(c))
+	}
+	for _, s := range []string{
+		"extensions:\n  cad:\n    cmd: x\n  other:\n    cmd: y\n", "extensions:\n  cad: {cmd: x}\n",
+		"mcpServers:\n- name: cad\n  command: x\n- name: o\n  command: y\n", "mcpServers:\n  - name: cad # ours\n    command: x\n",
+		"k: 1\nextensions:\n  cad:\n    cmd: x\n    args: !t\n     mine: 1\nz: 2\n",
+	} {
+		f.Add(strings.HasPrefix(s, "extensions") || strings.Contains(s, "\nextensions"), s)
+	}
+	f.Fuzz(func(t *testing.T, goose bool, src string) {
+		c := Lookup("continue")
+		if goose {
+			c = Lookup("goose")
+		}
+		if _, err := yamlOracle([]byte(src)); err != nil {
+			return
+		}
+		out, removed, err := yamlRemove([]byte(src), c, "cad")
+		if err != nil || !removed {
+			return
+		}
+		if err := yamlCrossCheck([]byte(src), out, c, "cad", nil); err != nil {
+			t.Fatalf("uninstall: %v\n%s\nfrom %q", err, out, src)
 		}
 	})
 }
@@ -278,31 +285,6 @@ func TestYAMLSwitchesForms(t *testing.T) {
 	}
 }
 
-// TestYAMLKeepsUsersRemoteServer: a remote server of the user's own in
-// Continue's (url) or Goose's (uri) file, under the name install writes,
-// is not taken for an empty entry and replaced: install refuses it, as
-// for a JSON client's URL entry, and leaves the file as it was.
-func TestYAMLKeepsUsersRemoteServer(t *testing.T) {
-	for id, src := range map[string]string{
-		"continue": "name: Local Config\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: github\n    type: streamable-http\n    url: https://api.example/mcp\n",
-		"goose":    "extensions:\n  github:\n    enabled: true\n    name: github\n    type: streamable_http\n    uri: https://api.example/mcp\n    timeout: 300\n",
-	} {
-		fx := newFixture(t, "linux")
-		f, _ := fx.env.Target(Lookup(id), "user")
-		os.MkdirAll(filepath.Dir(f.Path), 0o755)
-		if err := os.WriteFile(f.Path, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		_, err := Install(f, "github", bridge, Options{})
-		if !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "https://api.example/mcp") {
-			t.Errorf("%s: the bridge over the user's remote server: %v, want a refusal naming its URL", id, err)
-		}
-		if b, _ := os.ReadFile(f.Path); string(b) != src {
-			t.Errorf("%s: the file changed:\n%s", id, b)
-		}
-	}
-}
-
 // TestYAMLEmptyKeyKeepsComments: an empty servers key that install turns
 // into a block keeps its comments: the one on its line ("extensions: {} #
 // note", "extensions: # note"; Continue's "mcpServers: [] # note"), which
@@ -401,17 +383,36 @@ func TestYAMLOddLineBreaks(t *testing.T) {
 
 // TestYAMLReadersDisagree: a file the editor's library reads one way and a
 // libyaml reader (Goose's, and the second reader's) another is left as it
-// is, with a message. The input (found by the fuzz test) gave an install
-// whose entry the second reader does not find.
+// is, with a message: where the library's tree does not nest as the
+// indentation does, at the document's keys or in the entry install edits
+// member by member (one column either side), and a file the library reads
+// as empty that holds more than comments. The first input was found by
+// the fuzz test: an install whose entry the second reader does not find.
+// The same files one column over are edited, and read alike by both.
 func TestYAMLReadersDisagree(t *testing.T) {
 	for _, tc := range []struct {
 		client, src string
+		refused     bool
 	}{
-		{"continue", " 0:0:-: !\n0 A: &!\n - 1 10 A:n >1,!\n - 1 10: 0,]\n "},
+		{"continue", " 0:0:-: !\n0 A: &!\n - 1 10 A:n >1,!\n - 1 10: 0,]\n ", true},
+		{"continue", " a: !t\nb:\n - 1\n", true},                                        // b is the document's, not a's
+		{"continue", " a: !t\n  b:\n   - 1\n", false},                                   // b is a's
+		{"goose", "extensions:\n  cad:\n    cmd: x\n    args: !t\n    mine: 1\n", true}, // mine is the entry's, not args'
+		{"goose", "extensions:\n  cad:\n    cmd: x\n    args: !t\n     mine: 1\n", false},
+		{"goose", "!\t:", true}, // a key with no name to libyaml, nothing to the library
+		{"goose", "\n\n", false},
 	} {
 		c := Lookup(tc.client)
-		if out, _, err := yamlSet([]byte(tc.src), c, "cad", bridge); !errors.Is(err, errReadersDisagree) {
+		out, _, err := yamlSet([]byte(tc.src), c, "cad", bridge)
+		switch {
+		case tc.refused && (!errors.Is(err, errReadersDisagree) || out != nil):
 			t.Errorf("%s install into %q: %v\n%s", tc.client, tc.src, err, out)
+		case !tc.refused && err != nil:
+			t.Errorf("%s install into %q: %v", tc.client, tc.src, err)
+		case !tc.refused:
+			if err := yamlCrossCheck([]byte(tc.src), out, c, "cad", &bridge); err != nil {
+				t.Errorf("%s install into %q: %v\n%s", tc.client, tc.src, err, out)
+			}
 		}
 	}
 	// The check itself, one member either side: the entry as meant passes;
