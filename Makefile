@@ -220,7 +220,7 @@ test-telemetry:
 	GO=$(GO) .ci/test-telemetry.sh
 
 .PHONY: test-desktop
-# test-desktop: the bridge's own confirmation dialog (bridge/confirm/desktop)
+# test-desktop: the bridge's own confirmation dialog (bridge/guard/confirm/desktop)
 # shown for real on Xvfb with zenity and yad, and with kdialog where
 # installed (Qt and KDE Frameworks, some 100 packages: not installed here);
 # found by its title with xdotool, its command line read back,
@@ -243,4 +243,4 @@ test-desktop:
 	  if [ -n "$$need" ]; then echo "test-desktop: installing$$need with apt-get"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$need; fi
-	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestTypedAheadNeverRunsOnX|TestEveryArgumentInViewOnX|TestLostDisplayOnX|TestRawMarkupOnX|TestOnlyRunRuns|TestDesktopConfirm)$$' -v ./bridge/confirm/desktop ./verify
+	MCP_BRIDGE_DESKTOP_TESTS=1 MCP_BRIDGE_DESKTOP_SHOTS=$(CURDIR)/bin/desktop $(GO) test -count=1 -race -run '^(TestDialogOnX|TestTypedAheadNeverRunsOnX|TestEveryArgumentInViewOnX|TestLostDisplayOnX|TestRawMarkupOnX|TestOnlyRunRuns|TestDesktopConfirm)$$' -v ./bridge/guard/confirm/desktop ./verify

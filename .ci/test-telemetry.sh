@@ -54,6 +54,6 @@ MCP_BRIDGE_TELEMETRY_SHOTS=$shots \
 # make unit; run them here too, so this target alone covers telemetry, and
 # the wiring's: one trace through connect, a remote bridge and CAD; the
 # pages' token and Host rules; the counts through the stdio bridge.
-$go test -count=1 -race ./bridge/telemetry/... ./bridge/journal/
+$go test -count=1 -race ./bridge/telemetry/... ./bridge/guard/journal/
 $go test -count=1 -race -run 'Telemetry|OneTrace|Pages|MetricsListen' ./bridge ./bridge/connect ./bridge/streamable ./cmd/mcp-bridge
 echo "test-telemetry: screenshots in $shots"

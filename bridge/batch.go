@@ -3,7 +3,7 @@ package bridge
 import (
 	"sync"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -243,10 +243,12 @@ type reply struct {
 	key    string // id.Key(), worked out once: the client's ids are by key
 	method string
 	req    *lifecycle.Request // the request as decoded; nil for an invalid message
-	times  lifecycle.Times    // when it got where; Ended is set where it ends (ended)
-	client *Client
-	batch  *batch // non-nil: the answer goes into this batch
-	listen bool   // an open subscriptions/listen
+	// arrived is when the reader accepted it for the worker: the
+	// journal's duration runs from there to its answer.
+	arrived time.Time
+	client  *Client
+	batch   *batch // non-nil: the answer goes into this batch
+	listen  bool   // an open subscriptions/listen
 	// askedDesktop: its question is (or was) on the desktop, not the
 	// client's; for the status page, read under client.mu.
 	askedDesktop bool
@@ -298,7 +300,6 @@ func (r *reply) withContext(parent context.Context) {
 // ended is the request's end as its context sees it: whoever ended the
 // request calls it once, after update to reqEnded succeeded.
 func (r *reply) ended(cause error) {
-	r.times.Ended = time.Now()
 	if r.tel != nil {
 		r.tel.stream.Closed()
 	}

@@ -6,9 +6,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"

@@ -10,8 +10,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -136,7 +137,7 @@ func FuzzToolCallParams(f *testing.F) {
 		if _, ask := p.NeedsConfirm(name); ask {
 			t.Fatalf("the base ran %q, which needs confirmation, unasked\nclient's params %s", name, params)
 		}
-		if !policy.Lists([]byte(fuzzTools), name) {
+		if !lifecycle.ListsTool([]byte(fuzzTools), name) {
 			t.Fatalf("the base ran %q, which it does not list\nclient's params %s", name, params)
 		}
 		// The bridge's reading: exact keys.

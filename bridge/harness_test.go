@@ -15,8 +15,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -60,9 +61,14 @@ var (
 	waitFor       = bridgetest.WaitFor
 	listed        = bridgetest.Listed
 	inputRequired = bridgetest.InputRequired
-	newJournal    = bridgetest.NewJournal
 	journalLines  = bridgetest.JournalLines
 )
+
+// newJournal opens a journal in a fresh folder of the test's.
+func newJournal(t *testing.T) (string, *journal.Writer) {
+	t.Helper()
+	return bridgetest.NewJournal(t, testdir.New(t))
+}
 
 // withPolicy sets a policy built from a file's text ("" for none) and
 // options.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
@@ -113,7 +113,6 @@ func (b *bridge) launchThenCall(j *job, baseErr error) ([]byte, error) {
 	stop := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stop()
 	j.sent = true
-	r.times.Sent = start
 	return b.callBase(ctx, j)
 }
 

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -104,7 +103,7 @@ func (b *bridge) listedIn(list []byte, err error, j *job) *outcome {
 		werr := clienterr.ListUnread.New(j.req.Tool.Name, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
 		return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
 	}
-	if policy.Lists(list, j.req.Tool.Name) {
+	if lifecycle.ListsTool(list, j.req.Tool.Name) {
 		return nil
 	}
 	j.reply.op().Refused(telemetry.RefusalUnlisted)
@@ -149,7 +148,7 @@ func (b *bridge) recordList(result []byte) bool {
 		b.log.Warn().Str("tool", p).Msg("the base's tool declares x-mcp-header against the rules: 2026-07-28 HTTP clients leave it out of their tool list, and the bridge refuses its calls over HTTP (HeaderMismatch)")
 	}
 	b.rules.unmatchedOnce.Do(func() {
-		if u := b.rules.policy.Unmatched(policy.ToolNames(result)); len(u) > 0 {
+		if u := b.rules.policy.Unmatched(lifecycle.ToolNames(result)); len(u) > 0 {
 			b.log.Warn().Str("policy", b.rules.policy.Source).Str("patterns", strings.Join(u, ", ")).
 				Msg("policy patterns that match none of the base's tools (a typo?)")
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/status"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -156,9 +155,9 @@ func (b *bridge) snapshot() status.Snapshot {
 	}
 	if list := b.tools.lastList(); list != nil {
 		shown := b.cfg.Policy.ApplyList(list) // what clients are shown
-		for _, name := range policy.ToolNames(shown) {
+		for _, name := range lifecycle.ToolNames(shown) {
 			_, ask := b.rules.policy.NeedsConfirm(name)
-			ann := policy.ToolAnnotations(shown, name)
+			ann := lifecycle.ToolAnnotations(shown, name)
 			s.Tools = append(s.Tools, status.Tool{Name: name, Confirm: ask,
 				ReadOnly: rpc.Kind(ann) == rpc.KindObject && rpc.Kind(rpc.Field(ann, "readOnlyHint")) == 't'})
 		}

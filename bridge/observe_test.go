@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"

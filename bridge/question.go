@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -83,10 +82,8 @@ func (b *bridge) runQuestion(j *job) {
 		b.queue.remove(j)
 		return
 	}
-	j.reply.times.Asked = time.Now()
 	r.op().Asked()
 	refused := b.askUser(ctx, j)
-	j.reply.times.Agreed = time.Now()
 	r.op().Answered(answerOf(j.confirm))
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()

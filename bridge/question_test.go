@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 )
 
 // The confirmation question must show what would run. The arguments come

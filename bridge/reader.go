@@ -6,9 +6,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -215,7 +215,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 		return
 	}
 	if method.By == lifecycle.ByWorker {
-		r.times.Arrived = time.Now()
+		r.arrived = time.Now()
 		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
 		if req.Method == lifecycle.MethodToolsCall && (!b.mirrored(j, m.Headers) || !b.admitCall(c, j)) {
 			return

@@ -9,13 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -105,7 +105,7 @@ func (b *bridge) asksFirst(c *Client, m *Message) bool {
 func (b *bridge) admitCall(c *Client, j *job) bool {
 	g, req := b.rules, j.req
 	name, args := req.Tool.Name, req.Tool.Args
-	if d := g.policy.Check(name, policy.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
+	if d := g.policy.Check(name, lifecycle.ToolAnnotations(b.tools.lastList(), name)); !d.Allowed {
 		b.log.Warn().Str("tool", name).Str("id", req.ID.String()).Msg("call refused by the policy; not sent to CAD")
 		werr := clienterr.Denied.With(map[string]string{"tool": name, "policy": g.policy.Source}, d.Reason)
 		j.denied = true
@@ -222,7 +222,7 @@ func (b *bridge) record(j *job, o outcome) {
 	e := &journal.Entry{
 		Time: time.Now().UTC(), PID: pid, Transport: b.transport, Era: j.req.Era.String(),
 		Method: j.req.Method, Tool: j.req.Tool.Name, ID: j.req.ID.String(),
-		DurationMs: float64(time.Since(j.reply.times.Arrived).Microseconds()) / 1000,
+		DurationMs: float64(time.Since(j.reply.arrived).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
 		Denied:     j.denied, Confirm: j.confirm,
 		Confirmed: j.confirm == "accepted",

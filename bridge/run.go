@@ -11,8 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/internal/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
-	"github.com/mcp-bridge/mcp-bridge/bridge/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )

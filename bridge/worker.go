@@ -7,8 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -61,7 +61,6 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if !r.client.update(r, reqRunning, reqWaiting) {
 		return // cancelled while queued, or its client is gone; its reply has ended
 	}
-	j.reply.times.Dequeued = time.Now()
 	r.op().Dequeued()
 	defer func() {
 		if p := recover(); p != nil {
@@ -85,13 +84,11 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
-	j.reply.times.Sent = start
 	ans, err := b.callBase(ctx, j)
 	if b.mayLaunch(j, err) {
 		stopBeat()
 		ans, err = b.launchThenCall(j, err)
 	}
-	j.reply.times.Answered = time.Now()
 	stopBeat()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)

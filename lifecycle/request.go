@@ -3,10 +3,8 @@ package lifecycle
 import (
 	"bytes"
 	"slices"
-	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -54,7 +52,7 @@ type Request struct {
 	Tool ToolParams
 	// RequestState and Input: a 2026-07-28 tools/call sent again with the
 	// answer to the bridge's input request. Input is that answer as sent
-	// (the member confirm.InputKey of inputResponses), for confirm.Read;
+	// (the member InputKey of inputResponses), for the confirmation;
 	// nil when absent, or when two members of inputResponses are one to a
 	// case-insensitive reader.
 	RequestState []byte
@@ -67,19 +65,6 @@ type Request struct {
 	// Cancels: the request notifications/cancelled names; zero when it
 	// names none that can be one.
 	Cancels rpc.ID
-}
-
-// Times are the moments of one request's life that a measurement needs
-// (the journal's duration, telemetry), kept by the bridge beside the
-// request. Zero: it did not get there.
-type Times struct {
-	Arrived  time.Time // decoded
-	Dequeued time.Time // the worker took it
-	Asked    time.Time // its confirmation question went out
-	Agreed   time.Time // the user agreed (or the question ended)
-	Sent     time.Time // its frame went to the base
-	Answered time.Time // the base answered (or failed)
-	Ended    time.Time // its reply ended
 }
 
 // ClientInfo is a client's name and version as it wrote them, read by the
@@ -345,7 +330,7 @@ func readToolsCall(r *Request, params []byte, p paramMembers) {
 	}
 	r.RequestState = p.v[pRequestState]
 	if _, _, twins := rpc.FoldTwins(p.v[pInputResponses], false); !twins { // else two answers to one question: none
-		r.Input = rpc.Field(p.v[pInputResponses], confirm.InputKey)
+		r.Input = rpc.Field(p.v[pInputResponses], InputKey)
 	}
 }
 

@@ -3,6 +3,7 @@ package tcpbase
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind is one way a call to the base can fail. Branch on it with errors.Is:
@@ -56,4 +57,29 @@ func KindOf(err error) *Kind {
 		return e.Kind
 	}
 	return nil
+}
+
+// FailureMessage is what a person reads when a call to the base at addr
+// failed: what happened, in the words of its kind, and what to do. The
+// bridge's clients read it in -32603 answers; doctor and `mcp-bridge
+// tools`, `call` and `request` print the same. limit is the deadline the
+// call had, for timeouts.
+func FailureMessage(err error, addr, method string, limit time.Duration) string {
+	switch KindOf(err) {
+	case ErrUnreachable:
+		var te *Error
+		if errors.As(err, &te) && te.Refused {
+			return fmt.Sprintf("CAD base at %s refused the connection: is the CAD program running with its MCP base enabled?", addr)
+		}
+		return fmt.Sprintf("CAD base at %s could not be reached (%v): is the CAD program running, and are --host and --port right?", addr, errors.Unwrap(te.Err))
+	case ErrTimeout:
+		return fmt.Sprintf("CAD base at %s did not answer %s within %s. The call may still be running in CAD: check the drawing before trying again.", addr, method, limit)
+	case ErrClosed:
+		return fmt.Sprintf("CAD base at %s closed the connection without answering %s; it may or may not have run. Check the CAD program's command line.", addr, method)
+	case ErrMalformed:
+		return fmt.Sprintf("CAD base at %s answered %s with something that is not a JSON-RPC response; the call may have run. Is another program listening on that port?", addr, method)
+	case ErrTooLarge:
+		return fmt.Sprintf("CAD base at %s answered %s with more than --max-message allows; the call has run. Ask for less, or raise --max-message.", addr, method)
+	}
+	return fmt.Sprintf("calling the CAD base at %s failed: %v", addr, err)
 }

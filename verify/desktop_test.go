@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop/desktoptest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop/desktoptest"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
 
@@ -52,7 +52,7 @@ const hostileNote = "<b>x</b> &amp; \"q\" \\ $(rm) \u202e\nline 2"
 // gets an error result saying why, and the line is still in the drawing.
 // With MCP_BRIDGE_DESKTOP_E2E_COMMAND (make test-windows) the same with
 // mcp-bridge.exe under Wine, the question a Win32 message box; its text is
-// not read back here (no command line holds it): bridge/confirm/desktop's
+// not read back here (no command line holds it): bridge/guard/confirm/desktop's
 // TestMessageBox reads it from the box under Wine.
 func TestDesktopConfirm(t *testing.T) {
 	wine := os.Getenv(desktopExeEnv)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 )
 
 // TestJournalThreeBridges: three mcp-bridge processes append 10,000 journal
@@ -34,7 +34,7 @@ func TestJournalThreeBridges(t *testing.T) {
 		// Under Wine 10,000 calls outlast the bridges' 30 s to finish
 		// accepted requests after stdin ends (the calls left are dropped,
 		// never journaled); the writer's own 10,000-line soak runs there
-		// in bridge/journal.
+		// in bridge/guard/journal.
 		per = []int{300, 300, 300}
 	}
 	total := per[0] + per[1] + per[2]

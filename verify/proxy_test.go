@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )

@@ -8,11 +8,11 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -114,7 +114,7 @@ func isConfirmForm(params []byte) bool {
 	props := rpc.Field(rpc.Field(params, "requestedSchema"), "properties")
 	n := 0
 	_ = rpc.ScanObject(props, func(string, int, int) bool { n++; return true })
-	typ, _ := rpc.String(rpc.Field(rpc.Field(props, confirm.InputKey), "type"))
+	typ, _ := rpc.String(rpc.Field(rpc.Field(props, lifecycle.InputKey), "type"))
 	return n == 1 && typ == "boolean"
 }
 
@@ -345,7 +345,7 @@ func asInputRequired(result []byte) *inputRequired {
 	if rpc.ScanObject(reqs, func(string, int, int) bool { n++; return true }) != nil || n != 1 {
 		return nil
 	}
-	ask := rpc.Field(reqs, confirm.InputKey)
+	ask := rpc.Field(reqs, lifecycle.InputKey)
 	if method, _ := rpc.String(rpc.Field(ask, "method")); method != "elicitation/create" || !isConfirmForm(rpc.Field(ask, "params")) {
 		return nil
 	}
@@ -385,6 +385,6 @@ func (r *relay) answerInput(o *outgoing, ir *inputRequired) []byte {
 		ans = desktop.Cancelled
 	}
 	params := rpc.WithoutMember(rpc.WithoutMember(m.Params, "inputResponses"), "requestState")
-	params = rpc.AppendMembers(params, fmt.Sprintf(`%q:{%q:%s},"requestState":%s`, "inputResponses", confirm.InputKey, elicitResult(ans), ir.state))
+	params = rpc.AppendMembers(params, fmt.Sprintf(`%q:{%q:%s},"requestState":%s`, "inputResponses", lifecycle.InputKey, elicitResult(ans), ir.state))
 	return rpc.EncodeRequest(m.ID, m.Method, params).AppendTo(nil)
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // TestDesktopQuestionHoldsOnlyItsClient, over HTTP: while the desktop asks
@@ -25,7 +25,7 @@ import (
 func TestDesktopQuestionHoldsOnlyItsClient(t *testing.T) {
 	d := bridgetest.NewDesktop()
 	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
 		c.Policy = p
 		c.Name, c.Desktop = "cad-test", d // as the core's withDesktop(d)

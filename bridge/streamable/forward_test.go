@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // TestFrameIsOneLine, over HTTP (the core's TestFrameIsOneLine says why):

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/httpheader"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )

@@ -14,11 +14,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
+
+// newJournal opens a journal in a fresh folder of the test's.
+func newJournal(t *testing.T) (string, *journal.Writer) {
+	t.Helper()
+	return bridgetest.NewJournal(t, testdir.New(t))
+}
 
 // httpHarness runs Serve in-process on a loopback port, against the
 // simulated base, and talks to it as an HTTP client would.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // rawPost sends a POST on a connection of its own and never reads the
@@ -68,7 +68,7 @@ func TestUnreadAnswerHoldsNobody(t *testing.T) {
 func confirmHarness(t *testing.T) (*httpHarness, string) {
 	t.Helper()
 	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) {
 		c.Policy = p
 		c.Journal, c.ConfirmTimeout = jw, time.Hour

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
@@ -270,7 +270,7 @@ func TestHTTPParamHeadersStatus(t *testing.T) {
 // arguments said, which its header said too; a refused call has no line
 // (nothing ran).
 func TestHTTPParamHeadersJournal(t *testing.T) {
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h, _, _ := mirrorHarness(t, func(c *bridge.Config) { c.Journal, c.JournalArgs = jw, true })
 	if r := h.postHeaders(mirroredTool, hv("Mcp-Param-Region", "eu"), mirroredCall(`{"region":"us"}`)); r.status != 400 {
 		t.Fatalf("mismatch: %d %s", r.status, r.body)
@@ -607,7 +607,7 @@ func TestHTTPParamHeadersBeforeAsking(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := bridgetest.Policy(t, `{"confirm": ["test_x_*"]}`, policy.Options{})
-			jpath, jw := bridgetest.NewJournal(t)
+			jpath, jw := newJournal(t)
 			h, rec, _ := mirrorHarness(t, func(c *bridge.Config) { c.Policy, c.Journal = p, jw })
 			if c.listed {
 				modernList(h, "")

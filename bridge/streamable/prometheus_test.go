@@ -37,7 +37,7 @@ func TestPrometheusScrapesARunningBridge(t *testing.T) {
 	simAddr := sim.Addr()
 	var simMu sync.Mutex
 	t.Cleanup(func() { simMu.Lock(); sim.Close(); simMu.Unlock() })
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	const token = "s3cret"
 	h := newHTTPHarness(t, func(c *bridge.Config, hc *Config) {
 		c.Base, c.BaseAddr = &tcpbase.Client{Addr: simAddr, ConnectTimeout: time.Second}, simAddr

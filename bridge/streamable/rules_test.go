@@ -8,16 +8,16 @@ import (
 	"testing"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/bridgetest"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 )
 
 // TestRulesOverHTTP: the policy, both eras' confirmation and the journal
 // apply to Streamable HTTP clients as to stdio ones.
 func TestRulesOverHTTP(t *testing.T) {
 	p := bridgetest.Policy(t, bridgetest.TestPolicy, policy.Options{})
-	jpath, jw := bridgetest.NewJournal(t)
+	jpath, jw := newJournal(t)
 	h := newHTTPHarness(t, func(c *bridge.Config, _ *Config) { c.Policy = p; c.Journal = jw })
 
 	// Legacy session whose client can ask.

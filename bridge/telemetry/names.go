@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 )
 
@@ -151,7 +150,7 @@ type tools struct {
 // listed records a tools/list result's names.
 func (t *tools) listed(result []byte) {
 	set := toolSet{}
-	for _, n := range policy.ToolNames(result) {
+	for _, n := range lifecycle.ToolNames(result) {
 		if len(set) == maxTools {
 			break
 		}

@@ -15,10 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
@@ -172,7 +171,7 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 	if tcpbase.KindOf(err) != nil {
 		// The words the bridge's clients read, hint included.
 		method := map[string]string{"tools": "tools/list", "call": "tools/call", "request": "the request"}[cmd]
-		return errors.New(bridge.FailureMessage(err, client.Addr, method, *timeout))
+		return errors.New(tcpbase.FailureMessage(err, client.Addr, method, *timeout))
 	}
 	return err
 }
@@ -232,7 +231,7 @@ func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name strin
 	if err != nil {
 		return
 	}
-	names := policy.ToolNames(res)
+	names := lifecycle.ToolNames(res)
 	if slices.Contains(names, name) {
 		return
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 )
 
 func TestBadPolicyRefusedAtStart(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 )
 
 // startInProcess starts the bridge in-process with args and vars and

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
 

@@ -134,8 +134,8 @@ node sdk1.mjs "$bin" "$port" || fail "TypeScript SDK 1.x client"
 node sdk2.mjs "$bin" "$port" || fail "TypeScript SDK 2.x client"
 
 # Under Wine (make test-windows) the policy and HTTP runs below are left to
-# the Windows unit tests (bridge, bridge/policy, bridge/confirm,
-# bridge/journal run there): their bridges are started from these scripts
+# the Windows unit tests (bridge, bridge/guard/policy, bridge/guard/confirm,
+# bridge/guard/journal run there): their bridges are started from these scripts
 # with Linux paths and POSIX signals.
 if [ -z "${E2E_COMMAND:-}" ]; then
 # Policy, annotations and confirmation (configs/policy.example.jsonc): the

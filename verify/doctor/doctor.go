@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/toolschema"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
@@ -280,7 +280,7 @@ func checkBase(ctx context.Context, o Options, rep *Report, bases *baseCache) {
 		rep.Reachable = checked(!down)
 		rep.BaseError = r.err.Error()
 		if tcpbase.KindOf(r.err) != nil { // the words the bridge's clients read
-			rep.BaseError = bridge.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
+			rep.BaseError = tcpbase.FailureMessage(r.err, o.Base.Addr, "tools/list", o.Timeout)
 		}
 		// Down, with a program that starts it: no problem until a launch
 		// test says otherwise.
@@ -341,9 +341,9 @@ func (b *baseCache) check(ctx context.Context, c *tcpbase.Client, listTimeout ti
 		return r
 	}
 	r.latency = float64(time.Since(start).Microseconds()) / 1000
-	r.all = policy.ToolNames(res)
+	r.all = lifecycle.ToolNames(res)
 	r.list = pol.ApplyList(res) // the list as clients see it
-	r.seen = policy.ToolNames(r.list)
+	r.seen = lifecycle.ToolNames(r.list)
 	return r
 }
 
@@ -480,7 +480,7 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		if limit <= 0 || limit > bases.timeout {
 			limit = bases.timeout
 		}
-		e.cause = &Cause{Base: e.Base, Error: bridge.FailureMessage(b.err, e.Base, "tools/list", limit), Down: errors.Is(b.err, tcpbase.ErrUnreachable)}
+		e.cause = &Cause{Base: e.Base, Error: tcpbase.FailureMessage(b.err, e.Base, "tools/list", limit), Down: errors.Is(b.err, tcpbase.ErrUnreachable)}
 		return e
 	}
 	e.BaseOK, e.BaseTools, e.BaseLatency = Passed, len(b.seen), b.latency

@@ -3,7 +3,8 @@
 // against, the requests they send, readers of the answers and the journal,
 // the test policy, and fakes of the other parties (a recording base, a
 // desktop whose user is the test). It imports no front end and not the
-// core, so that the core's own tests can use it.
+// core, so that the core's own tests can use it, and nothing of verify,
+// which sits above the core.
 package bridgetest
 
 import (
@@ -17,13 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
-	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
-	"github.com/mcp-bridge/mcp-bridge/verify"
-	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 // WaitLimit bounds every wait for something the bridge must do: past it,
@@ -60,14 +59,28 @@ func ModernCall(id, tool, args, caps, extra string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s,`+WireMeta+`%s}}`, id, tool, args, caps, extra)
 }
 
-// Field extracts a value from a JSON line by a dotted path, for checks on
-// answers whose text carries variable parts.
+// Field extracts a value from a JSON line by a dotted path of member
+// names (exact, as the bridge reads them), for checks on answers whose
+// text carries variable parts: nil when a member on the way is missing or
+// not an object; else the value as encoding/json decodes it into an any
+// (a number is a float64).
 func Field(t *testing.T, line, path string) any {
 	t.Helper()
 	if !json.Valid([]byte(line)) {
 		t.Fatalf("not JSON: %s", line)
 	}
-	return verify.Get(line, path)
+	v := []byte(line)
+	for _, name := range strings.Split(path, ".") {
+		if rpc.Kind(v) != rpc.KindObject {
+			return nil
+		}
+		v = rpc.Field(v, name)
+	}
+	var out any
+	if json.Unmarshal(v, &out) != nil {
+		return nil
+	}
+	return out
 }
 
 // WaitFor polls cond until it holds, failing the test past WaitLimit.
@@ -141,11 +154,11 @@ func Policy(t *testing.T, file string, opt policy.Options) *policy.Policy {
 	return p
 }
 
-// NewJournal opens a journal in a fresh folder; it is closed when the
-// test ends.
-func NewJournal(t *testing.T) (string, *journal.Writer) {
+// NewJournal opens a journal in dir, a fresh folder of the test's
+// (testdir.New, which Wine can remove); it is closed when the test ends.
+func NewJournal(t *testing.T, dir string) (string, *journal.Writer) {
 	t.Helper()
-	jpath := filepath.Join(testdir.New(t), "journal.jsonl")
+	jpath := filepath.Join(dir, "journal.jsonl")
 	jw, err := journal.Open(jpath, 0, 0)
 	if err != nil {
 		t.Fatal(err)

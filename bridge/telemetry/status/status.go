@@ -19,7 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )

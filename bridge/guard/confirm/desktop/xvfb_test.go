@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop/desktoptest"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop/desktoptest"
 )
 
 // strictEnv set to 1 (make test-desktop) turns the skips for a missing

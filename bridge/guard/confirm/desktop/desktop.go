@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/confirm"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 )
 
 // Question is one call to ask about. Client, Tool and Args come from the

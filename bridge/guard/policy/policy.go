@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -242,7 +243,7 @@ func (p *Policy) ApplyList(result []byte) []byte {
 	n := 0
 	rpc.EachElement(tools, func(from, to int) {
 		tool := tools[from:to]
-		name, baseAnn := toolName(tool)
+		name, baseAnn := lifecycle.ToolEntry(tool)
 		if !p.Check(name, baseAnn).Allowed {
 			return
 		}
@@ -254,16 +255,6 @@ func (p *Policy) ApplyList(result []byte) []byte {
 	})
 	out = append(out, ']')
 	return rpc.AppendMembers(rpc.WithoutMember(result, "tools"), `"tools":`+string(out))
-}
-
-// toolName returns a tool object's name ("" when it has none) and its raw
-// annotations.
-func toolName(tool []byte) (string, []byte) {
-	if rpc.Kind(tool) != '{' {
-		return "", nil
-	}
-	name, _ := rpc.String(rpc.Field(tool, "name"))
-	return name, rpc.Field(tool, "annotations")
 }
 
 // annotate merges the policy's annotations for name into one tool object.
@@ -298,38 +289,6 @@ func (p *Policy) annotate(tool []byte, name string, baseAnn []byte) []byte {
 	}
 	merged = rpc.AppendMembers(merged, strings.Join(add, ","))
 	return rpc.AppendMembers(rpc.WithoutMember(tool, "annotations"), `"annotations":`+string(merged))
-}
-
-// ToolAnnotations returns the base annotations of the named tool in a
-// tools/list result (nil when absent), for Check on a call.
-func ToolAnnotations(result []byte, name string) []byte {
-	tools := rpc.Field(result, "tools")
-	var ann []byte
-	rpc.EachElement(tools, func(from, to int) {
-		if n, a := toolName(tools[from:to]); n == name && ann == nil {
-			ann = a
-			if ann == nil {
-				ann = []byte(`{}`)
-			}
-		}
-	})
-	return ann
-}
-
-// Lists reports whether a tools/list result lists a tool called exactly
-// name: same characters, same case.
-func Lists(result []byte, name string) bool { return ToolAnnotations(result, name) != nil }
-
-// ToolNames returns the names of the tools in a tools/list result.
-func ToolNames(result []byte) []string {
-	var names []string
-	tools := rpc.Field(result, "tools")
-	rpc.EachElement(tools, func(from, to int) {
-		if n, _ := toolName(tools[from:to]); n != "" {
-			names = append(names, n)
-		}
-	})
-	return names
 }
 
 // Unmatched returns the patterns, each with the list it is in, that match

@@ -16,12 +16,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
-
-// InputKey is the key of the bridge's one input request in a 2026-07-28
-// input_required result, and of the client's answer in inputResponses.
-const InputKey = "confirm"
 
 // Params returns the params of the elicitation/create request that asks the
 // user whether to run tool with args (raw JSON object, or nil): a form with
@@ -35,14 +32,14 @@ func Params(tool string, args []byte) ([]byte, error) {
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"confirm": map[string]any{
+			lifecycle.InputKey: map[string]any{
 				"type":        "boolean",
 				"title":       "Run " + label(tool),
 				"description": "Tick to let the assistant run " + label(tool) + " on your drawing; leave it or decline to stop it.",
 				"default":     false,
 			},
 		},
-		"required": []string{"confirm"},
+		"required": []string{lifecycle.InputKey},
 	}
 	b, _ := json.Marshal(map[string]any{"mode": "form", "message": msg, "requestedSchema": schema})
 	return b, nil
@@ -64,7 +61,7 @@ func InputRequest(tool string, args []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, InputKey, p), nil
+	return fmt.Appendf(nil, `{%q:{"method":"elicitation/create","params":%s}}`, lifecycle.InputKey, p), nil
 }
 
 const (
@@ -311,7 +308,7 @@ func Read(result []byte) Answer {
 	}
 	switch action {
 	case "accept":
-		if content := rpc.Field(result, "content"); object(content) && rpc.Kind(rpc.Field(content, InputKey)) == rpc.KindTrue {
+		if content := rpc.Field(result, "content"); object(content) && rpc.Kind(rpc.Field(content, lifecycle.InputKey)) == rpc.KindTrue {
 			return Accepted
 		}
 		return Declined
