@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -59,7 +58,7 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 		timeout = 3 * time.Second
 	}
 	d := net.Dialer{Timeout: timeout}
-	if isLoopback(c.Addr) {
+	if loopback.Addr(c.Addr) {
 		// A peer on this machine cannot vanish without its kernel closing
 		// the socket: keep-alive probes would only cost four setsockopt
 		// calls on every connection.
@@ -140,19 +139,6 @@ func (c *Client) fail(ctx context.Context, otherwise *Kind, err error) error {
 		return &Error{Kind: ErrClosed, Addr: c.Addr, Err: err}
 	}
 	return &Error{Kind: otherwise, Addr: c.Addr, Err: err}
-}
-
-// isLoopback reports whether addr's host is a loopback address or
-// localhost.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return ip.Unmap().IsLoopback()
-	}
-	return strings.EqualFold(host, "localhost")
 }
 
 func trimSpace(b []byte) []byte {

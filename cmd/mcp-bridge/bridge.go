@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
@@ -204,7 +205,7 @@ func runBridge(ctx context.Context, e *env, args []string) error {
 		runtime.GOMAXPROCS(1)
 	}
 	addr := f.addr()
-	if !isLoopback(f.host) {
+	if !loopback.Host(f.host) {
 		log.Warn().Str("base", addr).Msg("the CAD base is not on this machine: its protocol has no authentication or encryption")
 	}
 	cfg := bridge.Config{
@@ -301,14 +302,6 @@ func offIfZero(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // notStdout refuses a log file that is the bridge's stdout (such as

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,10 +16,10 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
-	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 )
 
 const connectUsage = `Usage: mcp-bridge connect URL [flags]
@@ -141,7 +140,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 	cfg.Log = log
 	// connect serves no token of its own: its --metrics-listen stays on
 	// loopback.
-	if tcfg.MetricsListen != "" && !streamable.IsLoopbackAddr(tcfg.MetricsListen) {
+	if tcfg.MetricsListen != "" && !loopback.Addr(tcfg.MetricsListen) {
 		return usageError{metricsRemoteErr(tcfg.MetricsListen, true)}
 	}
 	tel, stopTel, err := startTelemetry(tcfg, nil, "", "", false, log)
@@ -257,7 +256,7 @@ func (c *connectEntry) clearText(f *bridgeFlags) bool {
 	if err != nil || u.Scheme != "http" || f.tokenFile == "" {
 		return false
 	}
-	return !streamable.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
+	return !loopback.Host(u.Hostname())
 }
 
 // server is the entry: this executable, connect, the URL and its settings.

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
@@ -150,7 +151,7 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	if err != nil {
 		return usageError{err}
 	}
-	if !streamable.IsLoopbackAddr(f.listen) && token == "" && !f.allowRemote {
+	if !loopback.Addr(f.listen) && token == "" && !f.allowRemote {
 		return usageError{fmt.Errorf("--listen %s is reachable from other machines: set a token (--token-file or CAD_MCP_TOKEN), or pass --allow-remote to serve it without one", f.listen)}
 	}
 	ln, err := net.Listen("tcp", f.listen)
@@ -168,7 +169,7 @@ func serveHTTP(ctx context.Context, e *env, f *bridgeFlags, cfg bridge.Config) e
 	ln = tln
 	proxies, _ := parseCIDRs(f.trustProxy) // checked by checkHTTP
 	log.Info().Str("url", scheme+"://"+ln.Addr().String()+"/mcp").Str("base", cfg.BaseAddr).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Msg("mcp-bridge serving Streamable HTTP")
-	if !streamable.IsLoopbackAddr(f.listen) && token == "" {
+	if !loopback.Addr(f.listen) && token == "" {
 		log.Warn().Msg("serving a non-loopback address without a token (--allow-remote): anyone who can reach it can drive CAD")
 	}
 	return streamable.Serve(ctx, cfg, streamable.Config{

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 )
 
 // The telemetry settings (bridge/telemetry's flags): each flag mirrors a
@@ -69,7 +70,7 @@ func startTelemetry(cfg telemetry.Config, st *health.State, baseAddr, token stri
 	var served chan struct{}
 	ctx, cancel := context.WithCancel(context.Background())
 	if cfg.MetricsListen != "" && tel != nil {
-		if !streamable.IsLoopbackAddr(cfg.MetricsListen) && token == "" && !allowRemote {
+		if !loopback.Addr(cfg.MetricsListen) && token == "" && !allowRemote {
 			_ = tel.Shutdown(context.Background())
 			cancel()
 			return nil, nil, usageError{metricsRemoteErr(cfg.MetricsListen, false)}

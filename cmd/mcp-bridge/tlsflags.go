@@ -10,8 +10,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/pflag"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/tlscert"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 )
 
 // tlsFlags are the serving end's TLS settings (with --listen).
@@ -44,7 +44,7 @@ func (t *tlsFlags) check(set *settings) error {
 // the names the certificate was made for (the server accepts them as Host).
 func (t *tlsFlags) listener(ln net.Listener, listen, cacheDir string, set *settings, log zerolog.Logger) (net.Listener, string, []string, error) {
 	if !t.on() {
-		if !streamable.IsLoopbackAddr(listen) {
+		if !loopback.Addr(listen) {
 			log.Warn().Str("listen", listen).Msg("serving plain http:// to other machines: the token and every drawing travel in clear text; use --tls-self-signed (or --tls-cert/--tls-key) unless a proxy ends TLS in front of this bridge")
 		}
 		return ln, "http", nil, nil
