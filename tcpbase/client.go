@@ -153,6 +153,9 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// preview is the first 60 bytes of an answer that is not JSON, for %q:
+// bytes, not text (cut.Bytes would make U+FFFD of what %q shows as \xNN,
+// which says what the base sent).
 func preview(b []byte) string {
 	if len(b) > 60 {
 		return string(b[:60]) + "…"

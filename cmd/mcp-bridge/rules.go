@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/policy"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
@@ -293,10 +294,10 @@ func writeRow(w io.Writer, en *journal.Entry) {
 		detail = append(detail, en.Kind)
 	}
 	if en.Outcome == journal.Error || en.Outcome == journal.Denied {
-		detail = append(detail, asText(cut(en.Message, 60)))
+		detail = append(detail, asText(cut.Chars(en.Message, 60)))
 	}
 	if len(en.Args) > 0 {
-		detail = append(detail, asText(cut(string(en.Args), 60)))
+		detail = append(detail, asText(cut.Chars(string(en.Args), 60)))
 	}
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f ms\t%d\t%s\n",
 		en.Time.Local().Format("2006-01-02 15:04:05"), client, en.Era, en.Method, tool, en.Outcome, en.DurationMs, en.Bytes, strings.Join(detail, "; "))
@@ -312,14 +313,6 @@ func asText(s string) string {
 		if !unicode.IsGraphic(r) {
 			return strconv.QuoteToGraphic(s)
 		}
-	}
-	return s
-}
-
-// cut shortens s to n characters, the last one "…".
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // state is the last launch of a base, kept in its lock file so that every
@@ -144,9 +146,7 @@ func (lk *lockedFile) read() state {
 		st.Backoffs = st.Backoffs[len(st.Backoffs)-maxBackoffs:]
 	}
 	for i, b := range st.Backoffs {
-		if r := []rune(b.Why); len(r) > maxWhy {
-			st.Backoffs[i].Why = string(r[:maxWhy]) + "…"
-		}
+		st.Backoffs[i].Why = cut.Chars(b.Why, maxWhy)
 	}
 	return st
 }
