@@ -1,11 +1,10 @@
 //go:build windows
 
-package toolcache
+package userfile
 
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"runtime"
 	"unsafe"
@@ -13,16 +12,18 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// openNoFollow: on Windows the Lstat and SameFile checks in Load stand alone.
-const openNoFollow = 0
+// SameOwner does nothing on Windows: a new file inherits its folder's
+// access rules.
+func SameOwner(path, like string) {}
 
-// ownedByMe checks the opened cache file's owner (its security
-// descriptor's owner SID): this process's user, or the owner the user's
-// token gives new files (the Administrators group for an elevated
-// administrator). Windows has no group and other mode bits; who else may
-// write the file is its ACL's business, inherited from the user's profile
-// folder where the cache lives by default.
-func ownedByMe(f *os.File, _ fs.FileInfo) error {
+// Mine checks an opened file's owner (its security descriptor's owner
+// SID): this process's user, or the owner the user's token gives new
+// files (the Administrators group for an elevated administrator).
+// Windows has no group and other mode bits, nor a link count the bridge
+// relies on; who else may write the file is its access list's business,
+// inherited from the user's profile folder where the user's files live by
+// default.
+func Mine(f *os.File) error {
 	sd, err := windows.GetSecurityInfo(windows.Handle(f.Fd()), windows.SE_FILE_OBJECT, windows.OWNER_SECURITY_INFORMATION)
 	if err != nil {
 		return fmt.Errorf("its owner cannot be read: %w", err)
