@@ -13,9 +13,6 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
-// DefaultAddr is where the CAD base listens unless told otherwise.
-const DefaultAddr = "127.0.0.1:8080"
-
 // DefaultMaxAnswer caps an answer from the base: 16 MiB.
 const DefaultMaxAnswer = 16 << 20
 
@@ -23,7 +20,7 @@ const DefaultMaxAnswer = 16 << 20
 // Client has no state between calls and is safe for concurrent use.
 type Client struct {
 	Addr           string
-	ConnectTimeout time.Duration // default 3 s
+	ConnectTimeout time.Duration // default DefaultConnectTimeout
 	MaxAnswer      int           // default DefaultMaxAnswer
 }
 
@@ -55,7 +52,7 @@ func (c *Client) Call(ctx context.Context, frame []byte) ([]byte, error) {
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	timeout := c.ConnectTimeout
 	if timeout <= 0 {
-		timeout = 3 * time.Second
+		timeout = DefaultConnectTimeout
 	}
 	d := net.Dialer{Timeout: timeout}
 	if loopback.Addr(c.Addr) {

@@ -74,6 +74,18 @@ func Read(fs *pflag.FlagSet, getenv func(string) string, names ...string) error 
 	return nil
 }
 
+// List reads a comma-separated setting: its items, trimmed, the empty
+// ones dropped; nil for none.
+func List(s string) []string {
+	var out []string
+	for p := range strings.SplitSeq(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Unsubstituted is true for a value a client passed through without
 // filling it in, such as Claude Desktop's "${user_config.port}" for a
 // bundle setting that has no value: the bridge treats it as unset.
@@ -137,3 +149,11 @@ func (o Origin) From(flag string) string {
 	}
 	return "default"
 }
+
+// Error is a mistake in the settings found after they were read (a
+// listen address other machines reach, with no token): the command
+// line's, as a usage mistake is.
+type Error struct{ Err error }
+
+func (e Error) Error() string { return e.Err.Error() }
+func (e Error) Unwrap() error { return e.Err }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
 func flags(t *testing.T, args ...string) *pflag.FlagSet {
@@ -132,7 +134,7 @@ func TestReadSetFromEnv(t *testing.T) {
 // and a second line are not the token; one that no header carries is
 // refused without being said.
 func TestToken(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	file := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
@@ -179,7 +181,7 @@ func TestToken(t *testing.T) {
 // TestReadSmall: at most max bytes, one more is refused as not the kind
 // of file the setting takes.
 func TestReadSmall(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
+	p := filepath.Join(testdir.New(t), "f")
 	if err := os.WriteFile(p, make([]byte, 2048), 0o600); err != nil {
 		t.Fatal(err)
 	}

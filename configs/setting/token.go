@@ -44,6 +44,10 @@ func TokenFrom(fs *pflag.FlagSet, getenv func(string) string) Token {
 	return t
 }
 
+// Name is what to call File in a message: --token-file, or
+// CAD_MCP_TOKEN_FILE when it came from there.
+func (t Token) Name() string { return t.name }
+
 // FromVar: the token is CAD_MCP_TOKEN's, and no file is read.
 func (t Token) FromVar() bool { return t.value != "" }
 

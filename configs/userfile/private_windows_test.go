@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package userfile
 
 import (
 	"path/filepath"
@@ -8,20 +8,24 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
 
-// TestLogFileACL: on Windows the log file's access list lets in nobody but
-// the user running the bridge: no entry inherited from its folder for
-// Everyone, Users or Administrators. Windows reads back exactly
+// TestPrivateACL: on Windows a private file's (the log file's) access
+// list lets in nobody but the user running the bridge: no entry
+// inherited from its folder for Everyone, Users or Administrators. Windows reads back exactly
 // "D:P(A;;FA;;;<user>)"; Wine keeps no access lists, only the unix mode it
 // derives from them, and reads back "D:(A;;FA;;;SY)(A;;FA;;;<user>)"
 // (SY, the system itself, it adds to every file); without the restriction
 // it also lists "(A;;0x1200a9;;;WD)", Everyone may read.
-func TestLogFileACL(t *testing.T) {
-	path := filepath.Join(tempDir(t), "bridge.log")
-	if _, errs, code := runCLI(t, nil, "", "--log-file", path); code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
+func TestPrivateACL(t *testing.T) {
+	path := filepath.Join(testdir.New(t), "bridge.log")
+	f, err := OpenPrivate(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	f.Close()
 	tok, err := syscall.OpenCurrentProcessToken()
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build windows
 
-package main
+package userfile
 
 import (
 	"fmt"
@@ -15,13 +15,14 @@ var (
 	procSetFileSecW = advapi32.NewProc("SetFileSecurityW")
 )
 
-// openLogFile opens the log file for appending and gives this user alone
-// access to it: logs hold ids, methods, tool names and error messages. On
-// Windows the mode bits mean nothing (0600 only clears the read-only flag)
-// and a new file inherits its folder's access list, so the file gets a
-// protected access list with one entry, full control for the user running
-// the bridge (SDDL "D:P(A;;FA;;;<user SID>)").
-func openLogFile(path string) (*os.File, error) {
+// OpenPrivate opens path for appending, creating it, and gives this user
+// alone access to it (a log file: logs hold ids, methods, tool names and
+// error messages). On Windows the mode bits mean nothing (0600 only
+// clears the read-only flag) and a new file inherits its folder's access
+// list, so the file gets a protected access list with one entry, full
+// control for the user running the bridge (SDDL "D:P(A;;FA;;;<user
+// SID>)").
+func OpenPrivate(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err

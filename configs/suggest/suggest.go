@@ -1,4 +1,8 @@
-package main
+// Package suggest says what a mistyped word was probably meant to be: a
+// command, a help topic, a flag, a client, a tool. One rule for every
+// command of the program: a typo or two, a swap of neighbours, or a
+// prefix.
+package suggest
 
 import (
 	"errors"
@@ -8,10 +12,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// nearest is the candidate closest to word by edit distance, if it is
+// Nearest is the candidate closest to word by edit distance, if it is
 // close enough to be what the user meant (a typo or two, or a prefix);
 // "" otherwise.
-func nearest(word string, candidates []string) string {
+func Nearest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	w := strings.ToLower(word)
 	for _, c := range candidates {
@@ -29,9 +33,9 @@ func nearest(word string, candidates []string) string {
 	return best
 }
 
-// didYouMean is " (did you mean X?)" for the nearest candidate, or "".
-func didYouMean(word string, candidates []string) string {
-	if n := nearest(word, candidates); n != "" {
+// DidYouMean is " (did you mean X?)" for the nearest candidate, or "".
+func DidYouMean(word string, candidates []string) string {
+	if n := Nearest(word, candidates); n != "" {
 		return fmt.Sprintf(" (did you mean %s?)", n)
 	}
 	return ""
@@ -64,9 +68,9 @@ func editDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-// withFlagSuggestion adds the nearest flag of fs to pflag's "unknown flag:
-// --prot" error.
-func withFlagSuggestion(fs *pflag.FlagSet, err error) error {
+// Flag adds the nearest flag of fs to pflag's "unknown flag: --prot"
+// error.
+func Flag(fs *pflag.FlagSet, err error) error {
 	const prefix = "unknown flag: --"
 	msg := err.Error()
 	if !strings.HasPrefix(msg, prefix) {
@@ -78,7 +82,7 @@ func withFlagSuggestion(fs *pflag.FlagSet, err error) error {
 			names = append(names, f.Name)
 		}
 	})
-	if n := nearest(strings.TrimPrefix(msg, prefix), names); n != "" {
+	if n := Nearest(strings.TrimPrefix(msg, prefix), names); n != "" {
 		return errors.New(msg + " (did you mean --" + n + "?)")
 	}
 	return err

@@ -1,4 +1,4 @@
-package main
+package direct
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"unicode/utf8"
 )
 
-// jsonObject checks a flag's value is a JSON object. When it is not JSON
+// JSONObject checks a flag's value is a JSON object. When it is not JSON
 // at all, the message shows where parsing stopped (a caret under the
 // character), which is what a user typing JSON in a shell needs:
 // '{center:1}' lacks quotes, not objectness.
-func jsonObject(flag, s string) error {
-	v, err := jsonValue(flag, s)
+func JSONObject(flag, s string) error {
+	v, err := JSONValue(flag, s)
 	if err != nil {
 		return err
 	}
@@ -25,9 +25,9 @@ func jsonObject(flag, s string) error {
 	return nil
 }
 
-// jsonValue parses s as one JSON value, saying where parsing stopped when
+// JSONValue parses s as one JSON value, saying where parsing stopped when
 // it is not one.
-func jsonValue(flag, s string) (any, error) {
+func JSONValue(flag, s string) (any, error) {
 	var v any
 	d := json.NewDecoder(strings.NewReader(s))
 	err := d.Decode(&v)

@@ -1,10 +1,20 @@
-package main
+package bridge
 
 import (
+	"context"
 	"io"
 	"sync"
 	"time"
 )
+
+// ServeStdio is Run on the process's own stdin and stdout, as the
+// mcp-bridge binary serves a client: stdin made interruptible (a signal
+// ends the reader), stdout's pipe widened, and once the first answer is
+// out, the binary's untouched mappings dropped (trim_linux.go).
+func ServeStdio(ctx context.Context, cfg Config, stdin io.Reader, stdout io.Writer) error {
+	widenPipe(stdout)
+	return Run(ctx, cfg, Interruptible(stdin), afterFirstWrite(stdout, trimDelay, func() { unmapUntouched(cfg.Log) }))
+}
 
 // trimDelay is how long after its first answer a stdio bridge drops the
 // binary's mappings: a process that ends sooner (a client's quick check:
