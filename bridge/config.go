@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
@@ -26,23 +27,25 @@ type Config struct {
 	Base     Base
 	BaseAddr string // for messages: "CAD base at <addr> …"
 
-	ListTimeout     time.Duration // tools/list, default 30 s
-	CallTimeout     time.Duration // tools/call, default 120 s
+	ListTimeout     time.Duration // tools/list, default DefaultListTimeout
+	CallTimeout     time.Duration // tools/call, default DefaultCallTimeout
 	ShutdownTimeout time.Duration // after stdin EOF, to finish accepted requests; default 30 s
 	Grace           time.Duration // after a signal, for the in-flight request; default 2 s
 	RetryBackoff    time.Duration // first wait before re-dialling a base that refused; default 100 ms
 	Retries         int           // re-dials when no connection could be made; default 2, -1 for none
 
-	Queue      int // requests waiting for the worker; default 64
+	Queue      int // requests waiting for the worker; default DefaultQueue
 	MaxMessage int // bytes per input line; default 16 MiB
 
 	// CacheDir keeps the last good tool list per base address; "" for none.
 	CacheDir string
 	// ProbeInterval is the first wait before probing a base that went down
-	// (doubling up to a minute); default 1 s, negative for no probing.
+	// (doubling up to a minute); 0 for no probing, as --probe-interval 0
+	// (whose default is DefaultProbeInterval).
 	ProbeInterval time.Duration
 	// ProgressInterval spaces notifications/progress heartbeats for calls
-	// that carry a progressToken; default 5 s, negative for none.
+	// that carry a progressToken; 0 for none, as --progress-interval 0
+	// (whose default is DefaultProgressInterval).
 	ProgressInterval time.Duration
 
 	// Launch, when set, starts the CAD program when a call finds its base
@@ -56,7 +59,7 @@ type Config struct {
 	// the base describes it).
 	Policy *policy.Policy
 	// ConfirmTimeout is how long a confirmation question waits for the
-	// user; default 2 min.
+	// user; default guard.DefaultConfirmTimeout.
 	ConfirmTimeout time.Duration
 	// ConfirmWith is who asks, in order: AskClient (the client shows an
 	// elicitation), AskDesktop (a dialog on this machine's desktop). The
@@ -94,20 +97,14 @@ func (c *Config) setDefaults() {
 			*d = v
 		}
 	}
-	def(&c.ListTimeout, 30*time.Second)
-	def(&c.CallTimeout, 120*time.Second)
+	def(&c.ListTimeout, DefaultListTimeout)
+	def(&c.CallTimeout, DefaultCallTimeout)
 	def(&c.ShutdownTimeout, 30*time.Second)
 	def(&c.Grace, 2*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
-	def(&c.ConfirmTimeout, 2*time.Minute)
+	def(&c.ConfirmTimeout, guard.DefaultConfirmTimeout)
 	if c.ConfirmWith == nil {
 		c.ConfirmWith = []string{AskClient, AskDesktop}
-	}
-	if c.ProbeInterval == 0 {
-		c.ProbeInterval = time.Second
-	}
-	if c.ProgressInterval == 0 {
-		c.ProgressInterval = 5 * time.Second
 	}
 	switch {
 	case c.Retries == 0:
@@ -116,7 +113,7 @@ func (c *Config) setDefaults() {
 		c.Retries = 0
 	}
 	if c.Queue <= 0 {
-		c.Queue = 64
+		c.Queue = DefaultQueue
 	}
 	if c.MaxMessage <= 0 {
 		c.MaxMessage = rpc.DefaultMaxMessage

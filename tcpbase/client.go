@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
-
-// DefaultAddr is where the CAD base listens unless told otherwise.
-const DefaultAddr = "127.0.0.1:8080"
 
 // DefaultMaxAnswer caps an answer from the base: 16 MiB.
 const DefaultMaxAnswer = 16 << 20
@@ -24,7 +20,7 @@ const DefaultMaxAnswer = 16 << 20
 // Client has no state between calls and is safe for concurrent use.
 type Client struct {
 	Addr           string
-	ConnectTimeout time.Duration // default 3 s
+	ConnectTimeout time.Duration // default DefaultConnectTimeout
 	MaxAnswer      int           // default DefaultMaxAnswer
 }
 
@@ -56,10 +52,10 @@ func (c *Client) Call(ctx context.Context, frame []byte) ([]byte, error) {
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	timeout := c.ConnectTimeout
 	if timeout <= 0 {
-		timeout = 3 * time.Second
+		timeout = DefaultConnectTimeout
 	}
 	d := net.Dialer{Timeout: timeout}
-	if isLoopback(c.Addr) {
+	if loopback.Addr(c.Addr) {
 		// A peer on this machine cannot vanish without its kernel closing
 		// the socket: keep-alive probes would only cost four setsockopt
 		// calls on every connection.
@@ -142,19 +138,6 @@ func (c *Client) fail(ctx context.Context, otherwise *Kind, err error) error {
 	return &Error{Kind: otherwise, Addr: c.Addr, Err: err}
 }
 
-// isLoopback reports whether addr's host is a loopback address or
-// localhost.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return ip.Unmap().IsLoopback()
-	}
-	return strings.EqualFold(host, "localhost")
-}
-
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && isSpace(b[0]) {
 		b = b[1:]
@@ -167,6 +150,9 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// preview is the first 60 bytes of an answer that is not JSON, for %q:
+// bytes, not text (cut.Bytes would make U+FFFD of what %q shows as \xNN,
+// which says what the base sent).
 func preview(b []byte) string {
 	if len(b) > 60 {
 		return string(b[:60]) + "…"

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // Initialize is an initialize request asking for version.
@@ -48,8 +50,5 @@ func FirstText(line string) string {
 
 // Short cuts a line for a message.
 func Short(s string) string {
-	if len(s) > 150 {
-		return s[:150] + "…"
-	}
-	return s
+	return cut.Bytes(s, 150)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
@@ -49,7 +50,7 @@ type Config struct {
 	// desktop (the client's: its user sits here); nil: none.
 	ConfirmWith    []string
 	Desktop        desktop.Asker
-	ConfirmTimeout time.Duration // a desktop question closes itself after this long (not run); default 2 min
+	ConfirmTimeout time.Duration // a desktop question closes itself after this long (not run); default guard.DefaultConfirmTimeout
 
 	Log zerolog.Logger
 	// Telemetry gets a span for each relayed request, and the round trip
@@ -89,7 +90,7 @@ func (c *Config) setDefaults() {
 		c.ConfirmWith = []string{policy.AskClient, policy.AskDesktop}
 	}
 	if c.ConfirmTimeout <= 0 {
-		c.ConfirmTimeout = 2 * time.Minute
+		c.ConfirmTimeout = guard.DefaultConfirmTimeout
 	}
 	if c.answerIdle <= 0 {
 		c.answerIdle = AnswerIdle

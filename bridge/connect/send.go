@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -264,8 +265,8 @@ func notMCP(resp *http.Response) string {
 	switch {
 	case ct == "":
 		ct = "no Content-Type"
-	case len(ct) > 80: // the remote's words: a short sample is enough
-		ct = ct[:80] + "…"
+	default: // the remote's words: a short sample is enough
+		ct = cut.Bytes(ct, 80)
 	}
 	return "it answered " + resp.Status + " with " + strconv.Quote(ct) + ", not an MCP message: a proxy's or a captive portal's page?"
 }

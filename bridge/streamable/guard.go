@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 )
 
 // guard holds the checks every HTTP request passes before anything else:
@@ -109,7 +111,7 @@ func (g *guard) originAllowed(origin string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return false
 	}
-	return isLoopbackHost(u.Hostname())
+	return loopback.Name(u.Hostname())
 }
 
 // hostAllowed: the Host header names the listen address or a loopback
@@ -121,7 +123,7 @@ func (g *guard) hostAllowed(hostport string) bool {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	if isLoopbackHost(host) || g.hosts[strings.ToLower(host)] {
+	if loopback.Name(host) || g.hosts[strings.ToLower(host)] {
 		return true
 	}
 	if g.listenHost == "" || g.listenHost == "0.0.0.0" || g.listenHost == "::" {
@@ -130,34 +132,6 @@ func (g *guard) hostAllowed(hostport string) bool {
 		return net.ParseIP(host) != nil
 	}
 	return strings.EqualFold(host, g.listenHost)
-}
-
-// isLoopbackHost: localhost, *.localhost, or a loopback IP.
-func isLoopbackHost(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
-// IsLoopbackAddr reports whether a listen address binds only loopback: a
-// loopback IP, or localhost. Not a name under .localhost, which a Host
-// header may carry (browsers keep it on this machine) but which the
-// resolver asks DNS for when listening: an answer with another address
-// would serve without a token on the network.
-func IsLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // jsonContent reports whether a Content-Type is application/json (any

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/configs/setting"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -33,10 +34,10 @@ type Config struct {
 	// client (proxy.go); from other peers the header is ignored.
 	TrustProxy []*net.IPNet
 
-	SessionIdle       time.Duration // a legacy session without traffic ends; default 30 min
+	SessionIdle       time.Duration // a legacy session without traffic ends; default DefaultSessionIdle
 	UnusedIdle        time.Duration // a legacy session never used after initialize ends; default 10 s
-	MaxSessions       int           // open legacy sessions (one remote address: half); default 1000
-	MaxStreams        int           // open GET and subscriptions/listen streams (one remote address: half); default 100
+	MaxSessions       int           // open legacy sessions (one remote address: half); default DefaultMaxSessions
+	MaxStreams        int           // open GET and subscriptions/listen streams (one remote address: half); default DefaultMaxStreams
 	KeepAlive         time.Duration // SSE comment on quiet streams; default 15 s
 	ReadHeaderTimeout time.Duration // default 10 s
 	ReadTimeout       time.Duration // the whole request body; default 60 s
@@ -53,6 +54,14 @@ type Config struct {
 	// has (telemetry.MetricsHandler); nil when metrics are off or
 	// --metrics-listen serves them alone.
 	Metrics http.Handler
+
+	// What ListenAndServe reads (flags.go); Serve, given its listener and
+	// token, does not.
+	Listen      string        // --listen: the address served
+	TokenFrom   setting.Token // where Token comes from (ReadToken)
+	AllowRemote bool          // serve an address other machines reach without a token
+	TLS         TLS           // its zero value serves http://
+	origin      setting.Origin
 }
 
 func (h *Config) setDefaults() {
@@ -61,7 +70,7 @@ func (h *Config) setDefaults() {
 			*d = v
 		}
 	}
-	def(&h.SessionIdle, 30*time.Minute)
+	def(&h.SessionIdle, DefaultSessionIdle)
 	def(&h.UnusedIdle, 10*time.Second)
 	def(&h.KeepAlive, 15*time.Second)
 	def(&h.ReadHeaderTimeout, 10*time.Second)
@@ -69,10 +78,10 @@ func (h *Config) setDefaults() {
 	def(&h.WriteTimeout, time.Minute)
 	def(&h.IdleTimeout, 2*time.Minute)
 	if h.MaxSessions <= 0 {
-		h.MaxSessions = 1000
+		h.MaxSessions = DefaultMaxSessions
 	}
 	if h.MaxStreams <= 0 {
-		h.MaxStreams = 100
+		h.MaxStreams = DefaultMaxStreams
 	}
 	if h.Started.IsZero() {
 		h.Started = time.Now()

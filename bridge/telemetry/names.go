@@ -211,19 +211,3 @@ func hasControl(s string) bool {
 	}
 	return false
 }
-
-// bounded cuts s to n bytes on a character boundary and makes it UTF-8:
-// for span attributes that carry a client's text (an id, a session id, an
-// error message).
-func bounded(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

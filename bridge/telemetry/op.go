@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/tracecontext"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -152,10 +153,10 @@ func (t *Telemetry) start(r Request) *Op {
 		attrs = append(attrs, keyRequestID.String(id))
 	}
 	if r.SessionID != "" {
-		attrs = append(attrs, keySessionID.String(bounded(r.SessionID, maxID)))
+		attrs = append(attrs, keySessionID.String(cut.Bytes(r.SessionID, maxID)))
 	}
 	if host, port, err := net.SplitHostPort(r.ClientAddr); err == nil {
-		attrs = append(attrs, keyClientAddress.String(bounded(host, maxID)))
+		attrs = append(attrs, keyClientAddress.String(cut.Bytes(host, maxID)))
 		if p, err := strconv.Atoi(port); err == nil {
 			attrs = append(attrs, keyClientPort.Int(p))
 		}
@@ -204,12 +205,12 @@ func requestID(raw []byte) string {
 		if len(raw) > 4*maxID {
 			raw = raw[:4*maxID] // the text is cut anyway; decode no more than that
 			s, _ := rpc.String(append(raw[:len(raw):len(raw)], '"'))
-			return bounded(s, maxID)
+			return cut.Bytes(s, maxID)
 		}
 		s, _ := rpc.String(raw)
-		return bounded(s, maxID)
+		return cut.Bytes(s, maxID)
 	case rpc.KindNumber:
-		return bounded(string(raw), maxID)
+		return cut.Bytes(string(raw), maxID)
 	}
 	return ""
 }
@@ -414,7 +415,7 @@ func (o *Op) End(res Result) {
 			if code := errorCode(res.Code); code != "" {
 				o.span.SetAttributes(keyStatusCode.String(code))
 			}
-			o.span.SetStatus(codes.Error, bounded(res.Message, maxMessage))
+			o.span.SetStatus(codes.Error, cut.Bytes(res.Message, maxMessage))
 		}
 		o.span.End(trace.WithTimestamp(now))
 	}
@@ -465,7 +466,7 @@ func (o *Op) call(host string, port int, base bool) *Call {
 		c.attrs = append(c.attrs, keyProtocolName.String("http"))
 	}
 	if host != "" {
-		c.attrs = append(c.attrs, keyServerAddress.String(bounded(host, maxID)), keyServerPort.Int(port))
+		c.attrs = append(c.attrs, keyServerAddress.String(cut.Bytes(host, maxID)), keyServerPort.Int(port))
 	}
 	if o.t.inst.on {
 		o.t.inst.inFlight.Add(context.Background(), 1)

@@ -32,6 +32,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/otlp"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/prom"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // Telemetry makes the bridge's spans and metrics. A nil *Telemetry is
@@ -246,7 +247,7 @@ func buildResource(cfg Config, opt Options) (*resource.Resource, error) {
 	}
 	attrs := make([]attribute.KeyValue, 0, len(kv))
 	for k, v := range kv {
-		attrs = append(attrs, attribute.String(k, bounded(v, 1024)))
+		attrs = append(attrs, attribute.String(k, cut.Bytes(v, 1024)))
 	}
 	return resource.NewSchemaless(attrs...), nil
 }

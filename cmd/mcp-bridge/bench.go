@@ -12,22 +12,7 @@ import (
 	"github.com/mcp-bridge/mcp-bridge/verify/bench"
 )
 
-func runBench(e *env, args []string) error {
-	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: measure against that base)")
-	port := fs.Int("port", 0, "CAD base port; without it, a simulated base is started")
-	rounds := fs.Int("rounds", 3, "times each figure is measured (the median is reported)")
-	runs := fs.Int("runs", 300, "samples per latency figure and round")
-	calls := fs.Int("calls", 10000, "pipelined calls in the throughput run")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	bridgeBin := fs.String("bridge", "", "bridge binary to measure (default: this one)")
-	against := fs.StringArray("against", nil, "another bridge binary measured beside it in the same run, e.g. an older build (repeatable)")
-	goCmd := fs.String("go", "go", "the go command that builds the floor relay")
-	symbols := fs.String("symbols", "", "a build of the bridge with its symbols (without -s -w): account for its idle RSS by kind of page, section and package")
-	doc := fs.String("doc", "", "write the report between the marks of this markdown file (make bench: docs/performance.md)")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, `Usage: mcp-bridge bench [flags]
+const benchUsage = `Usage: mcp-bridge bench [flags]
 
 Measures what the bridge costs: the same requests sent straight to the base,
 through the floor (the least any relay must do: read a line, dial the base,
@@ -42,8 +27,24 @@ the floor's and to the direct call's. Against a real base (--port) it only
 calls get_drawing_info and tools/list.
 
 Flags:
-%s`, usages(fs, all, nil))
-	}
+%s`
+
+// runBench is the bench command: verify/bench's figures.
+func runBench(e *env, args []string) error {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: measure against that base)")
+	port := fs.Int("port", 0, "CAD base port; without it, a simulated base is started")
+	rounds := fs.Int("rounds", 3, "times each figure is measured (the median is reported)")
+	runs := fs.Int("runs", 300, "samples per latency figure and round")
+	calls := fs.Int("calls", 10000, "pipelined calls in the throughput run")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	bridgeBin := fs.String("bridge", "", "bridge binary to measure (default: this one)")
+	against := fs.StringArray("against", nil, "another bridge binary measured beside it in the same run, e.g. an older build (repeatable)")
+	goCmd := fs.String("go", "go", "the go command that builds the floor relay")
+	symbols := fs.String("symbols", "", "a build of the bridge with its symbols (without -s -w): account for its idle RSS by kind of page, section and package")
+	doc := fs.String("doc", "", "write the report between the marks of this markdown file (make bench: docs/performance.md)")
+	fs.Usage = func() { fmt.Fprintf(e.stdout, benchUsage, usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}

@@ -2,25 +2,21 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
-	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
-	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
-	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/loopback"
 )
 
 const connectUsage = `Usage: mcp-bridge connect URL [flags]
@@ -37,144 +33,86 @@ Examples:
 Flags (marked "env": also read from CAD_MCP_<NAME> when not given):
 `
 
-// connectFlags are connect's flags (doctor reads registrations with them).
-type connectFlags struct {
-	fs                                                           *pflag.FlagSet
-	tokenFile, fingerprint, caFile, logLevel, logFormat, logFile string
-	confirmWith                                                  string
-	confirmTimeout                                               time.Duration
-	showVersion                                                  bool
-}
-
-func newConnectFlags(out io.Writer) *connectFlags {
-	c := &connectFlags{fs: pflag.NewFlagSet("connect", pflag.ContinueOnError)}
-	fs := c.fs
+// newConnectFlags are connect's flags: its own (bridge/connect), the
+// logger's, --version, and telemetry's (doctor reads registrations with
+// them too).
+func newConnectFlags(out io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("connect", pflag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.SortFlags = false
-	fs.StringVar(&c.tokenFile, "token-file", "", "send this file's bearer token; wins over CAD_MCP_TOKEN, which wins over CAD_MCP_TOKEN_FILE")
-	fs.StringVar(&c.fingerprint, "fingerprint", "", "pin the server's certificate: sha256:<64 hex digits>, as the remote bridge logs it (env CAD_MCP_FINGERPRINT)")
-	fs.StringVar(&c.caFile, "ca", "", "trust the certificate authorities in this PEM file instead of the system's (env CAD_MCP_CA)")
-	fs.StringVar(&c.confirmWith, "confirm-with", "client,desktop", "who asks you when the remote wants a call confirmed, in order: client, desktop or client,desktop (the client when it can ask, else a dialog on this machine's desktop, where you sit) (env CAD_MCP_CONFIRM_WITH)")
-	fs.DurationVar(&c.confirmTimeout, "confirm-timeout", 2*time.Minute, "how long a question on this desktop waits for your answer (env CAD_MCP_CONFIRM_TIMEOUT)")
-	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error (env CAD_MCP_LOG_LEVEL)")
-	fs.StringVar(&c.logFormat, "log-format", "console", "console or json (env CAD_MCP_LOG_FORMAT)")
-	fs.StringVar(&c.logFile, "log-file", "", "append logs to this file instead of stderr (env CAD_MCP_LOG_FILE)")
-	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
+	connect.AddFlags(fs)
+	addLogFlags(fs)
+	fs.Bool("version", false, "print the version and exit, once the other settings are checked (doctor runs registrations so)")
 	addGroup(fs, "telemetry", telemetry.AddFlags)
-	return c
+	return fs
 }
-
-// connectSettingNames are connect's settings, also read from CAD_MCP_<NAME>.
-var connectSettingNames = []string{"token-file", "fingerprint", "ca", "confirm-with", "confirm-timeout", "log-level", "log-format", "log-file"}
 
 // runConnect is `mcp-bridge connect URL`.
 func runConnect(ctx context.Context, e *env, args []string) error {
-	c := newConnectFlags(e.stderr)
-	fs := c.fs
+	fs := newConnectFlags(e.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "%s%s\nand the telemetry flags, as the bridge's: mcp-bridge help telemetry\n", connectUsage, usages(fs, inTopic(""), nil))
 	}
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
-	set, err := readSettings(fs, e.getenv, connectSettingNames)
+	cfg, tcfg, logs, err := connectConfig(fs, e.getenv)
 	if err != nil {
 		return usageError{err}
 	}
-	tcfg, err := checkTelemetry(fs, e.getenv, "")
-	if err != nil {
-		return usageError{fmt.Errorf("connect: %w", err)}
-	}
-	if tcfg.PropagateToBase {
-		return usageError{fmt.Errorf("connect: --otel-propagate-to-base is for the bridge that calls CAD; connect always passes its trace context on to the remote")}
-	}
-	if fs.NArg() != 1 {
-		return usageError{fmt.Errorf("connect takes one URL, the remote's MCP endpoint (e.g. https://cad-pc:8931/mcp); got %d arguments", fs.NArg())}
-	}
-	cfg := connect.Config{URL: fs.Arg(0)}
-	if err := connect.CheckURL(cfg.URL); err != nil {
-		return usageError{fmt.Errorf("connect: %w", err)}
-	}
-	token, tokenFrom, err := set.token(c.tokenFile)
-	if err != nil {
-		return usageError{err}
-	}
-	cfg.Token, cfg.TokenFrom = token, tokenFrom
-	if c.fingerprint != "" {
-		if cfg.Fingerprint, err = tlscert.ParseFingerprint(c.fingerprint); err != nil {
-			return usageError{fmt.Errorf("%s: %w", set.name("fingerprint"), err)}
-		}
-	}
-	if c.caFile != "" {
-		pem, err := readSmallFile(set.name("ca"), c.caFile, maxCAFile, "a file of CA certificates")
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return usageError{fmt.Errorf("%s %s holds no PEM certificate", set.name("ca"), c.caFile)}
-		}
-	}
-	cfg.ConfirmWith = splitList(c.confirmWith)
-	if err := policy.CheckConfirmWith(cfg.ConfirmWith); err != nil {
-		return usageError{fmt.Errorf("%s %s: %v", set.name("confirm-with"), c.confirmWith, err)}
-	}
-	if c.confirmTimeout <= 0 {
-		return usageError{fmt.Errorf("%s %s: must be positive", set.name("confirm-timeout"), c.confirmTimeout)}
-	}
-	cfg.ConfirmTimeout = c.confirmTimeout
-	if err := cfg.Check(); err != nil {
-		return usageError{fmt.Errorf("connect: %w", err)}
-	}
-	if err := notStdout(c.logFile, e.stdout); err != nil {
-		return usageError{err}
-	}
-	log, closeLog, err := newLogger(c.logLevel, c.logFormat, c.logFile, e.stderr)
+	log, closeLog, err := logs.newLogger(e.stdout, e.stderr)
 	if err != nil {
 		return usageError{err}
 	}
 	defer closeLog()
-	if c.showVersion {
+	if v, _ := fs.GetBool("version"); v {
 		printVersion(e.stdout)
 		return nil
 	}
 	cfg.Log = log
-	// connect serves no token of its own: its --metrics-listen stays on
-	// loopback.
-	if tcfg.MetricsListen != "" && !streamable.IsLoopbackAddr(tcfg.MetricsListen) {
-		return usageError{metricsRemoteErr(tcfg.MetricsListen, true)}
-	}
-	tel, stopTel, err := startTelemetry(tcfg, nil, "", "", false, log)
+	tel, stopTel, err := telemetry.Start(tcfg, telemetry.Options{Version: version, Log: log}, telemetry.Guard{NoToken: true})
 	if err != nil {
-		if _, ok := err.(usageError); ok {
-			return err
-		}
 		return usageError{err}
 	}
 	defer stopTel()
 	cfg.Telemetry = tel
-	desktopWhy := ""
 	if slices.Contains(cfg.ConfirmWith, policy.AskDesktop) {
-		cfg.Desktop, desktopWhy = findDesktop(e.getenv)
-		if cfg.Desktop != nil {
+		var why string
+		if cfg.Desktop, why = findDesktop(e.getenv); cfg.Desktop != nil {
 			log.Info().Str("dialog", cfg.Desktop.Name()).Msg("confirmation questions that the client cannot ask are shown on this desktop")
 		} else {
-			log.Info().Str("why", desktopWhy).Msg("no desktop dialog: the remote refuses a call that needs confirmation when the client cannot ask")
+			log.Info().Str("why", why).Msg("no desktop dialog: the remote refuses a call that needs confirmation when the client cannot ask")
 		}
 	}
-	if token != "" && strings.HasPrefix(strings.ToLower(cfg.URL), "http://") {
+	if cfg.Token != "" && strings.HasPrefix(strings.ToLower(cfg.URL), "http://") {
 		log.Warn().Msg("sending the token over plain http://: anyone on the path can read it; serve the remote with --tls-self-signed and use https://")
 	}
-	go func() {
-		<-ctx.Done()
-		if e.stopSignals != nil {
-			e.stopSignals()
-		}
-	}()
-	log.Info().Str("url", cfg.URL).Str("version", version).Bool("token", token != "").Str("token_from", tokenFrom).Bool("pinned", cfg.Fingerprint != nil).Msg("mcp-bridge connect serving on stdio")
-	err = connect.Run(ctx, cfg, interruptible(e.stdin), e.stdout)
+	go stopSignalsWhenDone(ctx, e)
+	log.Info().Str("url", cfg.URL).Str("version", version).Bool("token", cfg.Token != "").Str("token_from", cfg.TokenFrom).Bool("pinned", cfg.Fingerprint != nil).Msg("mcp-bridge connect serving on stdio")
+	err = connect.Run(ctx, cfg, bridge.Interruptible(e.stdin), e.stdout)
 	log.Info().Msg("mcp-bridge connect stopped")
 	return err
+}
+
+// connectConfig reads connect's settings: its own, telemetry's and the
+// logger's, and the URL, its one argument.
+func connectConfig(fs *pflag.FlagSet, getenv func(string) string) (connect.Config, telemetry.Config, logSettings, error) {
+	var cfg connect.Config
+	logs, err := logSettingsFrom(fs, getenv)
+	if err != nil {
+		return cfg, telemetry.Config{}, logs, err
+	}
+	tcfg, err := telemetryFrom(fs, getenv, "")
+	switch {
+	case err != nil:
+		return cfg, tcfg, logs, fmt.Errorf("connect: %w", err)
+	case tcfg.PropagateToBase:
+		return cfg, tcfg, logs, fmt.Errorf("connect: --otel-propagate-to-base is for the bridge that calls CAD; connect always passes its trace context on to the remote")
+	case fs.NArg() != 1:
+		return cfg, tcfg, logs, fmt.Errorf("connect takes one URL, the remote's MCP endpoint (e.g. https://cad-pc:8931/mcp); got %d arguments", fs.NArg())
+	}
+	cfg, err = connect.ConfigFrom(fs, getenv, fs.Arg(0))
+	return cfg, tcfg, logs, err
 }
 
 // connectEntry is install --url: the client starts `mcp-bridge connect
@@ -184,6 +122,7 @@ func runConnect(ctx context.Context, e *env, args []string) error {
 // the file, or the variable the client reads it from, never the token).
 type connectEntry struct {
 	url, fingerprint, ca string
+	tokenFile            string // --token-file, absolute once checked
 }
 
 func (c *connectEntry) add(fs *pflag.FlagSet) {
@@ -197,30 +136,16 @@ func (c *connectEntry) add(fs *pflag.FlagSet) {
 var connectSettings = map[string]bool{"url": true, "fingerprint": true, "ca": true, "token-file": true, "log-level": true, "log-format": true, "log-file": true,
 	"client": true, "scope": true, "name": true, "dry-run": true, "force": true, "copy": true}
 
-func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
+func (c *connectEntry) check(f *bridgeFlags) error {
+	c.tokenFile = f.http.TokenFrom.File
 	if c.url == "" {
 		if c.fingerprint != "" || c.ca != "" {
 			return fmt.Errorf("--fingerprint and --ca go with --url")
 		}
 		return nil
 	}
-	if err := connect.CheckURL(c.url); err != nil {
-		return fmt.Errorf("--url: %w", err)
-	}
-	if err := connect.CheckPinned(c.url, c.fingerprint != "" || c.ca != ""); err != nil {
-		return fmt.Errorf("--url: %w", err)
-	}
-	// Clients fill variables in where they read the URL (${VAR},
-	// ${env:VAR}, OpenCode's {env:VAR} and {file:PATH}), in a URL entry
-	// and in a connect entry's args: the URL would carry another secret
-	// to its host, and not be the one checked here.
-	if strings.ContainsAny(c.url, "{}") {
-		return fmt.Errorf("--url %q has { or }, which clients read as a variable to fill in (${VAR}, {env:VAR}, {file:PATH}): write them as %%7B and %%7D", c.url)
-	}
-	if c.fingerprint != "" {
-		if _, err := tlscert.ParseFingerprint(c.fingerprint); err != nil {
-			return fmt.Errorf("--fingerprint: %w", err)
-		}
+	if err := c.entry("").Check(); err != nil {
+		return err
 	}
 	var bad []string
 	f.fs.Visit(func(fl *pflag.Flag) {
@@ -231,10 +156,10 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("install --url registers connect, which reaches no CAD base itself: %s belong on the remote bridge", strings.Join(bad, ", "))
 	}
-	if f.set.tokenFrom(f.tokenFile) == tokenVar {
+	if f.http.TokenFrom.FromVar() {
 		return fmt.Errorf("install --url does not write the token into the client's file: save it in a file only you can read and pass --token-file FILE")
 	}
-	for _, p := range []*string{&f.tokenFile, &c.ca} {
+	for _, p := range []*string{&c.tokenFile, &c.ca} {
 		if *p == "" {
 			continue
 		}
@@ -252,28 +177,15 @@ func (c *connectEntry) check(f *bridgeFlags, getenv func(string) string) error {
 
 // clearText: the registration sends the token over plain http:// to
 // another machine.
-func (c *connectEntry) clearText(f *bridgeFlags) bool {
+func (c *connectEntry) clearText() bool {
 	u, err := url.Parse(c.url)
-	if err != nil || u.Scheme != "http" || f.tokenFile == "" {
+	if err != nil || u.Scheme != "http" || c.tokenFile == "" {
 		return false
 	}
-	return !streamable.IsLoopbackAddr(net.JoinHostPort(u.Hostname(), "80"))
+	return !loopback.Host(u.Hostname())
 }
 
-// server is the entry: this executable, connect, the URL and its settings.
-func (c *connectEntry) server(exe string, f *bridgeFlags) clientconf.Server {
-	args := []string{"connect", c.url}
-	if f.tokenFile != "" {
-		args = append(args, "--token-file", f.tokenFile)
-	}
-	if c.fingerprint != "" {
-		args = append(args, "--fingerprint", c.fingerprint)
-	}
-	if c.ca != "" {
-		args = append(args, "--ca", c.ca)
-	}
-	if f.logLevel != "info" {
-		args = append(args, "--log-level", f.logLevel)
-	}
-	return clientconf.Server{Command: exe, Args: args}
+// entry is how the client starts connect, with the bridge's --log-level.
+func (c *connectEntry) entry(logLevel string) connect.Entry {
+	return connect.Entry{URL: c.url, TokenFile: c.tokenFile, Fingerprint: c.fingerprint, CA: c.ca, LogLevel: logLevel}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/verify/testdir"
 )
@@ -152,7 +153,7 @@ func TestConnectCAFileBounded(t *testing.T) {
 	}
 	// A real certificate first: read whole, it would be accepted.
 	big := filepath.Join(dir, "big.pem")
-	if err := os.WriteFile(big, append(pem, bytes.Repeat([]byte("\n"), maxCAFile)...), 0o600); err != nil {
+	if err := os.WriteFile(big, append(pem, bytes.Repeat([]byte("\n"), connect.MaxCAFile)...), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for name, file := range map[string]string{"big": big, "devzero": "/dev/zero"} {

@@ -6,20 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
+	"github.com/mcp-bridge/mcp-bridge/configs/setting"
+	"github.com/mcp-bridge/mcp-bridge/configs/suggest"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 	"github.com/mcp-bridge/mcp-bridge/verify/doctor"
 )
@@ -31,90 +36,108 @@ var directUsage = map[string]string{
 	"doctor":  "Usage: mcp-bridge doctor [flags]\n\nChecks this installation: this binary, the CAD base (reachable, latency,\nits tools, schema portability under the Inspector's --strict rules, tool\nname lengths) and the client configurations on this machine that register\nmcp-bridge. With --launch it shows the program a bridge starts when the base\nis down, and whether it exists; --launch-test starts it. Exits 1 when it\nfinds a problem.\n",
 }
 
-// runDirect runs the commands that talk to the base without a bridge.
-func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
-	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+// directCmd is one of the commands that talk to the base without a
+// bridge (tools, call, request, doctor): its flags, each command showing
+// only those it uses, and once parsed, its settings.
+type directCmd struct {
+	name string
+	fs   *pflag.FlagSet
+
+	timeout                  time.Duration
+	asJSON                   bool
+	callArgs, serverName     string // call's --args, doctor's --name
+	trustProject, launchTest bool   // doctor's
+
+	base   tcpbase.Config
+	rules  guard.Config
+	policy *policy.Policy // the rules' (tools and doctor show the list as clients see it)
+	launch launch.Config
+	origin setting.Origin
+}
+
+func newDirectCmd(cmd string, stderr io.Writer) *directCmd {
+	d := &directCmd{name: cmd, fs: pflag.NewFlagSet(cmd, pflag.ContinueOnError)}
+	fs := d.fs
+	fs.SetOutput(stderr)
 	fs.SortFlags = false
-	host := fs.String("host", "127.0.0.1", "CAD base host (env CAD_MCP_HOST)")
-	port := fs.Int("port", 8080, "CAD base port (env CAD_MCP_PORT)")
-	// Each command shows only the flags it uses.
+	tcpbase.AddAddrFlags(fs)
 	timeoutHelp := "time for the base to answer"
 	if cmd == "doctor" {
 		timeoutHelp = "time for each base to answer, and to read each client configuration"
 	}
-	timeout := fs.Duration("timeout", 30*time.Second, timeoutHelp)
-	asJSON := new(bool)
+	fs.DurationVar(&d.timeout, "timeout", 30*time.Second, timeoutHelp)
 	if cmd != "request" { // request prints the raw answer
-		fs.BoolVar(asJSON, "json", false, "print JSON")
+		fs.BoolVar(&d.asJSON, "json", false, "print JSON")
 	}
-	var callArgs *string
-	name := new(string)
-	trustProject := new(bool)
 	switch cmd {
 	case "call":
-		callArgs = fs.String("args", "{}", "tool arguments, a JSON object")
+		fs.StringVar(&d.callArgs, "args", "{}", "tool arguments, a JSON object")
 	case "doctor":
-		fs.StringVar(name, "name", "cad-autocad", "the server name clients use, for the name-length rule")
-		fs.BoolVar(trustProject, "trust-project", false, "also run the commands and contact the URLs (with CAD_MCP_TOKEN) that the current folder's project files name; without it they are only read, as a cloned repository's files may name anything")
+		fs.StringVar(&d.serverName, "name", "cad-autocad", "the server name clients use, for the name-length rule")
+		fs.BoolVar(&d.trustProject, "trust-project", false, "also run the commands and contact the URLs (with CAD_MCP_TOKEN) that the current folder's project files name; without it they are only read, as a cloned repository's files may name anything")
 	}
-	var rules ruleFlags
 	if cmd == "tools" || cmd == "doctor" {
-		rules.addPolicy(fs) // see the list as clients do
+		guard.AddPolicyFlags(fs) // see the list as clients do
 	}
-	var lf launchFlags
-	launchTest := new(bool)
 	if cmd == "doctor" {
-		lf.add(fs)
-		fs.BoolVar(launchTest, "launch-test", false, "start the --launch program as a bridge would (only when the base is down), and wait for its base")
+		launch.AddFlags(fs)
+		fs.BoolVar(&d.launchTest, "launch-test", false, "start the --launch program as a bridge would (only when the base is down), and wait for its base")
 	}
-	fs.Usage = func() { fmt.Fprintf(e.stdout, "%s\nFlags:\n%s", directUsage[cmd], usages(fs, all, nil)) }
-	if done, err := parseFlags(fs, args); done {
+	return d
+}
+
+// parse reads the command line and the settings, and checks them.
+func (d *directCmd) parse(args []string, getenv func(string) string) error {
+	var err error
+	if d.rules, err = guard.ConfigFrom(d.fs, getenv); err != nil {
 		return err
 	}
-	settingNames := []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"}
-	if cmd == "doctor" {
-		settingNames = append(settingNames, launchSettings...)
-	}
-	set, err := readSettings(fs, e.getenv, settingNames)
-	if err != nil {
-		return usageError{err}
-	}
-	if cmd == "doctor" {
-		if err := lf.check(set); err != nil {
-			return usageError{err}
+	if d.name == "doctor" {
+		if d.launch, err = launch.ConfigFrom(d.fs, getenv); err != nil {
+			return err
 		}
 	}
-	if *launchTest && lf.command == "" {
-		return usageError{fmt.Errorf("--launch-test needs --launch (or CAD_MCP_LAUNCH), the program to start")}
+	if d.launchTest && d.launch.Program == "" {
+		return fmt.Errorf("--launch-test needs --launch (or CAD_MCP_LAUNCH), the program to start")
 	}
-	rules.set = set
-	wantArgs := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[cmd]
-	if fs.NArg() != wantArgs {
-		return usageError{fmt.Errorf("%s takes %d argument(s), got %d (mcp-bridge %[1]s --help)", cmd, wantArgs, fs.NArg())}
+	want := map[string]int{"tools": 0, "doctor": 0, "call": 1, "request": 1}[d.name]
+	if d.fs.NArg() != want {
+		return fmt.Errorf("%s takes %d argument(s), got %d (mcp-bridge %[1]s --help)", d.name, want, d.fs.NArg())
 	}
-	switch cmd {
+	switch d.name {
 	case "call":
-		if err := jsonObject("--args", *callArgs); err != nil {
-			return usageError{err}
-		}
+		err = direct.JSONObject("--args", d.callArgs)
 	case "request":
-		if _, err := jsonValue("the request", fs.Arg(0)); err != nil {
-			return usageError{err}
-		}
+		_, err = direct.JSONValue("the request", d.fs.Arg(0))
 	}
-	pol, err := rules.load()
 	if err != nil {
+		return err
+	}
+	if d.policy, err = d.rules.LoadPolicy(); err != nil {
+		return err
+	}
+	d.base, err = tcpbase.ConfigFrom(d.fs, getenv)
+	d.origin = setting.OriginOf(d.fs)
+	return err
+}
+
+// runDirect runs the commands that talk to the base without a bridge.
+func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
+	d := newDirectCmd(cmd, e.stderr)
+	d.fs.Usage = func() { fmt.Fprintf(e.stdout, "%s\nFlags:\n%s", directUsage[cmd], usages(d.fs, all, nil)) }
+	if done, err := parseFlags(d.fs, args); done {
+		return err
+	}
+	if err := d.parse(args, e.getenv); err != nil {
 		return usageError{err}
 	}
-	if *port < 1 || *port > 65535 {
-		return usageError{fmt.Errorf("%s %d: must be 1-65535", set.name("port"), *port)}
+	pol, client := d.policy, d.base.Client(0)
+	if cmd == "doctor" {
+		return d.doctor(ctx, e, client, pol)
 	}
-	client := &tcpbase.Client{Addr: net.JoinHostPort(*host, strconv.Itoa(*port)), ConnectTimeout: 3 * time.Second}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	callCtx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-
+	var err error
 	switch cmd {
 	case "tools":
 		var view func([]byte) []byte
@@ -122,58 +145,87 @@ func runDirect(ctx context.Context, e *env, cmd string, args []string) error {
 			view = pol.ApplyList
 			fmt.Fprintf(e.stderr, "policy: %s\n", pol.Summary())
 		}
-		err = direct.PrintTools(ctx, e.stdout, client, *asJSON, view)
+		err = direct.PrintTools(callCtx, e.stdout, client, d.asJSON, view)
 	case "call":
-		err = direct.CallTool(ctx, e.stdout, e.stderr, client, fs.Arg(0), []byte(*callArgs), *asJSON)
+		err = direct.CallTool(callCtx, e.stdout, e.stderr, client, d.fs.Arg(0), []byte(d.callArgs), d.asJSON)
 		if direct.IsFailure(err) {
-			suggestTool(ctx, e, client, fs.Arg(0))
+			suggestTool(callCtx, e, client, d.fs.Arg(0))
 		}
 	case "request":
-		var ans []byte
-		ans, err = direct.BaseRequest(ctx, client, []byte(fs.Arg(0)))
-		if err == nil {
-			fmt.Fprintln(e.stdout, string(ans))
-			if rpc.Field(ans, "error") != nil {
-				return exitError{code: 1, msg: "the base answered with an error"}
-			}
-		} else if tcpbase.KindOf(err) == tcpbase.ErrClosed && !strings.Contains(fs.Arg(0), `"id"`) {
-			fmt.Fprintln(e.stderr, "no answer (a notification gets none)")
-			return nil
-		}
-	case "doctor":
-		exe, _ := os.Executable()
-		dir, _ := os.Getwd()
-		desktopName, desktopWhy := "", ""
-		if d, why := findDesktop(e.getenv); d != nil {
-			desktopName = d.Name()
+		if done, rerr := d.request(callCtx, e, client); done {
+			return rerr
 		} else {
-			desktopWhy = why
+			err = rerr
 		}
-		rep := doctor.Check(parent, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: *timeout, ServerName: *name, Getenv: e.getenv, Dir: dir, Policy: pol,
-			Launch:    doctorLaunch(e, &lf, client.Addr, *launchTest),
-			BaseGiven: set.from("host") != "default" || set.from("port") != "default", Settings: doctorSettings(set, settingNames),
-			Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: *trustProject,
-			Desktop: desktopName, DesktopWhyNot: desktopWhy})
-		if *asJSON {
-			out, _ := json.MarshalIndent(rep, "", "  ")
-			fmt.Fprintln(e.stdout, string(out))
-		} else {
-			doctor.Print(e.stdout, rep)
-		}
-		if rep.Problems > 0 {
-			return exitError{code: 1, msg: "doctor found " + doctor.Plural(rep.Problems, "problem")}
-		}
-		return nil
 	}
+	return d.failure(err, client)
+}
+
+// request sends the raw frame; done when its outcome is the command's.
+func (d *directCmd) request(ctx context.Context, e *env, client *tcpbase.Client) (bool, error) {
+	ans, err := direct.BaseRequest(ctx, client, []byte(d.fs.Arg(0)))
+	switch {
+	case err == nil:
+		fmt.Fprintln(e.stdout, string(ans))
+		if rpc.Field(ans, "error") != nil {
+			return true, exitError{code: 1, msg: "the base answered with an error"}
+		}
+		return true, nil
+	case tcpbase.KindOf(err) == tcpbase.ErrClosed && !strings.Contains(d.fs.Arg(0), `"id"`):
+		fmt.Fprintln(e.stderr, "no answer (a notification gets none)")
+		return true, nil
+	}
+	return false, err
+}
+
+// failure is the command's error for err: exit 1 for a tool's failure, and
+// for the base's the words the bridge's clients read, hint included.
+func (d *directCmd) failure(err error, client *tcpbase.Client) error {
 	if direct.IsFailure(err) {
-		return exitError{code: 1, msg: cmd + " failed"}
+		return exitError{code: 1, msg: d.name + " failed"}
 	}
 	if tcpbase.KindOf(err) != nil {
-		// The words the bridge's clients read, hint included.
-		method := map[string]string{"tools": "tools/list", "call": "tools/call", "request": "the request"}[cmd]
-		return errors.New(tcpbase.FailureMessage(err, client.Addr, method, *timeout))
+		method := map[string]string{"tools": "tools/list", "call": "tools/call", "request": "the request"}[d.name]
+		return errors.New(tcpbase.FailureMessage(err, client.Addr, method, d.timeout))
 	}
 	return err
+}
+
+// doctor checks this installation (verify/doctor) and prints the report.
+func (d *directCmd) doctor(ctx context.Context, e *env, client *tcpbase.Client, pol *policy.Policy) error {
+	exe, _ := os.Executable()
+	dir, _ := os.Getwd()
+	desktopName, desktopWhy := "", ""
+	if a, why := findDesktop(e.getenv); a != nil {
+		desktopName = a.Name()
+	} else {
+		desktopWhy = why
+	}
+	settings := []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"}
+	rep := doctor.Check(ctx, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: d.timeout, ServerName: d.serverName, Getenv: e.getenv, Dir: dir, Policy: pol,
+		Launch:    doctorLaunch(e, d.launch, client.Addr, d.launchTest),
+		BaseGiven: d.origin.From("host") != "default" || d.origin.From("port") != "default", Settings: doctorSettings(d.fs, append(settings, launch.Flags...)),
+		Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: d.trustProject,
+		Desktop: desktopName, DesktopWhyNot: desktopWhy})
+	if d.asJSON {
+		out, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(e.stdout, string(out))
+	} else {
+		doctor.Print(e.stdout, rep)
+	}
+	if rep.Problems > 0 {
+		return exitError{code: 1, msg: "doctor found " + doctor.Plural(rep.Problems, "problem")}
+	}
+	return nil
+}
+
+// tlsDir is where --tls-self-signed keeps its certificate, for doctor:
+// CAD_MCP_CACHE_DIR, else the default cache folder.
+func tlsDir(getenv func(string) string) string {
+	if d := getenv("CAD_MCP_CACHE_DIR"); d != "" {
+		return d
+	}
+	return bridge.DefaultCacheDir()
 }
 
 // registrationReach reads a registration's args and env as the bridge it
@@ -191,12 +243,12 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 	if err := f.parse(s.Args, getenv); err != nil {
 		return doctor.Reach{}, err
 	}
-	pol, err := f.rules.load()
+	pol, err := f.rules.LoadPolicy()
 	if err != nil {
 		return doctor.Reach{}, err
 	}
 	from := func(flag string) string {
-		switch src := f.set.from(flag); src {
+		switch src := f.origin().From(flag); src {
 		case "default":
 			return "the default " + flag
 		case "--" + flag:
@@ -206,21 +258,21 @@ func registrationReach(s clientconf.Server, doctorEnv func(string) string) (doct
 		}
 	}
 	where := from("port")
-	if f.host != "127.0.0.1" {
+	if f.base.Host != tcpbase.DefaultHost {
 		where = from("host") + ", " + where
 	}
 	var launchCmd string
-	if f.launch.command != "" {
-		launchCmd = f.launch.cmd().String()
+	if f.launch.Program != "" {
+		launchCmd = f.launch.Command().String()
 	}
 	return doctor.Reach{
-		LaunchProgram: f.launch.command, Launch: launchCmd, LaunchArgs: f.launch.args.GetSlice(), LaunchHome: launchHome(doctorEnv),
-		Base:        &tcpbase.Client{Addr: f.addr(), ConnectTimeout: f.connectTimeout, MaxAnswer: f.maxMessage},
+		LaunchProgram: f.launch.Program, Launch: launchCmd, LaunchArgs: f.launch.Args, LaunchHome: launch.Home(doctorEnv),
+		Base:        f.base.Client(f.core.MaxMessage),
 		From:        where,
-		ListTimeout: f.listTimeout,
+		ListTimeout: f.core.ListTimeout,
 		Policy:      pol,
-		ConfirmWith: f.rules.askers(pol),
-		Listen:      f.listen,
+		ConfirmWith: f.rules.Askers(pol),
+		Listen:      f.http.Listen,
 	}, nil
 }
 
@@ -235,15 +287,14 @@ func suggestTool(ctx context.Context, e *env, client *tcpbase.Client, name strin
 	if slices.Contains(names, name) {
 		return
 	}
-	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, didYouMean(name, names))
+	fmt.Fprintf(e.stderr, "the base has no tool %q%s; mcp-bridge tools lists them\n", name, suggest.DidYouMean(name, names))
 }
 
 // connectTokenFrom says where a connect registration's token comes from,
 // in doctor's words: "--token-file PATH in its args", "CAD_MCP_TOKEN in
 // its env", "CAD_MCP_TOKEN of this environment", or "no token".
 func connectTokenFrom(s clientconf.Server, getenv func(string) string) string {
-	c := newConnectFlags(io.Discard)
-	fs := c.fs
+	fs := newConnectFlags(io.Discard)
 	env := func(k string) string {
 		if v, ok := s.Env[k]; ok {
 			return v
@@ -256,21 +307,20 @@ func connectTokenFrom(s clientconf.Server, getenv func(string) string) string {
 	if fs.Parse(s.Args[1:]) != nil {
 		return "unknown (its args are not connect's)"
 	}
-	set, err := readSettings(fs, env, connectSettingNames)
-	if err != nil {
+	if err := setting.Read(fs, env, connect.Flags...); err != nil {
 		return "unknown (" + err.Error() + ")"
 	}
-	from := set.tokenFrom(c.tokenFile)
+	from := setting.TokenFrom(fs, env).From()
 	var k string
 	switch {
 	case from == "":
 		return "no token"
 	case fs.Changed("token-file"):
 		return from + " in its args"
-	case from == tokenVar:
-		k = tokenVar
+	case from == setting.TokenVar:
+		k = setting.TokenVar
 	default:
-		k = envName("token-file")
+		k = setting.EnvName("token-file")
 	}
 	if _, ok := s.Env[k]; ok {
 		return from + " in its env"
@@ -279,13 +329,12 @@ func connectTokenFrom(s clientconf.Server, getenv func(string) string) string {
 }
 
 // doctorSettings are doctor's own settings and where each came from.
-func doctorSettings(set *settings, names []string) []doctor.Setting {
+func doctorSettings(fs *pflag.FlagSet, names []string) []doctor.Setting {
 	var out []doctor.Setting
 	for _, n := range names {
-		if set.fs.Lookup(n) == nil {
-			continue
+		if fl := fs.Lookup(n); fl != nil {
+			out = append(out, doctor.Setting{Name: n, Value: fl.Value.String(), From: setting.OriginOf(fs).From(n)})
 		}
-		out = append(out, doctor.Setting{Name: n, Value: set.fs.Lookup(n).Value.String(), From: set.from(n)})
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/setting"
 )
 
 // The repository's root, from this package's folder.
@@ -203,6 +205,10 @@ func TestSettingsPageNamesEveryFlag(t *testing.T) {
 	}
 	envOf := regexp.MustCompile(`\b((?:CAD_MCP|OTEL)_[A-Z_]+)\b`)
 	seen := map[string]bool{}
+	// The settings are the flags whose variable the bridge reads.
+	asked := map[string]bool{}
+	bridgeFlags := newBridgeFlags(io.Discard)
+	_ = bridgeFlags.parse(nil, func(k string) string { asked[k] = true; return "" })
 	check := func(cmd string, fs *pflag.FlagSet) {
 		fs.VisitAll(func(fl *pflag.Flag) {
 			if fl.Hidden {
@@ -222,16 +228,16 @@ func TestSettingsPageNamesEveryFlag(t *testing.T) {
 					t.Errorf("docs/settings.md's row for --%s does not name %s", fl.Name, v)
 				}
 			}
-			if actionFlags[fl.Name] || cmd == "connect" || topicOf(fl) == "telemetry" || fl.Name == "token-file" {
+			if !asked[setting.EnvName(fl.Name)] || cmd == "connect" || topicOf(fl) == "telemetry" || fl.Name == "token-file" {
 				return
 			}
-			if want := envName(fl.Name); !strings.Contains(row, "`"+want+"`") {
+			if want := setting.EnvName(fl.Name); !strings.Contains(row, "`"+want+"`") {
 				t.Errorf("docs/settings.md's row for --%s does not name its variable %s", fl.Name, want)
 			}
 		})
 	}
-	check("the bridge", newBridgeFlags(io.Discard).fs)
-	check("connect", newConnectFlags(io.Discard).fs)
+	check("the bridge", bridgeFlags.fs)
+	check("connect", newConnectFlags(io.Discard))
 	for name := range rows {
 		if !seen[name] {
 			t.Errorf("docs/settings.md has a row for --%s, which no longer exists", name)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 )
 
 // update rewrites the golden help files: go test ./cmd/mcp-bridge -update
@@ -34,8 +36,8 @@ func helpTexts(t *testing.T) map[string]string {
 	texts := map[string]string{}
 	// --cache-dir's default differs from machine to machine, and so would
 	// where the lines around it wrap.
-	cacheDirDefault = func() string { return cacheDirMark }
-	defer func() { cacheDirDefault = defaultCacheDir }()
+	bridge.CacheDirDefault = func() string { return cacheDirMark }
+	defer func() { bridge.CacheDirDefault = bridge.DefaultCacheDir }()
 	get := func(file string, args ...string) {
 		out, errs, code := runCLI(t, nil, "", args...)
 		if code != 0 || errs != "" || out == "" {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/configs/register"
+	"github.com/mcp-bridge/mcp-bridge/configs/suggest"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 )
 
 const installUsage = `Usage: mcp-bridge install --client C [--copy] [flags] [bridge settings]
@@ -69,36 +69,69 @@ var (
 	nameUsage   = "the server's name in the client (letters, digits, - and _; at most 64)"
 )
 
-// addScopeFlags adds the flags install and uninstall share besides
-// --client and --name.
-func addScopeFlags(fs *pflag.FlagSet, scope *string, dryRun, force *bool) {
-	fs.StringVar(scope, "scope", "user", "user, project or local (Claude Code)")
-	fs.BoolVar(dryRun, "dry-run", false, "say what would change and print the new file, change nothing")
-	fs.BoolVar(force, "force", false, "write the client's file even when it is read-only, and replace an entry of that --name that is not mcp-bridge's")
+// entryFlags are the flags install and uninstall share besides --client
+// and --name: which of the client's files, and how to write it.
+type entryFlags struct {
+	scope         string
+	dryRun, force bool
 }
 
-// runInstall runs install: the bridge's flags (its settings go into the
+func (r *entryFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&r.scope, "scope", "user", "user, project or local (Claude Code)")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "say what would change and print the new file, change nothing")
+	fs.BoolVar(&r.force, "force", false, "write the client's file even when it is read-only, and replace an entry of that --name that is not mcp-bridge's")
+}
+
+// check checks the entry's --name and --scope.
+func (r *entryFlags) check(name string) error {
+	if err := clientconf.CheckName(name); err != nil {
+		return err
+	}
+	if r.scope != "user" && r.scope != "project" && r.scope != "local" {
+		return fmt.Errorf("--scope %q: want user, project or local", r.scope)
+	}
+	return nil
+}
+
+// request is the register.Request of these flags.
+func (r *entryFlags) request(client, name string, args []string) register.Request {
+	return register.Request{Client: client, Scope: r.scope, Name: name, DryRun: r.dryRun, Force: r.force, Args: args, DidYouMean: suggest.DidYouMean}
+}
+
+// installCmd is install: the bridge's flags (its settings go into the
 // entry) and install's own.
+type installCmd struct {
+	f       *bridgeFlags
+	entry   entryFlags
+	copyExe bool
+	remote  connectEntry
+}
+
+func newInstallCmd(e *env) *installCmd {
+	c := &installCmd{f: newBridgeFlags(e.stderr)}
+	fs := c.f.fs
+	client := fs.Lookup("client")
+	client.DefValue, client.Usage, c.f.client = "", clientUsage, ""
+	fs.Lookup("name").Usage = nameUsage
+	c.entry.add(fs)
+	fs.BoolVar(&c.copyExe, "copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
+	c.remote.add(fs)
+	fs.Lookup("token-file").Usage = "with --url: the file with the remote bridge's token (the entry reads it from CAD_MCP_TOKEN, or connect from this file; it is never written in the client's file)"
+	_ = fs.MarkHidden("print-config")
+	_ = fs.MarkHidden("version")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, installUsage, clientsLine("or all (every client found on this machine)."), usages(fs, all, installOwn))
+	}
+	return c
+}
+
+// runInstall runs install (and uninstall, which has flags of its own).
 func runInstall(e *env, cmd string, args []string) error {
 	if cmd == "uninstall" {
 		return runUninstall(e, args)
 	}
-	f := newBridgeFlags(e.stderr)
-	var scope string
-	var dryRun, force, copyExe bool
-	client := f.fs.Lookup("client")
-	client.DefValue, client.Usage, f.client = "", clientUsage, ""
-	f.fs.Lookup("name").Usage = nameUsage
-	addScopeFlags(f.fs, &scope, &dryRun, &force)
-	f.fs.BoolVar(&copyExe, "copy", false, `first copy this binary to %LOCALAPPDATA%\Programs\mcp-bridge (Windows) or ~/.local/bin, and register that copy`)
-	var remote connectEntry
-	remote.add(f.fs)
-	f.fs.Lookup("token-file").Usage = "with --url: the file with the remote bridge's token (the entry reads it from CAD_MCP_TOKEN, or connect from this file; it is never written in the client's file)"
-	_ = f.fs.MarkHidden("print-config")
-	_ = f.fs.MarkHidden("version")
-	f.fs.Usage = func() {
-		fmt.Fprintf(e.stdout, installUsage, clientsLine("or all (every client found on this machine)."), usages(f.fs, all, installOwn))
-	}
+	c := newInstallCmd(e)
+	f := c.f
 	if err := f.parse(args, e.getenv); err != nil {
 		if err == pflag.ErrHelp {
 			return nil
@@ -108,99 +141,51 @@ func runInstall(e *env, cmd string, args []string) error {
 	if f.fs.NArg() > 0 {
 		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd, f.fs.Arg(0))}
 	}
-	if f.listen != "" {
-		return usageError{listenRefusal(f, args)}
+	if f.http.Listen != "" {
+		return register.ListenRefusal(f.client, f.name, f.http.Listen, args)
 	}
-	if err := remote.check(f, e.getenv); err != nil {
-		return usageError{err}
+	if err := c.check(e); err != nil {
+		return err
 	}
-	if remote.clearText(f) {
-		fmt.Fprintf(e.stderr, "warning: %s is plain http:// to another machine: the token and every drawing travel in clear text. Unless a proxy ends TLS in front of it, serve the remote bridge with --tls-self-signed and install https:// with its --fingerprint\n", remote.url)
-	}
-	if err := clientconf.CheckName(f.name); err != nil {
-		return usageError{err}
-	}
-	if scope != "user" && scope != "project" && scope != "local" {
-		return usageError{fmt.Errorf("--scope %q: want user, project or local", scope)}
-	}
-	if f.launch.command != "" {
-		// A bridge registered with a command that cannot start CAD answers
-		// every call with launch_failed: say so now, not at the first call.
-		if p := f.launch.cmd().Problems(launchHome(e.getenv)); len(p) > 0 {
-			if !force {
-				return usageError{fmt.Errorf("install does not register a --launch command that cannot start: %s. Correct it (mcp-bridge launch-command --cad freecad or autocad suggests one), or add --force to register it as it is", strings.Join(p, "; "))}
-			}
-			fmt.Fprintf(e.stderr, "warning: %s: registered as given (--force); a call that finds the base down cannot start CAD until it is there\n", strings.Join(p, "; "))
-		}
-	}
-	dir, _ := os.Getwd()
-	req := register.Request{Client: f.client, Scope: scope, Name: f.name, DryRun: dryRun, Force: force,
-		Remote: remote.url, Pinned: remote.fingerprint != "" || remote.ca != "", TokenFile: f.tokenFile, Args: args, DidYouMean: didYouMean}
+	req := c.entry.request(f.client, f.name, args)
+	req.Remote, req.Pinned, req.TokenFile, req.Copy = c.remote.url, c.remote.fingerprint != "" || c.remote.ca != "", c.remote.tokenFile, c.copyExe
 	server, err := bridgeServer(e, f)
 	if err != nil {
 		return err
 	}
-	if remote.url != "" {
-		server = remote.server(server.Command, f)
+	if c.remote.url != "" {
+		server = clientconf.Server{Command: server.Command, Args: c.remote.entry(f.log.level).Args()}
 	}
-	req.Server, req.Copy = server, copyExe
-	err = register.Run(clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, req, e.stdout, e.stderr)
-	if ue := (register.UsageError{}); errors.As(err, &ue) {
+	req.Server = server
+	dir, _ := os.Getwd()
+	return register.Run(clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, req, e.stdout, e.stderr)
+}
+
+// check checks what install registers: the remote, the entry, and a
+// --launch command, which must be able to start (a bridge registered with
+// one that cannot answers every call with launch_failed: say so now, not
+// at the first call).
+func (c *installCmd) check(e *env) error {
+	f := c.f
+	if err := c.remote.check(f); err != nil {
 		return usageError{err}
 	}
-	return err
-}
-
-// urlClients are the clients --print-config --listen writes the URL entry
-// for ("type": "http", the URL, the token header), and for which install
-// --listen's refusal shows that command.
-var urlClients = map[string]bool{"generic": true, "codebuddy": true, "cursor": true, "inspector": true, "claude-code": true, "vscode": true}
-
-// listenRefusal explains why install does not take --listen, and shows
-// the commands that do what the user wants: an entry the client starts
-// has to serve stdio; a bridge serving HTTP is started by the user, and the
-// client is given its URL.
-func listenRefusal(f *bridgeFlags, args []string) error {
-	var rest []string
-	fromEnv := true
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--listen" && i+1 < len(args):
-			i++
-			fromEnv = false
-		case strings.HasPrefix(a, "--listen="):
-			fromEnv = false
-		default:
-			rest = append(rest, register.ShellQuoteIfNeeded(a))
+	if c.remote.clearText() {
+		fmt.Fprintf(e.stderr, "warning: %s is plain http:// to another machine: the token and every drawing travel in clear text. Unless a proxy ends TLS in front of it, serve the remote bridge with --tls-self-signed and install https:// with its --fingerprint\n", c.remote.url)
+	}
+	if err := c.entry.check(f.name); err != nil {
+		return usageError{err}
+	}
+	if f.launch.Program == "" {
+		return nil
+	}
+	if p := f.launch.Command().Problems(launch.Home(e.getenv)); len(p) > 0 {
+		if !c.entry.force {
+			return usageError{fmt.Errorf("install does not register a --launch command that cannot start: %s. Correct it (mcp-bridge launch-command --cad freecad or autocad suggests one), or add --force to register it as it is", strings.Join(p, "; "))}
 		}
+		fmt.Fprintf(e.stderr, "warning: %s: registered as given (--force); a call that finds the base down cannot start CAD until it is there\n", strings.Join(p, "; "))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "install does not take --listen: the entry it writes is started by the client, which talks to it over stdio, and with --listen the bridge would serve HTTP instead: the client would get no answer.\n")
-	if fromEnv {
-		fmt.Fprintf(&b, "(--listen comes from CAD_MCP_LISTEN in your environment: unset it first.)\n")
-	}
-	fmt.Fprintf(&b, "To let the client start the bridge (the usual way):\n  mcp-bridge install %s\n", strings.Join(rest, " "))
-	fmt.Fprintf(&b, "To use HTTP, start the bridge yourself and give the client its URL:\n  mcp-bridge --listen %s\n", f.listen)
-	host, port, _ := net.SplitHostPort(f.listen)
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	url := "http://" + net.JoinHostPort(host, port) + "/mcp"
-	switch {
-	case f.client == "claude-code":
-		fmt.Fprintf(&b, "  claude mcp add --transport http %s %s   (add --header \"Authorization: Bearer …\" with a token)", f.name, url)
-	case urlClients[f.client]:
-		fmt.Fprintf(&b, "  mcp-bridge --print-config --client %s --listen %s   (prints the entry to paste: \"type\": \"http\", the URL and the token header)", f.client, f.listen)
-	default:
-		fmt.Fprintf(&b, "  then add %s to the client as a Streamable HTTP server (mcp-bridge --print-config --client generic --listen %s prints the usual entry)", url, f.listen)
-	}
-	return errors.New(b.String())
-}
-
-// warnTransient warns, on stderr, when the binary being registered lives
-// in a folder that will not last (register.TransientWarning).
-func warnTransient(e *env, ce clientconf.Env, exe, args string) {
-	fmt.Fprint(e.stderr, register.TransientWarning(ce, exe, args))
+	return nil
 }
 
 // runUninstall is uninstall: its own flags only (the settings of the
@@ -209,11 +194,11 @@ func runUninstall(e *env, args []string) error {
 	fs := pflag.NewFlagSet("uninstall", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
-	var client, name, scope string
-	var dryRun, force bool
+	var client, name string
+	var entry entryFlags
 	fs.StringVar(&client, "client", "", clientUsage)
 	fs.StringVar(&name, "name", "cad-autocad", nameUsage)
-	addScopeFlags(fs, &scope, &dryRun, &force)
+	entry.add(fs)
 	fs.Usage = func() { fmt.Fprintf(e.stdout, uninstallUsage, clientsLine("or all."), usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
@@ -221,21 +206,15 @@ func runUninstall(e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("uninstall takes no arguments, got %q", fs.Arg(0))}
 	}
-	if err := clientconf.CheckName(name); err != nil {
+	if err := entry.check(name); err != nil {
 		return usageError{err}
 	}
-	if scope != "user" && scope != "project" && scope != "local" {
-		return usageError{fmt.Errorf("--scope %q: want user, project or local", scope)}
-	}
-	dir, _ := os.Getwd()
-	req := register.Request{Uninstall: true, Client: client, Scope: scope, Name: name, DryRun: dryRun, Force: force, Args: args, DidYouMean: didYouMean}
+	req := entry.request(client, name, args)
+	req.Uninstall = true
 	// An entry that runs this executable is ours, whatever its name.
 	req.Self, _ = clientconf.Executable(e.argv0, exec.LookPath, os.Executable)
-	err := register.Run(clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, req, e.stdout, e.stderr)
-	if ue := (register.UsageError{}); errors.As(err, &ue) {
-		return usageError{err}
-	}
-	return err
+	dir, _ := os.Getwd()
+	return register.Run(clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, req, e.stdout, e.stderr)
 }
 
 // clientsLine is "Clients: claude-desktop, …, " then end, wrapped for the

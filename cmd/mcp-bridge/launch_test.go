@@ -11,60 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch/launchtest"
 	"github.com/mcp-bridge/mcp-bridge/verify"
 )
-
-// The launch settings: flag, then variable, then default, the program and
-// its arguments as one choice; each argument as it is, spaces and all.
-func TestLaunchSettings(t *testing.T) {
-	dir := tempDir(t)
-	t.Chdir(dir)
-	prog := `C:\Program Files\FreeCAD 1.0\bin\freecad.exe`
-	if runtime.GOOS != "windows" {
-		prog = "/opt/Free CAD/bin/freecad"
-	}
-	macro := "/home/me/My Macros/MCPBridgeBase.FCMacro"
-	tests := []struct {
-		name    string
-		env     map[string]string
-		args    []string
-		command string
-		launch  []string
-		err     string
-	}{
-		{"flags", nil, []string{"--launch", prog, "--launch-arg", macro, "--launch-arg", "-u"}, prog, []string{macro, "-u"}, ""},
-		{"variables", map[string]string{"CAD_MCP_LAUNCH": prog, "CAD_MCP_LAUNCH_ARG": `["` + macro + `", "two words"]`}, nil, prog, []string{macro, "two words"}, ""},
-		{"flag over variable", map[string]string{"CAD_MCP_LAUNCH": "/other/cad", "CAD_MCP_LAUNCH_ARG": `["x"]`}, []string{"--launch", prog}, prog, nil, ""},
-		// --launch-arg on the command line takes the choice there: the
-		// variable's program is not paired with another's arguments.
-		{"one choice", map[string]string{"CAD_MCP_LAUNCH": prog}, []string{"--launch-arg", macro}, "", nil, "--launch-arg needs --launch"},
-		{"relative path made absolute", nil, []string{"--launch", "bin/cad"}, filepath.Join(dir, "bin", "cad"), nil, ""},
-		{"bare name kept", nil, []string{"--launch", "freecad"}, "freecad", nil, ""},
-		{"variable not an array", map[string]string{"CAD_MCP_LAUNCH": prog, "CAD_MCP_LAUNCH_ARG": macro}, nil, "", nil, `environment CAD_MCP_LAUNCH_ARG="` + macro + `": want a JSON array of strings`},
-		{"wait", nil, []string{"--launch", prog, "--launch-wait", "0s"}, "", nil, "--launch-wait and --launch-backoff must be positive"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newBridgeFlags(&syncBuffer{})
-			err := f.parse(tt.args, func(k string) string { return tt.env[k] })
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("got %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if f.launch.command != tt.command || fmt.Sprint([]string(f.launch.args)) != fmt.Sprint(tt.launch) {
-				t.Errorf("--launch %q %q, want %q %q", f.launch.command, f.launch.args, tt.command, tt.launch)
-			}
-		})
-	}
-}
 
 // install and --print-config pass the launch settings into the client's
 // entry: each argument a --launch-arg of its own, a bare program name as
@@ -96,8 +48,8 @@ func TestLaunchPassedToTheEntry(t *testing.T) {
 	}
 	// The entry, read back as the bridge reads it, is the same command.
 	f := newBridgeFlags(&syncBuffer{})
-	if err := f.parse(got, func(string) string { return "" }); err != nil || f.launch.cmd().String() != (launch.Command{Path: exe, Args: []string{macro, "--single-instance"}}).String() {
-		t.Fatalf("read back: %v, %s", err, f.launch.cmd())
+	if err := f.parse(got, func(string) string { return "" }); err != nil || f.launch.Command().String() != (launch.Command{Path: exe, Args: []string{macro, "--single-instance"}}).String() {
+		t.Fatalf("read back: %v, %s", err, f.launch.Command())
 	}
 
 	// install writes the same into the client's file.
@@ -205,7 +157,7 @@ func TestLaunchAcrossBridgeProcesses(t *testing.T) {
 	for i, b := range bridges {
 		line := recvLine(t, b)
 		switch msg, _ := verify.Get(line, "params.message").(string); {
-		case msg == "starting "+cadName(f.Command())+"…":
+		case msg == "starting "+launch.CADName(f.Command())+"…":
 			started++
 		case strings.HasPrefix(msg, "another mcp-bridge is starting"):
 			waiting++
@@ -356,19 +308,19 @@ func TestLaunchCommand(t *testing.T) {
 		want []string
 	}{
 		{"FreeCAD on Linux", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/home")}, []string{"--os", "linux", "--cad", "freecad"}, 0,
-			[]string{"FreeCAD: " + linuxFC, "--launch " + quoteFor("linux", linuxFC) + " --launch-arg " + quoteFor("linux", linuxMacro)}},
+			[]string{"FreeCAD: " + linuxFC, "--launch " + register.QuoteFor("linux", linuxFC) + " --launch-arg " + register.QuoteFor("linux", linuxMacro)}},
 		{"FreeCAD on Linux, no macro yet", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/nohome")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
-			[]string{"--launch-arg " + quoteFor("linux", p("linux/nohome/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")), "the base macro is neither in FreeCAD's macro folder nor beside mcp-bridge: copy MCPBridgeBase.FCMacro and the cadbase folder from the freecad folder of the mcp-bridge archive"}},
+			[]string{"--launch-arg " + register.QuoteFor("linux", p("linux/nohome/.local/share/FreeCAD/Macro/MCPBridgeBase.FCMacro")), "the base macro is neither in FreeCAD's macro folder nor beside mcp-bridge: copy MCPBridgeBase.FCMacro and the cadbase folder from the freecad folder of the mcp-bridge archive"}},
 		{"FreeCAD on Linux, the macro without cadbase", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/bare")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
 			[]string{"the cadbase folder is not beside " + bareMacro}},
 		{"FreeCAD on Linux, a --macro that is not there", map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/home")}, []string{"--os", "linux", "--cad", "freecad", "--macro", p("nowhere/MCPBridgeBase.FCMacro")}, 1,
 			[]string{"the file " + p("nowhere/MCPBridgeBase.FCMacro") + " (a --launch-arg) is not there"}},
 		{"FreeCAD on Windows, the newest", map[string]string{"ProgramFiles": p("win/pf"), "APPDATA": p("win/appdata")}, []string{"--os", "windows", "--cad", "freecad", "--macro", winMacro}, 0,
-			[]string{"FreeCAD: " + winFC, "--launch " + quoteFor("windows", winFC) + " --launch-arg " + quoteFor("windows", winMacro)}},
+			[]string{"FreeCAD: " + winFC, "--launch " + register.QuoteFor("windows", winFC) + " --launch-arg " + register.QuoteFor("windows", winMacro)}},
 		{"FreeCAD on macOS", map[string]string{"HOME": p("mac/home")}, []string{"--os", "darwin", "--cad", "freecad"}, 0,
-			[]string{"FreeCAD: " + macFC, "--launch-arg " + quoteFor("darwin", macMacro)}},
+			[]string{"FreeCAD: " + macFC, "--launch-arg " + register.QuoteFor("darwin", macMacro)}},
 		{"AutoCAD, the newest, with /b", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad", "--script", script}, 0,
-			[]string{"AutoCAD: " + acad, "--launch-arg /b --launch-arg " + quoteFor("windows", script)}},
+			[]string{"AutoCAD: " + acad, "--launch-arg /b --launch-arg " + register.QuoteFor("windows", script)}},
 		{"AutoCAD without a script", map[string]string{"ProgramFiles": p("win/pf")}, []string{"--os", "windows", "--cad", "autocad"}, 1,
 			[]string{"--script: give the startup script"}},
 		{"no FreeCAD", map[string]string{"PATH": p("none"), "HOME": p("none")}, []string{"--os", "linux", "--cad", "freecad"}, 1,
@@ -384,7 +336,7 @@ func TestLaunchCommand(t *testing.T) {
 		macro := mk("archive/freecad/MCPBridgeBase.FCMacro")
 		mk("archive/freecad/cadbase/__init__.py")
 		out, errs, code := runAs(t, &env{argv0: exe, args: []string{"launch-command", "--root", p("system"), "--cad", "freecad"}}, map[string]string{"PATH": p("linux/bin"), "HOME": p("linux/nohome")})
-		if code != 0 || !strings.Contains(out, "--launch-arg "+quoteFor("linux", macro)) || !strings.Contains(out, "it is the one beside mcp-bridge: keep that folder where it is") {
+		if code != 0 || !strings.Contains(out, "--launch-arg "+register.QuoteFor("linux", macro)) || !strings.Contains(out, "it is the one beside mcp-bridge: keep that folder where it is") {
 			t.Errorf("beside the binary: exit %d\n%s%s", code, out, errs)
 		}
 	}

@@ -16,6 +16,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
+	"github.com/mcp-bridge/mcp-bridge/configs/setting"
+	"github.com/mcp-bridge/mcp-bridge/configs/suggest"
 )
 
 func main() {
@@ -44,7 +48,9 @@ type env struct {
 	console bool
 }
 
-// usageError marks a command-line mistake: exit code 2.
+// usageError marks a command-line mistake: exit code 2, as a mistake in
+// the settings a domain finds once it runs (setting.Error), or a request
+// install cannot carry out as asked (register.UsageError).
 type usageError struct{ error }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -53,7 +59,9 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "mcp-bridge:", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	var se setting.Error
+	var re register.UsageError
+	if errors.As(err, &ue) || errors.As(err, &se) || errors.As(err, &re) {
 		return 2
 	}
 	var ce exitError
@@ -103,7 +111,7 @@ func run(ctx context.Context, e *env) error {
 		// The bridge itself takes no arguments: a first word that is not a
 		// flag was meant as a command.
 		if a := e.args[0]; a != "" && !strings.HasPrefix(a, "-") {
-			return usageError{fmt.Errorf("unknown command %q%s; the commands are %s (mcp-bridge help)", a, didYouMean(a, commands), strings.Join(commands, ", "))}
+			return usageError{fmt.Errorf("unknown command %q%s; the commands are %s (mcp-bridge help)", a, suggest.DidYouMean(a, commands), strings.Join(commands, ", "))}
 		}
 	}
 	return runBridge(ctx, e, e.args)
@@ -124,7 +132,7 @@ func runHelp(ctx context.Context, e *env, args []string) error {
 	}
 	if !slices.Contains(commands, args[0]) {
 		words := append(slices.Clone(commands), topicNames()...)
-		return usageError{fmt.Errorf("no command or topic %q%s; the commands are %s, the topics %s", args[0], didYouMean(args[0], words), strings.Join(commands, ", "), strings.Join(topicNames(), ", "))}
+		return usageError{fmt.Errorf("no command or topic %q%s; the commands are %s, the topics %s", args[0], suggest.DidYouMean(args[0], words), strings.Join(commands, ", "), strings.Join(topicNames(), ", "))}
 	}
 	return run(ctx, &env{argv0: e.argv0, args: []string{args[0], "--help"}, getenv: e.getenv, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
 }
@@ -136,7 +144,7 @@ func parseFlags(fs *pflag.FlagSet, args []string) (done bool, err error) {
 		if err == pflag.ErrHelp {
 			return true, nil
 		}
-		return true, usageError{withFlagSuggestion(fs, err)}
+		return true, usageError{suggest.Flag(fs, err)}
 	}
 	return false, nil
 }

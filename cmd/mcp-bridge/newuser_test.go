@@ -12,8 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
-	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // TestDryRunSaysWhatItWouldDo: --dry-run reports, in the conditional,
@@ -67,47 +67,12 @@ func TestDryRunSaysWhatItWouldDo(t *testing.T) {
 	}
 }
 
-// TestCopyHintRunsTheBinaryWhereItIs: the command that registers a copy
-// that stays, shown when the binary is in Downloads, is one a new user can
-// paste. On Windows the folder's program runs as .\mcp-bridge.exe (cmd and
-// PowerShell both; PowerShell runs no program of the current folder by its
-// bare name, and mcp-bridge is on no PATH yet), after a cd when the
-// terminal is elsewhere; a name with spaces takes PowerShell's & '…'.
-// Both layouts, whatever OS runs the test.
-func TestCopyHintRunsTheBinaryWhereItIs(t *testing.T) {
-	win := map[string]string{"USERPROFILE": `C:\Users\ana`, "TEMP": `C:\Users\ana\AppData\Local\Temp`, "LOCALAPPDATA": `C:\Users\ana\AppData\Local`}
-	unix := map[string]string{"HOME": "/home/ana", "TMPDIR": "/tmp"}
-	tests := []struct {
-		goos, exe, dir string
-		vars           map[string]string
-		want           string
-	}{
-		{"windows", `C:\Users\ana\Downloads\mcp-bridge.exe`, `C:\Users\ana\Downloads`, win, "  .\\mcp-bridge.exe install --copy --client cursor\n"},
-		{"windows", `C:\Users\ana\Downloads\mcp-bridge.exe`, `c:\users\ana\downloads\`, win, "  .\\mcp-bridge.exe install --copy --client cursor\n"},
-		{"windows", `C:\Users\ana\Downloads\mcp-bridge.exe`, `C:\Users\ana`, win, "  cd \"C:\\Users\\ana\\Downloads\"\n  .\\mcp-bridge.exe install --copy --client cursor\n"},
-		{"windows", `C:\Users\ana\Downloads\mcp-bridge (1).exe`, `C:\Users\ana\Downloads`, win, "  & '.\\mcp-bridge (1).exe' install --copy --client cursor\n"},
-		{"windows", `C:\Users\ana\Downloads\mcp-bridge_windows_amd64.exe`, `C:\Users\ana\Downloads`, win, "  .\\mcp-bridge_windows_amd64.exe install --copy --client cursor\n"},
-		{"linux", "/home/ana/Downloads/mcp-bridge", "/home/ana/Downloads", unix, "  ./mcp-bridge install --copy --client cursor\n"},
-		{"linux", "/home/ana/Downloads/mcp-bridge", "/home/ana", unix, "  /home/ana/Downloads/mcp-bridge install --copy --client cursor\n"},
-	}
-	for _, tt := range tests {
-		var errb strings.Builder
-		e := &env{stderr: &errb}
-		ce := clientconf.Env{OS: tt.goos, Dir: tt.dir, Getenv: func(k string) string { return tt.vars[k] }}
-		warnTransient(e, ce, tt.exe, "install --copy --client cursor")
-		got := errb.String()
-		if !strings.Contains(got, "Register a copy that stays") || !strings.HasSuffix(got, ":\n"+tt.want) {
-			t.Errorf("%s %s from %s:\n%s\nwant it to end with\n%s", tt.goos, tt.exe, tt.dir, got, tt.want)
-		}
-	}
-}
-
 // TestHelpShowsTheCacheFolderAsTyped: --help shows --cache-dir's default
 // as the user would type it: a Windows path with single backslashes (as a
 // pflag "string", %q doubled each one: "C:\\Users\\…").
 func TestHelpShowsTheCacheFolderAsTyped(t *testing.T) {
 	help, _, code := runCLI(t, nil, "", "help", "base")
-	if want := "(default " + defaultCacheDir() + ")"; code != 0 || defaultCacheDir() == "" || !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
+	if want := "(default " + bridge.DefaultCacheDir() + ")"; code != 0 || bridge.DefaultCacheDir() == "" || !strings.Contains(strings.Join(strings.Fields(help), " "), want) {
 		t.Errorf("help base: exit %d, lacks %q:\n%s", code, want, help)
 	}
 	// The Windows form, whatever OS runs the test.

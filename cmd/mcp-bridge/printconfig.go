@@ -8,12 +8,14 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/streamable/tlscert"
 	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 	"github.com/mcp-bridge/mcp-bridge/configs/register"
+	"github.com/mcp-bridge/mcp-bridge/configs/suggest"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/launch"
 )
 
 // notSettings are flags of --print-config and install themselves, never
@@ -56,7 +58,7 @@ func bridgeServer(e *env, f *bridgeFlags) (clientconf.Server, error) {
 		}
 		switch {
 		case n == "launch":
-			v = entryProgram(v)
+			v = launch.EntryProgram(v)
 		case fl.Value.Type() == "bool":
 			args = append(args, "--"+n)
 			continue
@@ -70,7 +72,7 @@ func bridgeServer(e *env, f *bridgeFlags) (clientconf.Server, error) {
 	return clientconf.Server{
 		Command: exe,
 		Args:    args,
-		Env:     map[string]string{"CAD_MCP_HOST": f.host, "CAD_MCP_PORT": strconv.Itoa(f.port)},
+		Env:     map[string]string{"CAD_MCP_HOST": f.base.Host, "CAD_MCP_PORT": strconv.Itoa(f.base.Port)},
 	}, nil
 }
 
@@ -80,45 +82,16 @@ func printConfig(e *env, f *bridgeFlags) error {
 	if err := clientconf.CheckName(f.name); err != nil {
 		return usageError{err}
 	}
-	if f.listen != "" {
-		return printURLConfig(e, f)
-	}
-	c := clientconf.Lookup(f.client)
-	switch f.client {
-	case "generic", "inspector":
-		c = &clientconf.Client{ID: f.client, Type: "stdio"}
-	case "":
-		c = nil
-	}
-	if c == nil {
-		return usageError{fmt.Errorf("--client %q%s: want generic, inspector, %s", f.client, didYouMean(f.client, append([]string{"generic", "inspector"}, clientconf.IDs()...)), strings.Join(clientconf.IDs(), ", "))}
+	if f.http.Listen != "" {
+		tls := f.http.TLS
+		return register.URLEntry{Client: f.client, Name: f.name, Listen: f.http.Listen, HTTPS: tls.On(), SelfSigned: tls.SelfSigned,
+			TokenFrom: f.http.TokenFrom.From(), TokenFile: f.http.TokenFrom.File, Fingerprint: tlscert.Existing(tls.Dir), CertDir: tls.Dir,
+			DoctorShows: tls.Dir == tlsDir(e.getenv), DidYouMean: suggest.DidYouMean}.Print(e.stdout, e.stderr)
 	}
 	s, err := bridgeServer(e, f)
 	if err != nil {
 		return err
 	}
 	dir, _ := os.Getwd()
-	installed := c.ID
-	if clientconf.Lookup(c.ID) == nil {
-		installed = "…"
-	}
-	warnTransient(e, clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, s.Command, "install --copy --client "+installed)
-	doc, err := clientconf.Document(c, f.name, s)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, doc)
-	entry, _ := clientconf.Marshal(clientconf.EntryJSON(c, s), "")
-	if c.Paste != "" {
-		fmt.Fprintf(e.stderr, "%s has no file to install into: paste this in %s\n", c.Name, c.Paste)
-	}
-	switch c.ID {
-	case "claude-code":
-		fmt.Fprintf(e.stderr, "or run:\n  claude mcp add-json --scope user %s %s\n", f.name, register.ShellQuote(entry))
-	case "vscode", "vscode-insiders":
-		named, _ := clientconf.Marshal(append(clientconf.Named(f.name), clientconf.EntryJSON(c, s)...), "")
-		code := map[string]string{"vscode": "code", "vscode-insiders": "code-insiders"}[c.ID]
-		fmt.Fprintf(e.stderr, "or run:\n  %s --add-mcp %s\n", code, register.ShellQuote(named))
-	}
-	return nil
+	return register.PrintEntry(e.stdout, e.stderr, clientconf.Env{OS: runtime.GOOS, Getenv: e.getenv, Dir: dir}, f.client, f.name, s, suggest.DidYouMean)
 }

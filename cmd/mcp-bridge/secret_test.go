@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/register"
 )
 
 // TestTokenNeverPrinted: the token a bridge serves with, from its file or
@@ -23,7 +25,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 		withEnv[k] = v
 	}
 	var runs [][]string
-	for c := range urlClients {
+	for c := range register.URLClients {
 		runs = append(runs,
 			[]string{"--print-config", "--client", c, "--listen", "127.0.0.1:8931", "--token-file", tokFile},
 			[]string{"--print-config", "--client", c, "--listen", "0.0.0.0:8931"}, // the token from CAD_MCP_TOKEN

@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/clientconf"
 )
 
 // docsURL is where the docs/ pages the topics point to are read online;
@@ -393,3 +395,46 @@ func anchor(heading string) string {
 	}
 	return b.String()
 }
+
+// clientList names every client install knows, with its --client id,
+// wrapped for a terminal.
+func clientList() string {
+	words := strings.Fields("Clients install registers it with (--client):")
+	for i, c := range clientconf.Clients {
+		sep := ","
+		if i == len(clientconf.Clients)-1 {
+			sep = "."
+		}
+		words = append(words, strings.Fields(c.Name)...)
+		words = append(words, "("+c.ID+")"+sep)
+	}
+	words = append(words, strings.Fields("Any other MCP client, and the MCP Inspector, take the entry that --print-config prints.")...)
+	return wrapWords(words, "", 76)
+}
+
+// wrapWords joins words with spaces into lines of at most width
+// characters, each starting with indent (a word longer than the line gets
+// a line of its own).
+func wrapWords(words []string, indent string, width int) string {
+	var b strings.Builder
+	b.WriteString(indent)
+	line, fresh := len(indent), true
+	for _, w := range words {
+		switch {
+		case fresh:
+		case line+1+len(w) > width:
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		default:
+			b.WriteString(" ")
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+		fresh = false
+	}
+	return b.String()
+}
+
+// clientIDs are the --client values of install, comma-separated.
+func clientIDs() string { return strings.Join(clientconf.IDs(), ", ") }

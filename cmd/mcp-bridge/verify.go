@@ -10,24 +10,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/setting"
 	"github.com/mcp-bridge/mcp-bridge/verify/checks"
+	"github.com/mcp-bridge/mcp-bridge/verify/direct"
 )
 
-func runVerify(ctx context.Context, e *env, args []string) error {
-	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: check against that base)")
-	port := fs.Int("port", 0, "CAD base port; without it, a simulated base with fault tools is started")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
-	only := fs.String("only", "", "run only the checks whose names contain this text")
-	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from --token-file or CAD_MCP_TOKEN")
-	tokenFile := fs.String("token-file", "", "with --url: the file with the bridge's token (as the bridge's own --token-file); wins over CAD_MCP_TOKEN")
-	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
-	tool := fs.String("tool", "", "the tool the round-trip checks call (default: one the base marks read-only, or a reading one that needs no arguments)")
-	toolArgs := fs.String("args", "{}", "with --tool: its arguments, a JSON object")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, `Usage: mcp-bridge verify [flags]
+const verifyUsage = `Usage: mcp-bridge verify [flags]
 
 Runs the bridge as a child process, exactly as an MCP client does, and checks
 everything a client relies on: version negotiation, ping, tools/list and
@@ -53,8 +41,24 @@ Examples:
                                      a bridge running with --listen
 
 Flags:
-%s`, usages(fs, all, nil))
-	}
+%s`
+
+// runVerify is the verify command: the end-to-end checks, against the
+// bridge binary as a client runs it, or a bridge serving HTTP (--url).
+func runVerify(ctx context.Context, e *env, args []string) error {
+	fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	host := fs.String("host", "127.0.0.1", "CAD base host (with --port: check against that base)")
+	port := fs.Int("port", 0, "CAD base port; without it, a simulated base with fault tools is started")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	bridgeBin := fs.String("bridge", "", "bridge binary to check (default: this one)")
+	only := fs.String("only", "", "run only the checks whose names contain this text")
+	url := fs.String("url", "", "check a bridge already serving HTTP at this MCP URL (e.g. http://127.0.0.1:8931/mcp); its token from --token-file or CAD_MCP_TOKEN")
+	tokenFile := fs.String("token-file", "", "with --url: the file with the bridge's token (as the bridge's own --token-file); wins over CAD_MCP_TOKEN")
+	scratch := fs.Bool("scratch", false, "the base's drawing is a scratch one: run the checks that change it too")
+	tool := fs.String("tool", "", "the tool the round-trip checks call (default: one the base marks read-only, or a reading one that needs no arguments)")
+	toolArgs := fs.String("args", "{}", "with --tool: its arguments, a JSON object")
+	fs.Usage = func() { fmt.Fprintf(e.stdout, verifyUsage, usages(fs, all, nil)) }
 	if done, err := parseFlags(fs, args); done {
 		return err
 	}
@@ -70,7 +74,7 @@ Flags:
 		return usageError{fmt.Errorf("--args goes with --tool NAME")}
 	}
 	if fs.Changed("args") {
-		if err := jsonObject("--args", *toolArgs); err != nil {
+		if err := direct.JSONObject("--args", *toolArgs); err != nil {
 			return usageError{err}
 		}
 	}
@@ -79,19 +83,11 @@ Flags:
 	}
 	if *url != "" {
 		// The token as connect reads it: --token-file, else CAD_MCP_TOKEN.
-		set, err := readSettings(fs, e.getenv, []string{})
+		token, from, err := setting.TokenFrom(fs, e.getenv).Read()
 		if err != nil {
 			return usageError{err}
 		}
-		token, from, err := set.token(*tokenFile)
-		if err != nil {
-			return usageError{err}
-		}
-		opts := checks.HTTPOptions{URL: *url, Token: token, TokenFrom: from, Only: *only, Tool: *tool, Args: *toolArgs}
-		if err := checks.Preflight(ctx, opts); err != nil {
-			return exitError{code: 1, msg: err.Error()}
-		}
-		return reportVerify(e, checks.RunHTTP(ctx, opts, nil), *asJSON)
+		return verifyHTTP(ctx, e, checks.HTTPOptions{URL: *url, Token: token, TokenFrom: from, Only: *only, Tool: *tool, Args: *toolArgs}, *asJSON)
 	}
 	opts := checks.Options{Bridge: bin, Only: *only, Scratch: *scratch, Tool: *tool, Args: *toolArgs}
 	if fs.Changed("port") || fs.Changed("host") {
@@ -105,6 +101,14 @@ Flags:
 		return err
 	}
 	return reportVerify(e, rep, *asJSON)
+}
+
+// verifyHTTP checks a bridge serving HTTP.
+func verifyHTTP(ctx context.Context, e *env, opts checks.HTTPOptions, asJSON bool) error {
+	if err := checks.Preflight(ctx, opts); err != nil {
+		return exitError{code: 1, msg: err.Error()}
+	}
+	return reportVerify(e, checks.RunHTTP(ctx, opts, nil), asJSON)
 }
 
 func reportVerify(e *env, rep *checks.Report, asJSON bool) error {

@@ -91,3 +91,16 @@ func ShellQuoteIfNeeded(s string) string {
 	}
 	return ShellQuote(s)
 }
+
+// QuoteFor quotes a word for pasting into a shell of goos (cmd or
+// PowerShell on Windows, a POSIX shell elsewhere): nothing when it needs
+// none.
+func QuoteFor(goos, s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\"'$`|&;<>()*?[]{}~%!") && (goos == "windows" || !strings.Contains(s, `\`)) {
+		return s
+	}
+	if goos == "windows" {
+		return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

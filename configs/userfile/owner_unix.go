@@ -3,6 +3,8 @@
 package userfile
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -28,4 +30,33 @@ func SameOwner(path, like string) {
 		return
 	}
 	_ = os.Lchown(path, int(w.Uid), int(w.Gid))
+}
+
+// Mine checks an opened file (its fstat): owned by this process's user,
+// writable by nobody else, and with no other name. A file in a folder
+// others can write (a shared --cache-dir, the temporary folder) may have
+// been put there by another account: whoever may write it could choose
+// what the bridge reads from it (tool descriptions an assistant reads, a
+// launch lock that holds every launch off), and a hard link to another of
+// the user's files would be read, or emptied and overwritten, in its
+// place.
+func Mine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return errors.New("its owner cannot be read")
+	}
+	if uid := os.Getuid(); int(st.Uid) != uid {
+		return fmt.Errorf("owned by uid %d, not by you (uid %d)", st.Uid, uid)
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("writable by group or others (mode %04o)", perm)
+	}
+	if st.Nlink > 1 {
+		return fmt.Errorf("it has %d names (hard links)", st.Nlink)
+	}
+	return nil
 }

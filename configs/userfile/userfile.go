@@ -1,7 +1,9 @@
 // Package userfile opens and locks the files a user owns (the journal, the
-// client configuration files install edits) so that a file planted in
-// their place cannot redirect or stall the bridge: no symbolic link is
-// followed, only regular files are used, and a FIFO never blocks.
+// client configuration files install edits, the tool cache, the launch
+// lock and the CAD program's output, the log file) so that a file planted
+// in their place cannot redirect or stall the bridge: no symbolic link is
+// followed, only regular files are used, a FIFO never blocks, and where a
+// file must be the user's own (OpenOwn) another account's is refused.
 package userfile
 
 import (
@@ -35,6 +37,21 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	if !st.Mode().IsRegular() {
 		f.Close()
 		return nil, refusal(path, st.Mode())
+	}
+	return f, nil
+}
+
+// OpenOwn is Open for a file only this user may change (Mine): what
+// another account put at path, or a hard link to another of the user's
+// files, is refused, never read, written or emptied.
+func OpenOwn(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := Open(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := Mine(f); err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	return f, nil
 }

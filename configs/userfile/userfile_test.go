@@ -49,3 +49,53 @@ func TestOpenRefusesLink(t *testing.T) {
 		t.Errorf("LockPath(link): %v", err)
 	}
 }
+
+// TestTryLock: a second holder, in this process as in another, does not
+// get the lock until the first gives it up; Lock then waits for nobody.
+func TestTryLock(t *testing.T) {
+	p := filepath.Join(testdir.New(t), "lock")
+	a, err := OpenOwn(p, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenOwn(p, os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got, err := TryLock(a); !got || err != nil {
+		t.Fatalf("first TryLock: %v, %v", got, err)
+	}
+	if got, err := TryLock(b); got || err != nil {
+		t.Fatalf("TryLock while another holds it: %v, %v; want false", got, err)
+	}
+	Unlock(a)
+	if got, err := TryLock(b); !got || err != nil {
+		t.Fatalf("TryLock once it is free: %v, %v", got, err)
+	}
+	Unlock(b)
+	if err := Lock(a); err != nil {
+		t.Fatal(err)
+	}
+	Unlock(a)
+}
+
+// TestOpenOwnTakesTheUsersFile: a file the user made is theirs, on every
+// system (its refusals need another owner, mode bits or hard links:
+// userfile_unix_test.go).
+func TestOpenOwnTakesTheUsersFile(t *testing.T) {
+	p := filepath.Join(testdir.New(t), "own")
+	f, err := OpenOwn(p, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if f, err = OpenOwn(p, os.O_RDONLY, 0); err != nil {
+		t.Fatalf("the user's own file: %v", err)
+	}
+	f.Close()
+	if _, err := OpenOwn(filepath.Dir(p), os.O_RDONLY, 0); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("a folder: %v", err)
+	}
+}

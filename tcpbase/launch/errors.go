@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // Kind is one way a launch can fail. Branch on it with errors.Is.
@@ -127,9 +129,7 @@ func lastLines(path string, n, max int) ([]string, error) {
 			continue
 		}
 		line = printable(line)
-		if r := []rune(line); len(r) > 200 {
-			line = string(r[:199]) + "…"
-		}
+		line = cut.Chars(line, 200)
 		if size+len(line) > max {
 			break
 		}

@@ -41,7 +41,7 @@ func (c Command) String() string {
 type Options struct {
 	Command Command
 	// Name is what messages call the program ("starting FreeCAD…");
-	// default: the program file's name without its extension.
+	// default CADName.
 	Name string
 	// Addr is the base's address, host:port: the launch is over once it
 	// accepts a TCP connection.
@@ -49,14 +49,15 @@ type Options struct {
 	// Dir holds the lock file and the program's output (beside the tool
 	// cache); default the system's temporary folder.
 	Dir string
-	// Wait bounds the wait for the base after the start; default 2 min,
-	// long enough for a CAD program's first start.
+	// Wait bounds the wait for the base after the start; default
+	// DefaultWait, long enough for a CAD program's first start.
 	Wait time.Duration
 	// Backoff: after a failed or timed-out launch, for this long every
-	// Ensure fails at once; default 1 min.
+	// Ensure fails at once; default DefaultBackoff.
 	Backoff time.Duration
-	// ProgressEvery spaces the "waiting for its MCP base" messages; default
-	// 5 s, negative for none (the start is still reported).
+	// ProgressEvery spaces the "waiting for its MCP base" messages; 0 for
+	// none (the start is still reported), as the bridge's
+	// --progress-interval 0.
 	ProgressEvery time.Duration
 	// Env is the program's environment; nil: this process's, without
 	// CAD_MCP_TOKEN (a bridge's bearer token is nothing CAD needs).
@@ -97,19 +98,16 @@ type child struct {
 // New returns a Launcher for o.
 func New(o Options) *Launcher {
 	if o.Wait <= 0 {
-		o.Wait = 2 * time.Minute
+		o.Wait = DefaultWait
 	}
 	if o.Backoff <= 0 {
-		o.Backoff = time.Minute
-	}
-	if o.ProgressEvery == 0 {
-		o.ProgressEvery = 5 * time.Second
+		o.Backoff = DefaultBackoff
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.Name == "" {
-		o.Name = DefaultName(o.Command.Path)
+		o.Name = CADName(o.Command)
 	}
 	if o.Dir == "" {
 		o.Dir = os.TempDir()

@@ -2,11 +2,13 @@ package launch
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
 // state is the last launch of a base, kept in its lock file so that every
@@ -86,31 +88,19 @@ func openLock(path string) (*lockedFile, error) {
 	return &lockedFile{f: f}, nil
 }
 
-// openOwn opens path (creating it 0600 when flag says so) only when it is
-// a regular file of this user's that nobody else may write (mine): no
-// link followed, and a FIFO or device put there is refused without
-// waiting for its other end.
+// openOwn opens one of the launcher's files (creating it 0600 when flag
+// says so) only when it is a regular file of this user's that nobody else
+// may write, with no other name (userfile.OpenOwn): they sit beside the
+// tool cache, in a folder that may be shared (a --cache-dir others can
+// write, the temporary folder when the user has none), where another
+// account could plant a lock that holds every launch off, read CAD's
+// output, or link another of the user's files to be emptied.
 func openOwn(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|openNoFollow, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	if err == nil {
-		err = mine(fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
+	return userfile.OpenOwn(path, flag, 0o600)
 }
 
 // try takes the lock if it is free; it never waits.
-func (lk *lockedFile) try() (bool, error) { return tryLock(lk.f) }
+func (lk *lockedFile) try() (bool, error) { return userfile.TryLock(lk.f) }
 
 func (lk *lockedFile) close() {
 	if lk.f != nil {
@@ -121,7 +111,7 @@ func (lk *lockedFile) close() {
 // release gives the lock up (closing the file does too, on every system).
 func (lk *lockedFile) release() {
 	if lk.f != nil {
-		unlock(lk.f)
+		userfile.Unlock(lk.f)
 		lk.f.Close()
 	}
 }
@@ -144,9 +134,7 @@ func (lk *lockedFile) read() state {
 		st.Backoffs = st.Backoffs[len(st.Backoffs)-maxBackoffs:]
 	}
 	for i, b := range st.Backoffs {
-		if r := []rune(b.Why); len(r) > maxWhy {
-			st.Backoffs[i].Why = string(r[:maxWhy]) + "…"
-		}
+		st.Backoffs[i].Why = cut.Chars(b.Why, maxWhy)
 	}
 	return st
 }

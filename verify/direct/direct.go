@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
@@ -161,9 +161,5 @@ func firstSentence(s string) string {
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i+1]
 	}
-	if utf8.RuneCountInString(s) > 70 {
-		r := []rune(s)
-		s = string(r[:69]) + "…"
-	}
-	return s
+	return cut.Chars(s, 70)
 }

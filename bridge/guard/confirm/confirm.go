@@ -16,6 +16,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
@@ -137,7 +138,7 @@ func text(head, tail string, args []byte, special string) (string, error) {
 	var b strings.Builder
 	b.WriteString(head + intro)
 	for _, a := range list {
-		b.WriteString("\n  " + a.name + sep + cut(a.value, c))
+		b.WriteString("\n  " + a.name + sep + cut.Chars(a.value, c))
 	}
 	b.WriteString(tail)
 	return b.String(), nil
@@ -187,7 +188,7 @@ func labelFor(name, special string) string {
 		}
 		prev = r
 	}
-	return `"` + cut(b.String(), maxName) + `"`
+	return `"` + cut.Chars(b.String(), maxName) + `"`
 }
 
 // markup are the characters with which a client that renders the question
@@ -263,14 +264,6 @@ func asIs(r, prev rune, special string) bool {
 // fillers, U+034F) and variation selectors.
 func invisible(r rune) bool {
 	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
-}
-
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // Answer is what the user did with the question.

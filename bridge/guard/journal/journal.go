@@ -39,7 +39,7 @@ type ClientInfo struct {
 // bytes as written. What is kept of a client for its whole session is
 // this, not the megabytes its initialize may have named.
 func (c ClientInfo) Bounded() ClientInfo {
-	return ClientInfo{Name: cut(c.Name, maxShort), Version: cut(c.Version, maxShort)}
+	return ClientInfo{Name: cutJSON(c.Name, maxShort), Version: cutJSON(c.Version, maxShort)}
 }
 
 // Outcomes.
@@ -219,16 +219,16 @@ func bound(e Entry) Entry {
 		ci := e.Client.Bounded()
 		e.Client = &ci
 	}
-	e.Tool, e.ID, e.Kind = cut(e.Tool, maxShort), cut(e.ID, maxShort), cut(e.Kind, maxShort)
-	e.Message, e.Confirm = cut(e.Message, maxText), cut(e.Confirm, maxShort)
-	e.Transport, e.Era, e.Method = cut(e.Transport, maxShort), cut(e.Era, maxShort), cut(e.Method, maxShort)
+	e.Tool, e.ID, e.Kind = cutJSON(e.Tool, maxShort), cutJSON(e.ID, maxShort), cutJSON(e.Kind, maxShort)
+	e.Message, e.Confirm = cutJSON(e.Message, maxText), cutJSON(e.Confirm, maxShort)
+	e.Transport, e.Era, e.Method = cutJSON(e.Transport, maxShort), cutJSON(e.Era, maxShort), cutJSON(e.Method, maxShort)
 	return e
 }
 
-// cut shortens s so that json.Marshal writes it in at most n bytes
+// cutJSON shortens s so that json.Marshal writes it in at most n bytes
 // (quotes aside), ending in "…" when it was cut. Invalid UTF-8 becomes
 // U+FFFD first (json.Marshal would write each such byte as six).
-func cut(s string, n int) string {
+func cutJSON(s string, n int) string {
 	s = string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
 	room := n - len("…")
 	end, size := 0, 0

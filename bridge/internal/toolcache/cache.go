@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -22,9 +23,9 @@ import (
 // bridges sharing the directory never see half a file.
 //
 // The file is not trusted: Load uses it only when it is a regular file (not
-// a link, a FIFO or a device) owned by the user and writable by nobody else
-// (ownedByMe, per system), of at most max bytes holding one tools/list
-// result, and hands it back on one line.
+// a link, a FIFO or a device) of the user's own that nobody else may write
+// (userfile.OpenOwn), of at most max bytes holding one tools/list result,
+// and hands it back on one line.
 type Cache struct {
 	path string // "" when caching is off
 	max  int
@@ -54,28 +55,18 @@ func (c Cache) Load() ([]byte, error) {
 	if c.path == "" {
 		return nil, nil
 	}
-	fi, err := os.Lstat(c.path)
+	f, err := userfile.OpenOwn(c.path, os.O_RDONLY, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	case fi.Size() > int64(c.max):
-		return nil, fmt.Errorf("%d bytes, over --max-message (%d)", fi.Size(), c.max)
-	}
-	f, err := os.OpenFile(c.path, os.O_RDONLY|openNoFollow, 0) // never waits on a FIFO swapped in meanwhile
-	if err != nil {
-		return nil, err
 	}
 	defer f.Close()
-	fi2, err := f.Stat()
-	if err != nil || !os.SameFile(fi, fi2) {
-		return nil, errors.New("the file changed while being opened")
-	}
-	if err := ownedByMe(f, fi2); err != nil {
+	if fi, err := f.Stat(); err != nil {
 		return nil, err
+	} else if fi.Size() > int64(c.max) {
+		return nil, fmt.Errorf("%d bytes, over --max-message (%d)", fi.Size(), c.max)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(c.max)+1))
 	switch {

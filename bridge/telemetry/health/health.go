@@ -9,11 +9,11 @@ package health
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // Base is what the bridge knows of the CAD base.
@@ -73,7 +73,7 @@ func (s *State) Up() {
 // person reads: "connection refused by 127.0.0.1:8080"). While it stays
 // down, the time it went down is kept and the reason updated.
 func (s *State) Down(reason string) {
-	reason = bound(reason, maxReason)
+	reason = cut.Bytes(reason, maxReason)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if Base(s.base.Load()) != Down {
@@ -95,21 +95,6 @@ func (s *State) Status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Status{Base: Base(s.base.Load()), Reason: s.reason, Since: s.since}
-}
-
-// bound cuts s to at most n bytes on a character boundary, and makes it
-// UTF-8.
-func bound(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Healthz answers /healthz from s: 200 while the base is up or not yet

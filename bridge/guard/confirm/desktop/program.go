@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 )
 
 // kind is a dialog program run as a child process.
@@ -422,10 +424,7 @@ func lastWords(stderr string) string {
 	if last == "" {
 		return "nothing on stderr"
 	}
-	if len(last) > 300 {
-		last = strings.ToValidUTF8(last[:300], "") + "…"
-	}
-	return last
+	return cut.Bytes(last, 300)
 }
 
 // maxOutput bounds what is kept of each of a dialog program's outputs,

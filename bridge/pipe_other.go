@@ -1,0 +1,7 @@
+//go:build !linux
+
+package bridge
+
+import "io"
+
+func widenPipe(io.Writer) {}

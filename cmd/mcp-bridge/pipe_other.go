@@ -1,7 +1,0 @@
-//go:build !linux
-
-package main
-
-import "io"
-
-func widenPipe(io.Writer) {}
