@@ -736,7 +736,7 @@ func printCause(w io.Writer, c Cause) {
 	fmt.Fprintf(w, "FAIL  %s\n", msg)
 	who := ""
 	if len(c.Clients) > 0 {
-		who = joinAnd(c.Clients) + " reach" + map[bool]string{true: "es", false: ""}[len(c.Clients) == 1] + " it. "
+		who = joinAnd(c.Clients) + map[bool]string{true: " is", false: " are"}[len(c.Clients) == 1] + " set to use it. "
 	}
 	_, port, _ := strings.Cut(c.Base, ":")
 	if i := strings.LastIndex(c.Base, ":"); i >= 0 {
