@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
@@ -16,19 +17,10 @@ const (
 	AskDesktop = policy.AskDesktop // a dialog on the desktop of the machine the bridge runs on
 )
 
-// whoAsks is the first of the user's choices that can ask this call's user:
-// AskClient when the client can show an elicitation, AskDesktop when this
-// machine has a desktop; "" when none can.
+// whoAsks is who asks this call's user (policy.WhoAsks): "" when nobody
+// the user chose can.
 func (g *rules) whoAsks(clientCan bool) string {
-	for _, who := range g.confirmWith {
-		switch {
-		case who == AskClient && clientCan:
-			return AskClient
-		case who == AskDesktop && g.desktop != nil:
-			return AskDesktop
-		}
-	}
-	return ""
+	return policy.WhoAsks(g.confirmWith, clientCan, g.desktop != nil)
 }
 
 // cannotAsk is why a call that needs confirmation was refused: nobody the
@@ -52,7 +44,7 @@ func (g *rules) cannotAsk(clientCan bool) string {
 // refuses it when nobody can ask; true when the job goes to the queue.
 func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
 	if who == "" {
-		b.refuse(j, "unsupported", b.rules.cannotAsk(clientCan))
+		b.refuse(j, confirm.Unsupported, b.rules.cannotAsk(clientCan))
 		return false
 	}
 	j.ask, j.askedBy = true, who
@@ -74,7 +66,7 @@ func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
 // once, on top of each other.
 func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *outcome {
 	g := b.rules
-	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	refused := func(how confirm.Outcome, why string) *outcome { o := b.refusal(j, how, why); return &o }
 	if gone != nil {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
@@ -98,7 +90,7 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 		case <-j.askAfter:
 		case <-ctx.Done():
 			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
-			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+			return refused(confirm.Cancelled, "it was cancelled or mcp-bridge stopped while waiting for your answer")
 		}
 	}
 	select {
@@ -109,7 +101,7 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 		case g.onScreen <- struct{}{}:
 		case <-ctx.Done():
 			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
-			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+			return refused(confirm.Cancelled, "it was cancelled or mcp-bridge stopped while waiting for your answer")
 		}
 	}
 	defer func() { <-g.onScreen }()
@@ -119,17 +111,17 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 	switch {
 	case err != nil && ctx.Err() == nil:
 		b.log.Warn().Err(err).Str("tool", q.Tool).Msg("the desktop question could not be shown; call not sent to CAD")
-		return refused("refused", "the question could not be shown on the desktop ("+err.Error()+")")
+		return refused(confirm.Refused, "the question could not be shown on the desktop ("+err.Error()+")")
 	case ans == desktop.Run && ctx.Err() == nil:
-		j.confirm = "accepted"
+		j.confirm = confirm.Accepted
 		return nil
 	case ans == desktop.TimedOut:
-		return refused("timed out", fmt.Sprintf("nobody answered the question on the desktop within %s", g.confirmTTL))
+		return refused(confirm.TimedOut, fmt.Sprintf("nobody answered the question on the desktop within %s", g.confirmTTL))
 	case ans == desktop.DontRun:
-		return refused("declined", "you declined it on the desktop")
+		return refused(confirm.Declined, "you declined it on the desktop")
 	}
 	b.log.Info().Str("tool", q.Tool).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn")
-	return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+	return refused(confirm.Cancelled, "it was cancelled or mcp-bridge stopped while waiting for your answer")
 }
 
 // clientName is the name a client gave, for the desktop question.

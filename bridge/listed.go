@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
@@ -65,7 +66,7 @@ func (b *bridge) listedBeforeAsking(ctx context.Context, j *job) *outcome {
 	list, err := b.knownList(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		o := b.refusal(j, "cancelled", "it was cancelled or mcp-bridge stopped before you were asked")
+		o := b.refusal(j, confirm.Cancelled, "it was cancelled or mcp-bridge stopped before you were asked")
 		return &o
 	case err != nil && b.cfg.Launch != nil && tcpbase.KindOf(err) == tcpbase.ErrUnreachable:
 		return nil

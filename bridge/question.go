@@ -84,7 +84,7 @@ func (b *bridge) runQuestion(j *job) {
 	}
 	r.op().Asked()
 	refused := b.askUser(ctx, j)
-	r.op().Answered(answerOf(j.confirm))
+	r.op().Answered(j.confirm)
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()
 		return
@@ -125,7 +125,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	}
 	params, err := ask(name, args)
 	if err != nil { // the question cannot show every argument: no question, no call
-		o := b.refusal(j, "refused", err.Error())
+		o := b.refusal(j, confirm.Refused, err.Error())
 		return &o
 	}
 	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
@@ -141,11 +141,11 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 		delete(a.asks, id.Key())
 		a.mu.Unlock()
 	}()
-	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	refused := func(how confirm.Outcome, why string) *outcome { o := b.refusal(j, how, why); return &o }
 	out := j.reply.stream() // stdio; over HTTP, the call's own response stream
 	gone := streamEnded(out)
 	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
-		return refused("refused", "the question could not be sent to the client")
+		return refused(confirm.Refused, "the question could not be sent to the client")
 	}
 	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
 	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
@@ -153,27 +153,27 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	select {
 	case resp := <-ch:
 		if resp.Error != nil {
-			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
+			return refused(confirm.Refused, "the client could not ask you ("+resp.Error.Message+")")
 		}
 		switch ans := confirm.Read(resp.Result); ans {
 		case confirm.Accepted:
-			j.confirm = "accepted"
+			j.confirm = confirm.Accepted
 			return nil
 		case confirm.Invalid:
-			return refused("refused", "the client's answer to the question was not an elicitation result")
+			return refused(confirm.Refused, "the client's answer to the question was not an elicitation result")
 		default:
-			return refused(ans.String(), "you "+ans.String()+" it")
+			return refused(ans, "you "+ans.String()+" it")
 		}
 	case <-gone:
 		b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("question withdrawn: the stream carrying it closed")
-		return refused("cancelled", "the stream carrying the question closed before you answered")
+		return refused(confirm.Cancelled, "the stream carrying the question closed before you answered")
 	case <-askCtx.Done():
 		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
 			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
 		if ctx.Err() == nil { // our own timeout
-			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
+			return refused(confirm.TimedOut, fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
 		}
 		b.log.Info().Str("tool", name).Str("ask", id.String()).AnErr("why", context.Cause(ctx)).Msg("question withdrawn")
-		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+		return refused(confirm.Cancelled, "it was cancelled or mcp-bridge stopped while waiting for your answer")
 	}
 }

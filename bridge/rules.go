@@ -149,13 +149,13 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 	var tok string
 	if rpc.Kind(state) != rpc.KindString || json.Unmarshal(state, &tok) != nil {
 		j.reply.op().Refused(telemetry.RefusalRequestState)
-		b.refuse(j, "refused", "its requestState is not a string issued by mcp-bridge")
+		b.refuse(j, confirm.Refused, "its requestState is not a string issued by mcp-bridge")
 		return false
 	}
 	if err := g.signer.Redeem(tok, name, args); err != nil {
-		why := "refused"
+		why := confirm.Refused
 		if errors.Is(err, confirm.ErrExpired) {
-			why = "timed out"
+			why = confirm.TimedOut
 		}
 		b.log.Warn().Err(err).Str("tool", name).Msg("requestState refused; call not sent to CAD")
 		if !errors.Is(err, confirm.ErrExpired) {
@@ -166,16 +166,16 @@ func (b *bridge) admitCall(c *Client, j *job) bool {
 	}
 	a := confirm.Read(req.Input)
 	if a != confirm.Invalid {
-		j.reply.op().Answered(answerOf(a.String()))
+		j.reply.op().Answered(a)
 	}
 	switch a {
 	case confirm.Accepted:
-		j.confirm = "accepted"
+		j.confirm = confirm.Accepted
 		return true
 	case confirm.Invalid:
-		b.refuse(j, "refused", "no answer to the confirmation came back with it")
+		b.refuse(j, confirm.Refused, "no answer to the confirmation came back with it")
 	default:
-		b.refuse(j, a.String(), "you "+a.String()+" it")
+		b.refuse(j, a, "you "+a.String()+" it")
 	}
 	return false
 }
@@ -187,11 +187,11 @@ func (b *bridge) inputRequired(j *job) outcome {
 	name, args := j.req.Tool.Name, j.req.Tool.Args
 	ask, err := confirm.InputRequest(name, args)
 	if err != nil {
-		return b.refusal(j, "refused", err.Error())
+		return b.refusal(j, confirm.Refused, err.Error())
 	}
 	res := fmt.Appendf(nil, `{"resultType":"input_required","inputRequests":%s,"requestState":%q}`,
 		ask, b.rules.signer.Issue(name, args))
-	j.confirm = "asked"
+	j.confirm = confirm.Asked
 	j.reply.op().Asked() // answered by a later request, which carries the answer
 	res = b.cfg.Server.Decorate("tools/call", res)
 	return outcome{answer: rpc.EncodeResult(j.req.ID, res), result: res}
@@ -199,12 +199,12 @@ func (b *bridge) inputRequired(j *job) outcome {
 
 // refuse answers a call that needed confirmation and did not get it: an
 // isError result saying why; nothing goes to CAD.
-func (b *bridge) refuse(j *job, how, why string) {
+func (b *bridge) refuse(j *job, how confirm.Outcome, why string) {
 	b.settle(j, b.refusal(j, how, why))
 }
 
-func (b *bridge) refusal(j *job, how, why string) outcome {
-	b.log.Info().Str("tool", j.req.Tool.Name).Str("confirmation", how).Msg("call not sent to CAD")
+func (b *bridge) refusal(j *job, how confirm.Outcome, why string) outcome {
+	b.log.Info().Str("tool", j.req.Tool.Name).Stringer("confirmation", how).Msg("call not sent to CAD")
 	j.confirm = how
 	res := confirm.Refusal(j.req.Tool.Name, why)
 	if j.req.Era == lifecycle.Modern {
@@ -224,11 +224,11 @@ func (b *bridge) record(j *job, o outcome) {
 		Method: j.req.Method, Tool: j.req.Tool.Name, ID: j.req.ID.String(),
 		DurationMs: float64(time.Since(j.reply.arrived).Microseconds()) / 1000,
 		Bytes:      o.answer.Len(),
-		Denied:     j.denied, Confirm: j.confirm,
-		Confirmed: j.confirm == "accepted",
+		Denied:     j.denied, Confirm: j.confirm.String(),
+		Confirmed: j.confirm == confirm.Accepted,
+		Declined:  j.confirm.Withheld(),
 		AskedBy:   j.askedBy,
 	}
-	e.Declined = j.confirm != "" && j.confirm != "accepted" && j.confirm != "asked"
 	e.Client = j.clientInfo()
 	if g.args && j.req.Method == lifecycle.MethodToolsCall {
 		e.Args = j.req.Tool.Args
@@ -253,7 +253,7 @@ func (b *bridge) record(j *job, o outcome) {
 	default:
 		e.IsError = rpc.Kind(rpc.Field(o.result, "isError")) == rpc.KindTrue
 		switch {
-		case j.confirm == "asked":
+		case j.confirm == confirm.Asked:
 			e.Outcome = journal.InputRequired
 		case e.Declined:
 			e.Outcome = journal.Declined

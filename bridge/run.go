@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -24,12 +25,12 @@ type job struct {
 	frame []byte             // the request as the base gets it, encoded from req.Tool
 	reply *reply
 
-	needsConfirm bool   // the policy asks for the user's confirmation (decode)
-	denied       bool   // refused by the policy
-	ask          bool   // ask the user before sending it (question.go)
-	askedBy      string // who asks or asked: AskClient or AskDesktop
-	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
-	sent         bool   // the worker handed its frame to the base: it may have run
+	needsConfirm bool            // the policy asks for the user's confirmation (decode)
+	denied       bool            // refused by the policy
+	ask          bool            // ask the user before sending it (question.go)
+	askedBy      string          // who asks or asked: AskClient or AskDesktop
+	confirm      confirm.Outcome // how confirmation went, for the journal and telemetry
+	sent         bool            // the worker handed its frame to the base: it may have run
 	// headers: a 2026-07-28 HTTP call of a tool the bridge's tool list
 	// does not hold, its headers to be checked by the worker once it has
 	// read the list (mirrored.go); nil when checked, or nothing to check.
