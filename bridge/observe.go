@@ -141,7 +141,7 @@ func (b *bridge) snapshot() status.Snapshot {
 	if list := b.tools.lastList(); list != nil {
 		shown := b.cfg.Policy.ApplyList(list) // what clients are shown
 		for _, name := range lifecycle.ToolNames(shown) {
-			_, ask := b.rules.policy.NeedsConfirm(name)
+			ask := b.gate.NeedsConfirm(name)
 			ann := lifecycle.ToolAnnotations(shown, name)
 			s.Tools = append(s.Tools, status.Tool{Name: name, Confirm: ask,
 				ReadOnly: rpc.Kind(ann) == rpc.KindObject && rpc.Kind(rpc.Field(ann, "readOnlyHint")) == 't'})
