@@ -40,7 +40,7 @@ type Client struct {
 	initialized atomic.Bool
 	version     atomic.Pointer[string] // the protocol version initialize agreed
 
-	asker asker // what confirmation needs to know of this client (rules.go)
+	asker asker // what confirmation needs to know of this client (gate.go)
 
 	desc  Describe  // what the front end says of it (observe.go); set before its first message
 	since time.Time // when Describe was called
@@ -357,7 +357,7 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 }
 
 // settle ends a job's reply with its outcome, and journals it when that
-// ended the request (rules.go records it).
+// ended the request (the gate records it: gate.go).
 func (b *bridge) settle(j *job, o outcome) {
 	if j.reply.endWith(o.answer, func() { b.record(j, o) }) || !j.sent {
 		return

@@ -136,7 +136,7 @@ func (q *jobQueue) pushOut(t *Turn) *job {
 		if u == t || len(u.jobs) < len(t.jobs)+2 {
 			continue
 		}
-		if last := u.jobs[len(u.jobs)-1]; last.ask {
+		if last := u.jobs[len(u.jobs)-1]; last.rule.Ask {
 			continue
 		}
 		if longest == nil || len(u.jobs) > len(longest.jobs) {

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
@@ -74,7 +75,7 @@ func (b *bridge) decode(line []byte) (msgs []Message, isBatch bool) {
 			continue
 		}
 		if m.Req.Method == lifecycle.MethodToolsCall && m.Req.ParamsErr == nil {
-			_, m.confirm = b.rules.policy.NeedsConfirm(m.Req.Tool.Name)
+			m.confirm = b.gate.NeedsConfirm(m.Req.Tool.Name)
 		}
 	}
 	return msgs, isBatch
@@ -216,7 +217,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 	}
 	if method.By == lifecycle.ByWorker {
 		r.arrived = time.Now()
-		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
+		j := &job{req: req, frame: baseFrame(req), reply: r, rule: guard.Call{NeedsConfirm: m.confirm}}
 		if req.Method == lifecycle.MethodToolsCall && (!b.mirrored(j, m.Headers) || !b.admitCall(c, j)) {
 			return
 		}
@@ -249,17 +250,17 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
 	r.withContext(b.hardCtx)
-	r.askedDesktop = j.askedBy == AskDesktop
+	r.askedDesktop = j.rule.AskedBy == AskDesktop
 	// Asking: the worker takes it once the user has agreed.
-	if werr := r.client.track(r, j.ask); werr != nil {
+	if werr := r.client.track(r, j.rule.Ask); werr != nil {
 		r.fail(werr)
 		return
 	}
 	out, err := b.queue.push(j) // marks it queued for telemetry when taken
 	switch err {
 	case nil:
-		if j.ask {
-			if j.askedBy == AskDesktop {
+		if j.rule.Ask {
+			if j.rule.AskedBy == AskDesktop {
 				j.askAfter, j.askDone = r.client.turn.nextAsk()
 			}
 			go b.runQuestion(j)

@@ -72,12 +72,8 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if !b.headersLate(hardCtx, j, true) {
 		return // refused, unsent
 	}
-	if o := b.unlisted(hardCtx, j); o != nil {
-		b.settle(j, *o)
-		return
-	}
-	if werr := b.journalGate(j); werr != nil {
-		b.settle(j, outcome{answer: rpc.EncodeError(r.id, werr), err: werr})
+	if o := b.beforeSend(hardCtx, j); o != nil {
+		b.settle(j, *o) // refused by the user's rules, unsent
 		return
 	}
 	start := time.Now()
