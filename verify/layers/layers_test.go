@@ -49,6 +49,10 @@ var rules = []rule{
 		under("bridge/telemetry"), is("bridge")},
 	{"connect is a client of a bridge, never the core (bridge)",
 		under("bridge/connect"), is("bridge")},
+	// Test helpers included: bridge/internal/bridgetest once imported
+	// verify. verify's own test helpers (testdir) are for every test.
+	{"nothing under bridge/ imports verify/..., which sits above it (verify's test helpers aside)",
+		under("bridge"), allOf(under("verify"), not(testHelper))},
 	// verify's shipped code stands beside the core: doctor reads a policy
 	// file with bridge/guard/policy, bench makes a certificate with
 	// bridge/streamable/tlscert; neither brings the core in.
@@ -84,6 +88,17 @@ func under(p string) func(string) bool {
 }
 
 func not(f func(string) bool) func(string) bool { return func(s string) bool { return !f(s) } }
+
+func allOf(fs ...func(string) bool) func(string) bool {
+	return func(s string) bool {
+		for _, f := range fs {
+			if !f(s) {
+				return false
+			}
+		}
+		return true
+	}
+}
 
 func oneOf(fs ...func(string) bool) func(string) bool {
 	return func(s string) bool {
@@ -315,7 +330,7 @@ func TestRulesCatchUpwardImports(t *testing.T) {
 		"bridge/connect":             {imports: []string{"bridge/guard", "bridge/streamable/tlscert", "bridge/streamable"}},
 		"bridge/streamable":          {imports: []string{"bridge", "bridge/streamable/tlscert"}},
 		"bridge/streamable/tlscert":  {},
-		"bridge/internal/bridgetest": {imports: []string{"verify/testdir", "bridge/guard/policy"}},
+		"bridge/internal/bridgetest": {imports: []string{"verify/testdir", "bridge/guard/policy", "verify"}},
 		"verify":                     {imports: []string{"rpc", "bridge/guard/policy", "bridge/streamable/tlscert"}},
 		"verify/doctor":              {imports: []string{"verify", "bridge/streamable"}},
 		"verify/testdir":             {},
@@ -335,6 +350,7 @@ func TestRulesCatchUpwardImports(t *testing.T) {
 		"bridge/guard: package bridge/guard imports bridge/telemetry/health; rule: the gate (bridge/guard/...) never imports the core (bridge) nor telemetry",
 		"bridge/telemetry/status: package bridge/telemetry/status imports bridge; rule: telemetry never imports the core (bridge)",
 		"bridge/connect: package bridge/connect imports bridge/streamable, which brings in bridge (bridge/streamable → bridge); rule: connect is a client of a bridge, never the core (bridge)",
+		"bridge/internal/bridgetest: package bridge/internal/bridgetest imports verify; rule: nothing under bridge/ imports verify/..., which sits above it (verify's test helpers aside)",
 		"verify/doctor: package verify/doctor imports bridge/streamable, which brings in bridge (bridge/streamable → bridge); rule: verify/... never imports the core (bridge), directly or through another package",
 		"tcpbase: package tcpbase imports lifecycle/clienterr; rule: tcpbase imports only rpc and configs (the base has no lifecycle)",
 		"configs/setting: package configs/setting imports cmd/mcp-bridge; rule: configs imports only rpc (and its own sub-packages)",
