@@ -48,8 +48,11 @@
 //     handshake era, input_required with a signed requestState in
 //     2026-07-28) and the journal (sub-package journal).
 //
-// Sub-packages: streamable (the Streamable HTTP front end), toolcache,
-// clienterr (the errors a client can get), policy, confirm, journal,
-// connect (mcp-bridge connect), tlscert; internal/bridgetest is what the
-// tests of the core and of its front ends share.
+// Sub-packages: streamable (the Streamable HTTP front end, and
+// streamable/tlscert), connect (mcp-bridge connect), guard (the user's
+// rules: guard/policy, guard/confirm, guard/journal), telemetry,
+// clientfit (each client's limits), internal/toolcache; the errors a
+// client can get are lifecycle/clienterr. internal/bridgetest is what the
+// tests of the core and of its front ends share. The layers and the rule
+// test that keeps imports pointing down: docs/development.md.
 package bridge
