@@ -64,6 +64,7 @@ func ConfigFrom(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 3m30s or 90s (0: no limit)", envAnswerWithin, v))
 		} else {
 			c.AnswerWithin, c.AnswerWithinSet = d, true
+			fromEnv(fs, flagAnswerWithin, v)
 		}
 	}
 	if f := fs.Lookup(flagMaxResultBytes); f != nil && f.Changed {
@@ -75,12 +76,24 @@ func ConfigFrom(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a number of bytes such as 1048576 (0: no limit)", envMaxResultBytes, v))
 		} else {
 			c.MaxResultBytes, c.MaxResultBytesSet = n, true
+			fromEnv(fs, flagMaxResultBytes, v)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// fromEnv gives a flag the value its variable set, as the other settings'
+// flags get theirs (configs/setting.Read), without marking it given on
+// the command line: install and --print-config write the flags whose value
+// is not their default into the client's entry, so a setting from the
+// environment is kept there too.
+func fromEnv(fs *pflag.FlagSet, flag, v string) {
+	if f := fs.Lookup(flag); f != nil {
+		_ = f.Value.Set(v)
+	}
 }
 
 // Validate checks the values set.

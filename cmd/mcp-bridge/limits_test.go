@@ -7,6 +7,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLimitsFromTheCommandLine: `mcp-bridge sim --limit-tools` serves
@@ -61,5 +63,29 @@ func TestLimitsFromTheCommandLine(t *testing.T) {
 		if line := answer(tt.vars, tt.args...); len(line) > 200000 || !strings.Contains(line, "mcp-bridge: the text above was cut") {
 			t.Errorf("%v %v: %d bytes, want at most 200000, saying it was cut", tt.vars, tt.args, len(line))
 		}
+	}
+}
+
+// TestPrintConfigKeepsLimits: the entry --print-config (and install)
+// writes carries the limits' settings, from the command line or from the
+// environment, as it does the others'.
+func TestPrintConfigKeepsLimits(t *testing.T) {
+	for _, tt := range []struct {
+		vars map[string]string
+		args []string
+	}{
+		{nil, []string{"--max-result-bytes", "200000", "--answer-within", "90s"}},
+		{map[string]string{"CAD_MCP_MAX_RESULT_BYTES": "200000", "CAD_MCP_ANSWER_WITHIN": "90s"}, nil},
+	} {
+		out, errs, code := runCLI(t, tt.vars, "", append([]string{"--print-config"}, tt.args...)...)
+		args, _ := server(t, out)["args"].([]any)
+		want := []any{"--answer-within", "1m30s", "--max-result-bytes", "200000"}
+		if code != 0 || !cmp.Equal(want, args) {
+			t.Errorf("%v %v: exit %d, args %v, want %v\n%s", tt.vars, tt.args, code, args, want, errs)
+		}
+	}
+	out, _, _ := runCLI(t, nil, "", "--print-config")
+	if strings.Contains(out, "max-result-bytes") || strings.Contains(out, "answer-within") {
+		t.Errorf("not set, the entry names them:\n%s", out)
 	}
 }
