@@ -66,7 +66,9 @@ e2e: build archive
 # after `uninstall` it is gone; each also with its URL form (`install
 # --url`) of a `--listen` bridge with a token: connected with it, refused
 # with a wrong one (Codex: its list shows the URL and the token's
-# variable); CodeBuddy also with `install --policy` (a denied tool absent).
+# variable); CodeBuddy also with `install --policy` (a denied tool absent);
+# Claude Code also in a session, its model a stand-in on loopback: the
+# tools' metadata acted on (docs/limits.md).
 # Offline, in fixture homes, with the simulated base. Not part of `make
 # test`; .ci/run runs it after.
 test-clients: build

@@ -39,6 +39,7 @@ type Client struct {
 	// told tools.listChanged, so it gets notifications/tools/list_changed.
 	initialized atomic.Bool
 	version     atomic.Pointer[string] // the protocol version initialize agreed
+	fitName     atomic.Pointer[string] // its initialize's clientInfo.name, as sent: its limits (fit.go)
 
 	asker asker // what confirmation needs to know of this client (gate.go)
 
@@ -370,7 +371,9 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 // settle ends a job's reply with its outcome, and journals it when that
 // ended the request (the gate records it: gate.go).
 func (b *bridge) settle(j *job, o outcome) {
-	if j.reply.endWith(o.answer, func() { b.record(j, o) }) || !j.sent {
+	// The client gets the answer fitted to its limits; the journal records
+	// the base's (fit.go).
+	if j.reply.endWith(b.fitted(j, o.answer), func() { b.record(j, o) }) || !j.sent {
 		return
 	}
 	// The client cancelled it, or its session ended, while CAD ran it: no

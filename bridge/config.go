@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
@@ -51,6 +52,11 @@ type Config struct {
 	// Launch, when set, starts the CAD program when a call finds its base
 	// down (launch.go); nil: such calls fail at once.
 	Launch Launcher
+
+	// Fit is the user's settings over the table of clients' limits
+	// (--answer-within, --max-result-bytes: bridge/clientfit); its zero
+	// value leaves each client the table's.
+	Fit clientfit.Config
 
 	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.
 	NoSchemaRepair bool

@@ -271,6 +271,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 		}
 		c.initialized.Store(true)
 		c.setVersion(res)
+		c.fitAs(req.ClientInfo.Name)
 		c.asker.initialized(req, c.LegacyVersion())
 		r.result(res)
 	case lifecycle.MethodPing:

@@ -207,9 +207,10 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 }
 
 // prepareList prepares a tools/list result for the client: schemas
-// repaired, and decorated for modern clients.
+// repaired, the tool metadata its client acts on added (fit.go), and
+// decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
-	result = b.shownList(result)
+	result = b.listMeta(j, b.shownList(result))
 	if j.req.Era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate("tools/list", result)
 	}

@@ -46,7 +46,7 @@ const (
 // ConfigFrom reads them, after fs.Parse, over their variables.
 func AddFlags(fs *pflag.FlagSet) {
 	fs.Duration(flagAnswerWithin, 0, "answer every tools/call within `DURATION`: a call CAD is still working on then is answered with a job to collect with wait_for_cad; 0: wait as long as CAD takes; default: each client's own limit (docs/limits.md) (env "+envAnswerWithin+")")
-	fs.Int(flagMaxResultBytes, 0, "give every client tool results of at most `N` bytes, pictures scaled down and text cut to fit, saying so; 0: no limit; default: each client's own limit (docs/limits.md) (env "+envMaxResultBytes+")")
+	fs.Var(new(unsetInt), flagMaxResultBytes, "give every client tool results of at most `N` bytes, pictures scaled down and text cut to fit, saying so; 0: no limit; default: each client's own limit (docs/limits.md) (env "+envMaxResultBytes+")")
 }
 
 // ConfigFrom reads the settings: a flag given on fs wins over its
@@ -64,6 +64,7 @@ func ConfigFrom(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a duration such as 3m30s or 90s (0: no limit)", envAnswerWithin, v))
 		} else {
 			c.AnswerWithin, c.AnswerWithinSet = d, true
+			fromEnv(fs, flagAnswerWithin, v)
 		}
 	}
 	if f := fs.Lookup(flagMaxResultBytes); f != nil && f.Changed {
@@ -75,12 +76,24 @@ func ConfigFrom(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a number of bytes such as 1048576 (0: no limit)", envMaxResultBytes, v))
 		} else {
 			c.MaxResultBytes, c.MaxResultBytesSet = n, true
+			fromEnv(fs, flagMaxResultBytes, v)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return c, err
 	}
 	return c, c.Validate()
+}
+
+// fromEnv gives a flag the value its variable set, as the other settings'
+// flags get theirs (configs/setting.Read), without marking it given on
+// the command line: install and --print-config write the flags whose value
+// is not their default into the client's entry, so a setting from the
+// environment is kept there too.
+func fromEnv(fs *pflag.FlagSet, flag, v string) {
+	if f := fs.Lookup(flag); f != nil {
+		_ = f.Value.Set(v)
+	}
 }
 
 // Validate checks the values set.
@@ -110,4 +123,53 @@ func (c Config) For(name string) Limits {
 		l.MaxResultBytes = c.MaxResultBytes
 	}
 	return l
+}
+
+// unsetInt is an int flag whose default is "not set" (each client's own
+// limit), which help must not show as "(default 0)": 0 set is no limit.
+// Its type is "int", so that fs.GetInt reads it once set.
+type unsetInt struct {
+	n   int
+	set bool
+}
+
+func (v *unsetInt) String() string {
+	if !v.set {
+		return ""
+	}
+	return strconv.Itoa(v.n)
+}
+
+func (v *unsetInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return errors.New("want a number of bytes such as 1048576 (0: no limit)")
+	}
+	v.n, v.set = n, true
+	return nil
+}
+
+func (v *unsetInt) Type() string { return "int" }
+
+// Setting is one of the settings as doctor reports it: its flag, its
+// value, and where it came from (the flag, its variable, or "default").
+type Setting struct{ Name, Value, From string }
+
+// Settings are the two settings as read from fs (after ConfigFrom): a
+// value not set reads "each client's own".
+func (c Config) Settings(fs *pflag.FlagSet) []Setting {
+	one := func(flag, env string, set bool, value string) Setting {
+		switch f := fs.Lookup(flag); {
+		case !set:
+			return Setting{Name: flag, Value: "each client's own", From: "default"}
+		case f != nil && f.Changed:
+			return Setting{Name: flag, Value: value, From: "--" + flag}
+		default:
+			return Setting{Name: flag, Value: value, From: env}
+		}
+	}
+	return []Setting{
+		one(flagAnswerWithin, envAnswerWithin, c.AnswerWithinSet, c.AnswerWithin.String()),
+		one(flagMaxResultBytes, envMaxResultBytes, c.MaxResultBytesSet, strconv.Itoa(c.MaxResultBytes)),
+	}
 }

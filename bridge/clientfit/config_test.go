@@ -141,3 +141,33 @@ func TestJobAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestSettings: what doctor shows of the two settings: the value and
+// where it came from (the flag, its variable), or, not set, each client's
+// own; and the flag's help shows no "(default 0)", which would read as no
+// limit.
+func TestSettings(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	AddFlags(fs)
+	if err := fs.Parse([]string{"--answer-within", "90s"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CAD_MCP_MAX_RESULT_BYTES": "200000"}
+	c, err := ConfigFrom(fs, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Setting{{"answer-within", "1m30s", "--answer-within"}, {"max-result-bytes", "200000", "CAD_MCP_MAX_RESULT_BYTES"}}
+	if d := cmp.Diff(want, c.Settings(fs)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	want = []Setting{{"answer-within", "each client's own", "default"}, {"max-result-bytes", "each client's own", "default"}}
+	if d := cmp.Diff(want, Config{}.Settings(fs)); d != "" {
+		t.Errorf("not set (-want +got):\n%s", d)
+	}
+	fresh := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	AddFlags(fresh)
+	if def := fresh.Lookup("max-result-bytes").DefValue; def != "" || strings.Contains(fresh.FlagUsages(), "(default 0)") {
+		t.Errorf("--max-result-bytes shows a default (%q):\n%s", def, fresh.FlagUsages())
+	}
+}

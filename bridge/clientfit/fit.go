@@ -42,9 +42,29 @@ type PictureReport struct {
 var decodeHook atomic.Pointer[func(what string)]
 
 func counted(what string) {
+	if i := slices.Index(decodeKinds, what); i >= 0 {
+		decodes[i].Add(1)
+	}
 	if f := decodeHook.Load(); f != nil {
 		(*f)(what)
 	}
+}
+
+// decodeKinds are what Fit decodes, and decodes their counts.
+var (
+	decodeKinds = []string{"header", "base64", "pixels", "json"}
+	decodes     [4]atomic.Int64
+)
+
+// Decodes is how many times Fit has decoded what ("header", "base64",
+// "pixels" or "json", as decodeHook says) in this process, for the tests
+// of its callers: a client without limits, or a result under them, must
+// cost none (a picture's header is read to know its size).
+func Decodes(what string) int64 {
+	if i := slices.Index(decodeKinds, what); i >= 0 {
+		return decodes[i].Load()
+	}
+	return 0
 }
 
 // Fit makes a tools/call result (the raw JSON of its result object, as the
@@ -94,12 +114,13 @@ func reduced(result []byte, lim Limits) ([]byte, Report) {
 	return out, *rep
 }
 
-// maxBytes is the limit on the result's bytes, 0 for none.
+// maxBytes is the limit on the result's bytes, its envelope taken off, 0
+// for none.
 func (l Limits) maxBytes() int {
 	if l.MaxResultBytes <= 0 {
 		return 0
 	}
-	return max(l.MaxResultBytes, MinResultBytes)
+	return max(l.MaxResultBytes-l.Envelope, MinResultBytes)
 }
 
 // fits reports whether result can go to the client as it is. It

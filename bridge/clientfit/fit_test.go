@@ -613,3 +613,29 @@ func TestConcurrentFits(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvelope: the message around the result counts against
+// MaxResultBytes: a result of the limit less the envelope goes as it is,
+// one a byte longer is cut to that, and the note names the client's limit.
+func TestEnvelope(t *testing.T) {
+	lim := Limits{MaxResultBytes: 5000, Envelope: 100}
+	pad := len(resultOf(textBlockOf("")))
+	for _, tt := range []struct {
+		size    int
+		changed bool
+	}{{4900, false}, {4901, true}} {
+		in := resultOf(textBlockOf(strings.Repeat("a", tt.size-pad)))
+		if len(in) != tt.size {
+			t.Fatalf("made %d bytes, want %d", len(in), tt.size)
+		}
+		out, rep := Fit(in, lim)
+		switch {
+		case rep.Changed != tt.changed:
+			t.Errorf("%d bytes: changed %v, want %v", tt.size, rep.Changed, tt.changed)
+		case len(out) > 4900:
+			t.Errorf("%d bytes: %d out, over 5000 less the envelope", tt.size, len(out))
+		case tt.changed && !strings.Contains(string(out), "("+human(5000)+" a result)"):
+			t.Errorf("the note does not name the client's limit: %s", out[len(out)-300:])
+		}
+	}
+}

@@ -19,6 +19,12 @@ type Limits struct {
 	// bytes of the result object's JSON as written. 0: no limit.
 	MaxResultBytes int
 
+	// Envelope is how many bytes of the message around the result (the
+	// JSON-RPC envelope and its id) count against MaxResultBytes: the
+	// client's limit is on the message it reads. The core sets it for
+	// each answer; the notes still name MaxResultBytes.
+	Envelope int
+
 	// MaxImageSide is the largest width or height, in pixels, of one
 	// picture; MaxImageBytes the largest picture as it travels, in bytes
 	// of its base64 data. 0: no limit.

@@ -110,6 +110,7 @@ const instructions = "Tools of the CAD program that is open on this machine. Cal
 // started (the metrics server, the journal).
 func (f *bridgeFlags) bridgeConfig(e *env, log zerolog.Logger) (bridge.Config, func(), error) {
 	cfg := f.core
+	cfg.Fit = f.fit
 	addr := f.base.Addr()
 	if !f.base.OnThisMachine() {
 		log.Warn().Str("base", addr).Msg("the CAD base is not on this machine: its protocol has no authentication or encryption")

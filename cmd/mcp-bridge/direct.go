@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/bridge/connect"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
@@ -52,6 +53,7 @@ type directCmd struct {
 	rules  guard.Config
 	policy *policy.Policy // the rules' (tools and doctor show the list as clients see it)
 	launch launch.Config
+	fit    clientfit.Config // doctor's: the clients' limits a bridge with these settings keeps
 	origin setting.Origin
 }
 
@@ -81,6 +83,7 @@ func newDirectCmd(cmd string, stderr io.Writer) *directCmd {
 	}
 	if cmd == "doctor" {
 		launch.AddFlags(fs)
+		clientfit.AddFlags(fs)
 		fs.BoolVar(&d.launchTest, "launch-test", false, "start the --launch program as a bridge would (only when the base is down), and wait for its base")
 	}
 	return d
@@ -94,6 +97,9 @@ func (d *directCmd) parse(args []string, getenv func(string) string) error {
 	}
 	if d.name == "doctor" {
 		if d.launch, err = launch.ConfigFrom(d.fs, getenv); err != nil {
+			return err
+		}
+		if d.fit, err = clientfit.ConfigFrom(d.fs, getenv); err != nil {
 			return err
 		}
 	}
@@ -204,7 +210,7 @@ func (d *directCmd) doctor(ctx context.Context, e *env, client *tcpbase.Client, 
 	settings := []string{"host", "port", "policy", "deny-tools", "allow-tools", "read-only"}
 	rep := doctor.Check(ctx, doctor.Options{Version: version, Executable: exe, Base: client, Timeout: d.timeout, ServerName: d.serverName, Getenv: e.getenv, Dir: dir, Policy: pol,
 		Launch:    doctorLaunch(e, d.launch, client.Addr, d.launchTest),
-		BaseGiven: d.origin.From("host") != "default" || d.origin.From("port") != "default", Settings: doctorSettings(d.fs, append(settings, launch.Flags...)),
+		BaseGiven: d.origin.From("host") != "default" || d.origin.From("port") != "default", Settings: append(doctorSettings(d.fs, append(settings, launch.Flags...)), fitSettings(d.fit, d.fs)...),
 		Reach: func(s clientconf.Server) (doctor.Reach, error) { return registrationReach(s, e.getenv) }, TLSFingerprint: tlscert.Existing(tlsDir(e.getenv)), TrustProject: d.trustProject,
 		Desktop: desktopName, DesktopWhyNot: desktopWhy})
 	if d.asJSON {
@@ -326,6 +332,15 @@ func connectTokenFrom(s clientconf.Server, getenv func(string) string) string {
 		return from + " in its env"
 	}
 	return from + " of this environment"
+}
+
+// fitSettings are the clients' limits' settings as doctor shows them.
+func fitSettings(c clientfit.Config, fs *pflag.FlagSet) []doctor.Setting {
+	var out []doctor.Setting
+	for _, s := range c.Settings(fs) {
+		out = append(out, doctor.Setting{Name: s.Name, Value: s.Value, From: s.From})
+	}
+	return out
 }
 
 // doctorSettings are doctor's own settings and where each came from.

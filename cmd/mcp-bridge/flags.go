@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge"
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/streamable"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
@@ -26,6 +27,7 @@ type bridgeFlags struct {
 
 	base   tcpbase.Config
 	core   bridge.Config // the core's own settings (bridge.ConfigFrom)
+	fit    clientfit.Config
 	rules  guard.Config
 	launch launch.Config
 	http   streamable.Config
@@ -60,6 +62,7 @@ func newBridgeFlags(stderr io.Writer) *bridgeFlags {
 		fs.StringVar(&f.name, "name", "cad-autocad", "server name in --print-config output (letters, digits, - and _; at most 64)")
 		fs.StringVar(&f.client, "client", "generic", "--print-config shape: generic, inspector, "+strings.Join(clientconf.IDs(), ", "))
 	})
+	addGroup(fs, "clients", clientfit.AddFlags)
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	addGroup(fs, "http", streamable.AddFlags)
 	addGroup(fs, "telemetry", telemetry.AddFlags)
@@ -86,6 +89,9 @@ func (f *bridgeFlags) parse(args []string, getenv func(string) string) error {
 		return err
 	}
 	if f.core, err = bridge.ConfigFrom(f.fs, getenv); err != nil {
+		return err
+	}
+	if f.fit, err = clientfit.ConfigFrom(f.fs, getenv); err != nil {
 		return err
 	}
 	if f.log, err = logSettingsFrom(f.fs, getenv); err != nil {

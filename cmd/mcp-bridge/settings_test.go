@@ -494,6 +494,45 @@ func TestDoctorSaysWhereSettingsCameFrom(t *testing.T) {
 	}
 }
 
+// TestDoctorShowsClientLimits: doctor shows --answer-within and
+// --max-result-bytes, from the command line, the environment, or not set
+// (each client's own limit), and refuses a value the bridge would.
+func TestDoctorShowsClientLimits(t *testing.T) {
+	up := startSim(t)
+	_, env, _ := doctorHome(t)
+	env["CAD_MCP_MAX_RESULT_BYTES"] = "200000"
+	out, errs, code := runCLI(t, env, "", "doctor", "--port", up, "--answer-within", "90s", "--json")
+	var rep struct {
+		Settings []struct{ Name, Value, From string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: exit %d, %v\n%s\n%s", code, err, out, errs)
+	}
+	want := map[string][2]string{"answer-within": {"1m30s", "--answer-within"}, "max-result-bytes": {"200000", "CAD_MCP_MAX_RESULT_BYTES"}}
+	for _, s := range rep.Settings {
+		if w, ok := want[s.Name]; ok {
+			if w[0] != s.Value || w[1] != s.From {
+				t.Errorf("%s: %s from %s, want %s from %s", s.Name, s.Value, s.From, w[0], w[1])
+			}
+			delete(want, s.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("doctor --json lacks %v: %s", want, out)
+	}
+	delete(env, "CAD_MCP_MAX_RESULT_BYTES")
+	out, _, _ = runCLI(t, env, "", "doctor", "--port", up, "--json")
+	if !strings.Contains(out, `"name": "max-result-bytes",
+      "value": "each client's own",
+      "from": "default"`) {
+		t.Errorf("doctor does not say --max-result-bytes is each client's own:\n%s", out)
+	}
+	env["CAD_MCP_MAX_RESULT_BYTES"] = "1023"
+	if _, errs, code := runCLI(t, env, "", "doctor", "--port", up); code != 2 || !strings.Contains(errs, "--max-result-bytes 1023: want 0 (no limit) or at least 1024") {
+		t.Errorf("doctor with CAD_MCP_MAX_RESULT_BYTES=1023: exit %d, %s", code, errs)
+	}
+}
+
 // TestListenMakesAMissingTokenFile: --listen with a --token-file that does
 // not exist (the README's first HTTP example) makes it, with a new random
 // token only this user may read, and says so once, never the token; the

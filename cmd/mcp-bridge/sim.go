@@ -19,6 +19,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 	faults := fs.Bool("faults", false, "add test-only fault_* tools that make the base misbehave on demand")
 	newline := fs.Bool("newline", false, "end each answer with a newline (the real base just closes)")
 	conformance := fs.Bool("conformance", false, "add the tools of the official MCP conformance suite (make test-conformance), one with x-mcp-header arguments among them")
+	limitTools := fs.Bool("limit-tools", false, "add sim_slow, sim_picture and sim_listing: a long call, a picture of any size, a long listing, to try clients' limits (docs/limits.md)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, `Usage: mcp-bridge sim [flags]
 
@@ -29,6 +30,8 @@ only), with 26 drawing tools on an in-memory drawing.
 Examples:
   mcp-bridge sim --port 8080
   mcp-bridge sim --addr 127.0.0.1:0 --faults
+  mcp-bridge sim --limit-tools      # and: mcp-bridge call sim_picture --args
+                                    #   '{"width":2600,"height":1700}'
 
 Flags:
 %s`, usages(fs, all, nil))
@@ -47,7 +50,7 @@ Flags:
 	} else if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
 		return usageError{fmt.Errorf("--addr %q: the port must be a number 0-65535", listen)}
 	}
-	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline, Conformance: *conformance})
+	s, err := simbase.Start(listen, simbase.Options{Faults: *faults, Newline: *newline, Conformance: *conformance, LimitTools: *limitTools})
 	if err != nil {
 		return fmt.Errorf("simulated base: %w", err)
 	}

@@ -229,6 +229,10 @@ Then restart the client; mcp-bridge doctor checks every registration.
 --scope project writes the current folder's file (shared with your
 team), --url a bridge on another machine (help remote).
 
+Each client gets results it takes: a picture too large for Claude Desktop
+is scaled down, a listing too long is cut, saying so; Claude Code is told
+to keep the tools loaded (docs/limits.md).
+
 ` + clientList() + `
 `},
 	{"base", "what must run in the CAD program, and its settings", "docs/base.md", "", `

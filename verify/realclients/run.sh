@@ -30,6 +30,10 @@
 #                          out: with a wrong token ours is not listed,
 #                          and the bridge refused it (HTTP 401)
 #   uninstall --client X -> gone.
+# Claude Code also in a session (claude -p, its model a stand-in on
+# loopback, claude-meta.mjs) against a bridge of the limit tools' base: the
+# tools' metadata is acted on (every tool loaded up front, a
+# 100,000-character result passed whole; docs/limits.md).
 # Continue's CLI (cn) is not here: it has no list command (README.md).
 # The clients run in a network namespace of their own with loopback only
 # (unshare -n), so nothing they do can reach further than the simulated
@@ -62,8 +66,10 @@ fi
 work=$(mktemp -d)
 sim_pid=
 listen_pid=
+lsim_pid=
 cleanup() {
   [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
+  [ -n "$lsim_pid" ] && kill "$lsim_pid" 2>/dev/null
   [ -n "$listen_pid" ] && kill "$listen_pid" 2>/dev/null
   rm -rf "$work"
 }
@@ -469,6 +475,31 @@ check_url() {
   echo "test-clients: $id URL form: $(ms_since "$start") ms"
 }
 
+# check_claude_meta: Claude Code acts on the tools' metadata the bridge
+# gives it (docs/limits.md): a simulated base with the limit tools (29 in
+# all), registered by install; claude -p against a stand-in model on
+# loopback (claude-meta.mjs), whose requests show every tool loaded up
+# front (anthropic/alwaysLoad) and a 100,000-character result passed whole
+# (anthropic/maxResultSizeChars).
+check_claude_meta() {
+  local home="$work/claude-meta" out="$work/claude-meta.out" start lport
+  start=$(date +%s%N)
+  "$bin" sim --port 0 --limit-tools >"$work/lsim.out" 2>"$work/lsim.err" &
+  lsim_pid=$!
+  for _ in $(seq 100); do grep -q '^listening on ' "$work/lsim.out" 2>/dev/null && break; sleep 0.05; done
+  lport=$(sed -n 's/^listening on .*://p' "$work/lsim.out")
+  [ -n "$lport" ] || { cat "$work/lsim.err"; fail "the simulated base with --limit-tools did not start"; }
+  mkdir -p "$home/tmp" "$home/project"
+  cd "$home/project"
+  in_home "$home" "$bin" install --client claude-code --port "$lport" --no-cache --log-level warn >"$out" 2>&1 ||
+    { cat "$out"; fail "mcp-bridge install --client claude-code (the limit tools' base)"; }
+  in_home "$home" node "$here/claude-meta.mjs" "$ours" claude >"$out" 2>&1 ||
+    { cat "$out"; fail "claude-code: the tools' metadata"; }
+  sed 's/^claude-meta: ok   /test-clients: ok   claude-code: /' "$out"
+  cd "$here"
+  echo "test-clients: claude-code tool metadata: $(ms_since "$start") ms"
+}
+
 # refusals: how many requests the bridge serving --listen refused (HTTP 401).
 refusals() { grep -c '"status":401' "$work/listen.err" || true; }
 
@@ -477,6 +508,7 @@ for id in claude-code gemini codex copilot-cli opencode codebuddy; do
   check "$id"
 done
 check_codebuddy_policy
+check_claude_meta
 
 # A bridge serving Streamable HTTP with a token, for the URL form; its log
 # names the URL it serves.

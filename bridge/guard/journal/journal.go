@@ -73,7 +73,7 @@ type Entry struct {
 	Message   string      `json:"message,omitempty"`
 	// DurationMs is from the request's arrival to its answer.
 	DurationMs float64 `json:"durationMs"`
-	Bytes      int     `json:"bytes"` // size of the answer as sent: the whole JSON-RPC message
+	Bytes      int     `json:"bytes"` // size of the answer, the whole JSON-RPC message, before it is fitted to the client's limits (bridge/fit.go)
 	Denied     bool    `json:"denied,omitempty"`
 	Confirmed  bool    `json:"confirmed,omitempty"`
 	Declined   bool    `json:"declined,omitempty"`
