@@ -359,7 +359,11 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 // settle ends a job's reply with its outcome, and journals it when that
 // ended the request (rules.go records it).
 func (b *bridge) settle(j *job, o outcome) {
-	if j.reply.endWith(o.answer, func() { b.record(j, o) }) || !j.sent {
+	if j.reply.endWith(o.answer, func() {
+		if !j.collect { // a job's answer: journaled when CAD answered (jobs.go)
+			b.record(j, o)
+		}
+	}) || !j.sent {
 		return
 	}
 	// The client cancelled it, or its session ended, while CAD ran it: no

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
@@ -86,6 +87,11 @@ type Config struct {
 	// Health is what the bridge last saw of the base (up, down and why),
 	// for /healthz and the status page; the core makes one when nil.
 	Health *health.State
+
+	// Fit is --answer-within and --max-result-bytes over the table of
+	// clients' limits (bridge/clientfit): a call still running when its
+	// client's answer is due becomes a job (jobs.go).
+	Fit clientfit.Config
 
 	Server *lifecycle.Server
 	Log    zerolog.Logger

@@ -217,7 +217,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 	if method.By == lifecycle.ByWorker {
 		r.arrived = time.Now()
 		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
-		if req.Method == lifecycle.MethodToolsCall && (!b.mirrored(j, m.Headers) || !b.admitCall(c, j)) {
+		if req.Method == lifecycle.MethodToolsCall && (b.waitTool(c, j) || !b.mirrored(j, m.Headers) || b.joined(c, j) || !b.admitCall(c, j)) {
 			return
 		}
 		b.enqueue(j)

@@ -30,6 +30,9 @@ type job struct {
 	askedBy      string // who asks or asked: AskClient or AskDesktop
 	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
 	sent         bool   // the worker handed its frame to the base: it may have run
+	// collect: it waits for a job CAD runs for another request of its
+	// client (jobs.go): its answer is that job's, journaled once already.
+	collect bool
 	// headers: a 2026-07-28 HTTP call of a tool the bridge's tool list
 	// does not hold, its headers to be checked by the worker once it has
 	// read the list (mirrored.go); nil when checked, or nothing to check.
@@ -72,6 +75,8 @@ type bridge struct {
 	lastShown struct{ raw, shown []byte }
 
 	rules *rules // the user's rules: policy, confirmation, journal (rules.go)
+
+	jobs *jobTable // calls answered before CAD finished them (jobs.go)
 }
 
 var (
@@ -169,6 +174,7 @@ func (b *bridge) stop(drop bool, allowance time.Duration) {
 	}
 	b.abort(errShutdown)
 	<-b.workerDone
+	b.jobs.waiters.Wait() // the abort ended them
 	b.endListens()
 	b.stopProbe()
 	<-b.proberDone
@@ -190,6 +196,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		warned:     map[string]bool{},
 		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), reading: make(chan struct{}, 1), policy: cfg.Policy},
 		rules:      newRules(&cfg),
+		jobs:       newJobTable(),
 	}
 }
 

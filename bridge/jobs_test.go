@@ -1,0 +1,251 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
+	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
+)
+
+// jobRE finds the job an answer names.
+var jobRE = regexp.MustCompile(`as job ([0-9a-f]{32})\.`)
+
+// within2s is --answer-within 2s: a call still running 1.8 s after it
+// arrived becomes a job.
+func within2s(c *Config) {
+	c.Fit = clientfit.Config{AnswerWithin: 2 * time.Second, AnswerWithinSet: true}
+}
+
+// eraLines writes the requests of one era for the job tests.
+type eraLines struct {
+	name string
+	list func(id string) string
+	call func(id, tool, args string) string
+	init []string
+}
+
+var jobEras = []eraLines{
+	{"2025-11-25", func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`
+	}, call, []string{initialize("0", "2025-11-25")}},
+	{"2026-07-28", func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":{` + fmt.Sprintf(wireMeta, "{}") + `}}`
+	}, func(id, tool, args string) string { return modernCall(id, tool, args, "{}", "") }, nil},
+}
+
+func resultText(t *testing.T, line string) string {
+	t.Helper()
+	var a struct {
+		Result struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &a); err != nil || len(a.Result.Content) == 0 {
+		t.Fatalf("not a text result: %.400s", line)
+	}
+	if a.Result.IsError {
+		return "ERROR: " + a.Result.Content[0].Text
+	}
+	return a.Result.Content[0].Text
+}
+
+// TestLongCallBecomesJob is issue 40's test, in both eras over stdio,
+// against the simulated base's sim_slow with --answer-within 2s: a 7 s
+// call is answered with a job (a result, not an error) while the base is
+// still running it; the same call sent again joins the job and runs once
+// at the base; wait_for_cad returns the base's own result, once, and then
+// the job is gone, with the same words as a job that never was; the
+// journal has one line for the call.
+func TestLongCallBecomesJob(t *testing.T) {
+	for _, era := range jobEras {
+		t.Run(era.name, func(t *testing.T) {
+			t.Parallel()
+			sim, err := simbase.Start("127.0.0.1:0", simbase.Options{LimitTools: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sim.Close() })
+			jpath, jw := newJournal(t)
+			h := newHarness(t, sim, func(c *Config) { within2s(c); c.Journal = jw })
+			h.send(era.init...)
+			if len(era.init) > 0 {
+				h.recv()
+			}
+			h.send(era.list("1"))
+			tools := listed(t, h.recv())
+			if _, ok := tools["wait_for_cad"]; !ok {
+				t.Fatalf("wait_for_cad not listed: %v", tools)
+			}
+
+			slow := era.call(`"a"`, "sim_slow", `{"seconds":7,"label":"L"}`)
+			h.send(slow)
+			got := h.recv()
+			if field(t, got, "id") != "a" || field(t, got, "result.isError") != false {
+				t.Fatalf("want a result for a, got %s", got)
+			}
+			if n := sim.Runs("L"); n != 0 {
+				t.Fatalf("the job answer came after the base finished (%d runs): not a job", n)
+			}
+			m := jobRE.FindStringSubmatch(resultText(t, got))
+			if m == nil {
+				t.Fatalf("no job in %s", got)
+			}
+			job := m[1]
+			if txt := resultText(t, got); !strings.Contains(txt, `call wait_for_cad with {"job": "`+job+`"}`) || !strings.Contains(txt, "sim_slow is still running in CAD") {
+				t.Errorf("the job answer does not say what to do: %q", txt)
+			}
+
+			// The same call again: it joins. wait_for_cad until the result.
+			h.send(era.call(`"b"`, "sim_slow", `{"seconds":7,"label":"L"}`))
+			wait := func(id, job string) string {
+				return era.call(id, "wait_for_cad", `{"job":"`+job+`"}`)
+			}
+			h.send(wait(`"w0"`, job))
+			var results []string
+			for n := 1; len(results) < 2; {
+				got := h.recv()
+				id, _ := field(t, got, "id").(string)
+				txt := resultText(t, got)
+				switch {
+				case strings.HasPrefix(txt, "L done after 7 s (run 1 of L)"):
+					results = append(results, id)
+				case id == "b" && strings.Contains(txt, "as job "+job):
+					h.send(era.call(`"b"`, "sim_slow", `{"seconds":7,"label":"L"}`)) // joins again
+				case strings.HasPrefix(id, "w") && strings.Contains(txt, "(job "+job+") is still running in CAD"):
+					h.send(wait(fmt.Sprintf(`"w%d"`, n), job))
+					n++
+				default:
+					t.Fatalf("unexpected answer %s", got)
+				}
+			}
+			// The worker takes a client's jobs in order: a tools/list
+			// answered means no sim_slow call of b's is queued either.
+			h.send(era.list("2"))
+			if got := h.recv(); field(t, got, "id") != float64(2) {
+				t.Fatalf("want the list, got %.300s", got)
+			}
+			if n := sim.Runs("L"); n != 1 || sim.CallsFor(`"b"`) != 0 {
+				t.Errorf("runs at the base: %d, calls of b: %d; want 1 and 0", n, sim.CallsFor(`"b"`))
+			}
+			// Collected: the job is gone, and says so as one that never was.
+			h.send(wait(`"gone"`, job), wait(`"never"`, strings.Repeat("0", 32)))
+			gone, never := resultText(t, h.recv()), resultText(t, h.recv())
+			if !strings.HasPrefix(gone, "ERROR: No such job for this client.") || gone != never {
+				t.Errorf("collected job: %q\nunknown job:   %q", gone, never)
+			}
+			h.closeAndWait()
+			var lines []string
+			for _, l := range journalLines(jpath) {
+				if strings.Contains(l, "sim_slow") || strings.Contains(l, "wait_for_cad") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || lines[0] != `"a" sim_slow ok ` {
+				t.Errorf("journal: %q, want one line for the call", lines)
+			}
+		})
+	}
+}
+
+// heldBase is a base whose tools/call waits for the test: called says a
+// call arrived, release lets it answer.
+type heldBase struct {
+	called  chan struct{}
+	release chan struct{}
+}
+
+func (b *heldBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	d := rpc.DecodeMessage(frame)
+	req, _ := d.Msg.(*rpc.Request)
+	if req.Method == "tools/list" {
+		return rpc.EncodeResult(req.ID, []byte(`{"tools":[{"name":"regen","inputSchema":{"type":"object"}}]}`)).AppendTo(nil), nil
+	}
+	b.called <- struct{}{}
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return rpc.EncodeResult(req.ID, []byte(`{"content":[{"type":"text","text":"regenerated"}]}`)).AppendTo(nil), nil
+}
+
+// jobTimer replaces the timer that makes a call a job: the test fires it.
+type jobTimer struct {
+	mu    sync.Mutex
+	d     time.Duration
+	fire  func()
+	armed chan struct{}
+}
+
+func hookJobTimer(t *testing.T) *jobTimer {
+	jt := &jobTimer{armed: make(chan struct{}, 10)}
+	testHookJobTimer = func(d time.Duration, f func()) func() bool {
+		if d >= time.Hour { // a kept result's expiry
+			return func() bool { return true }
+		}
+		jt.mu.Lock()
+		jt.d, jt.fire = d, f
+		jt.mu.Unlock()
+		jt.armed <- struct{}{}
+		return func() bool { return true }
+	}
+	t.Cleanup(func() { testHookJobTimer = nil })
+	return jt
+}
+
+// TestJobEdge: the two sides of the answer being due. A call CAD answers
+// before it is due is answered as usual, and the timer firing after that
+// makes no job; one it has not answered when the timer fires is answered
+// with a job while the base still holds the call, and wait_for_cad returns
+// the base's answer once released. The timer is armed at JobAfter from
+// the call's arrival: at most 1.8 s for --answer-within 2s.
+func TestJobEdge(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+
+	// Before: CAD answers, then the answer would have been due.
+	h.send(call("1", "regen", `{}`))
+	<-base.called
+	<-jt.armed
+	jt.mu.Lock()
+	d, fire := jt.d, jt.fire
+	jt.mu.Unlock()
+	if d <= 0 || d > 1800*time.Millisecond {
+		t.Errorf("armed after %s, want (0, 1.8 s]", d)
+	}
+	base.release <- struct{}{}
+	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
+	fire()
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
+
+	// After: the answer is due while CAD still holds the call.
+	h.send(call("2", "regen", `{}`))
+	<-base.called
+	<-jt.armed
+	jt.mu.Lock()
+	fire = jt.fire
+	jt.mu.Unlock()
+	fire()
+	got := h.recv()
+	m := jobRE.FindStringSubmatch(resultText(t, got))
+	if field(t, got, "id") != float64(2) || m == nil {
+		t.Fatalf("want a job for 2, got %s", got)
+	}
+	h.send(call("3", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	base.release <- struct{}{}
+	h.expect(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
+	h.closeAndWait()
+}
