@@ -211,7 +211,7 @@ func hookJobTimer(t *testing.T) *jobTimer {
 func TestJobEdge(t *testing.T) {
 	jt := hookJobTimer(t)
 	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
-	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base })
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base; c.ProgressInterval = 5 * time.Millisecond })
 	h.send(initialize("0", "2025-11-25"))
 	h.recv()
 
@@ -231,21 +231,47 @@ func TestJobEdge(t *testing.T) {
 	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
 
-	// After: the answer is due while CAD still holds the call.
-	h.send(call("2", "regen", `{}`))
+	// After: the answer is due while CAD still holds the call. Its
+	// progress (it asked for it) stops with its answer; wait_for_cad's
+	// flows while it waits.
+	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"regen","arguments":{},"_meta":{"progressToken":"p2"}}}`)
 	<-base.called
 	<-jt.armed
 	jt.mu.Lock()
 	fire = jt.fire
 	jt.mu.Unlock()
-	fire()
 	got := h.recv()
-	m := jobRE.FindStringSubmatch(resultText(t, got))
-	if field(t, got, "id") != float64(2) || m == nil {
-		t.Fatalf("want a job for 2, got %s", got)
+	if field(t, got, "params.progressToken") != "p2" {
+		t.Fatalf("want progress for 2, got %s", got)
 	}
-	h.send(call("3", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	fire()
+	var job string
+	for job == "" {
+		got := h.recv()
+		if field(t, got, "method") == "notifications/progress" {
+			continue // sent before the answer
+		}
+		m := jobRE.FindStringSubmatch(resultText(t, got))
+		if field(t, got, "id") != float64(2) || m == nil {
+			t.Fatalf("want a job for 2, got %s", got)
+		}
+		job = m[1]
+	}
+	h.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_for_cad","arguments":{"job":"` + job + `"},"_meta":{"progressToken":"p3"}}}`)
+	got = h.recv()
+	if field(t, got, "params.progressToken") != "p3" {
+		t.Fatalf("want progress for wait_for_cad and none for 2 after its answer, got %s", got)
+	}
 	base.release <- struct{}{}
-	h.expect(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
+	for {
+		got := h.recv()
+		if field(t, got, "params.progressToken") == "p3" {
+			continue
+		}
+		if got != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"regenerated"}]}}` {
+			t.Fatalf("want the base's answer for 3, got %s", got)
+		}
+		break
+	}
 	h.closeAndWait()
 }
