@@ -275,3 +275,55 @@ func TestJobEdge(t *testing.T) {
 	}
 	h.closeAndWait()
 }
+
+// waitNamedBase lists a tool of its own named wait_for_cad, and answers every
+// call with the tool's name.
+type waitNamedBase struct{}
+
+func (waitNamedBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	req := rpc.DecodeMessage(frame).Msg.(*rpc.Request)
+	if req.Method == "tools/list" {
+		return rpc.EncodeResult(req.ID, []byte(`{"tools":[{"name":"wait_for_cad","inputSchema":{"type":"object"}}]}`)).AppendTo(nil), nil
+	}
+	name, _ := rpc.String(rpc.Field(req.Params, "name"))
+	return rpc.EncodeResult(req.ID, []byte(`{"content":[{"type":"text","text":"the base's `+name+`"}]}`)).AppendTo(nil), nil
+}
+
+// TestWaitToolGivesWayToTheBase: a base with a tool named wait_for_cad
+// keeps it, listed and called as the base's; the bridge's is
+// wait_for_cad_job, listed after it, with its schema; a client that gets
+// no jobs (no --answer-within, a name not in the table) is listed none.
+func TestWaitToolGivesWayToTheBase(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = waitNamedBase{} })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	got := h.recv()
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name        string
+				InputSchema map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(got), &list); err != nil || len(list.Result.Tools) != 2 ||
+		list.Result.Tools[0].Name != "wait_for_cad" || list.Result.Tools[1].Name != "wait_for_cad_job" ||
+		fmt.Sprint(list.Result.Tools[1].InputSchema["required"]) != "[job]" {
+		t.Fatalf("list: %s", got)
+	}
+	h.send(call("2", "wait_for_cad", `{"job":"x"}`), call("3", "wait_for_cad_job", `{"job":"x"}`))
+	h.expect(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"the base's wait_for_cad"}]}}`)
+	if txt := resultText(t, h.recv()); !strings.HasPrefix(txt, "ERROR: No such job for this client. wait_for_cad_job collects") {
+		t.Errorf("wait_for_cad_job: %q", txt)
+	}
+	h.closeAndWait()
+
+	plain := newHarness(t, nil, func(c *Config) { c.Base = waitNamedBase{} })
+	plain.send(initialize("0", "2025-11-25"), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	plain.recv()
+	if got := plain.recv(); strings.Contains(got, "wait_for_cad_job") {
+		t.Errorf("a client that gets no jobs is listed the bridge's tool: %s", got)
+	}
+	plain.closeAndWait()
+}
