@@ -7,11 +7,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
@@ -104,14 +107,21 @@ type jobTable struct {
 
 func newJobTable() *jobTable { return &jobTable{byID: map[string]*cadJob{}} }
 
-// testHookJobTimer, when set by a test, replaces the timer that makes a
-// call a job: it gets the delay and the function to run, and returns the
-// timer's Stop. A test fires it when it wants, between two events.
-var testHookJobTimer func(d time.Duration, f func()) (stop func() bool)
+// The jobs' timers, by what they do.
+const (
+	timerQueued  = "queued"  // a queued call is due (armQueued)
+	timerRunning = "running" // a call CAD is running is due (longCall.arm)
+	timerExpiry  = "expiry"  // a kept result is forgotten
+)
 
-func afterFunc(d time.Duration, f func()) func() bool {
+// testHookJobTimer, when set by a test, replaces the jobs' timers: it gets
+// what the timer is for, the delay and the function to run, and returns
+// the timer's Stop. A test fires it when it wants, between two events.
+var testHookJobTimer func(what string, d time.Duration, f func()) (stop func() bool)
+
+func afterFunc(what string, d time.Duration, f func()) func() bool {
 	if testHookJobTimer != nil {
-		return testHookJobTimer(d, f)
+		return testHookJobTimer(what, d, f)
 	}
 	return time.AfterFunc(d, f).Stop
 }
@@ -267,7 +277,10 @@ const (
 func (b *bridge) longCall(hardCtx context.Context, j *job, timeout time.Duration) *longCall {
 	r := j.reply
 	lc := &longCall{b: b, j: j}
-	if r.method == lifecycle.MethodToolsCall {
+	if stop := b.queue.takeStop(j); stop != nil {
+		stop()
+	}
+	if r.method == lifecycle.MethodToolsCall && !j.detached {
 		lc.after = b.jobAfter(r.client, j.req)
 	}
 	if lc.after <= 0 {
@@ -305,7 +318,7 @@ func (lc *longCall) arm(stopBeat func()) {
 	defer lc.mu.Unlock()
 	lc.stopBeat = stopBeat
 	d := max(time.Until(lc.j.reply.arrived.Add(lc.after)), 0)
-	lc.stopTimer = afterFunc(d, lc.keep)
+	lc.stopTimer = afterFunc(timerRunning, d, lc.keep)
 }
 
 // disarm: the call will not become a job (CAD is being started for it:
@@ -334,11 +347,7 @@ func (lc *longCall) keep() {
 		return
 	}
 	b, j, r := lc.b, lc.j, lc.j.reply
-	jb := &cadJob{id: newJobID(), owner: ownerOf(r.client, j.req), tool: j.req.Tool.Name, args: j.req.Tool.Args,
-		arrived: r.arrived, done: make(chan struct{})}
-	b.jobs.mu.Lock()
-	b.jobs.byID[jb.id] = jb // before its id is out: the client may ask at once
-	b.jobs.mu.Unlock()
+	jb := b.jobs.open(j) // before its id is out: the client may ask at once
 	lc.stopBeat()
 	wait := waitName(b.tools.lastList())
 	if !r.end(rpc.EncodeResult(r.id, b.textResult(j.req, jobText(jb.tool, jb.id, wait, time.Since(jb.arrived)), false))) {
@@ -368,9 +377,20 @@ func (lc *longCall) kept(o outcome) bool {
 	jb := lc.job
 	jb.o = o
 	close(jb.done)
-	afterFunc(jobKeep, func() { b.jobs.forget(jb) })
+	afterFunc(timerExpiry, jobKeep, func() { b.jobs.forget(jb) })
 	b.log.Info().Str("job", jb.id).Str("tool", jb.tool).Dur("took_ms", time.Since(jb.arrived)).Msg("job finished in CAD; its result is kept for its client")
 	return true
+}
+
+// open registers a job for call j.
+func (t *jobTable) open(j *job) *cadJob {
+	r := j.reply
+	jb := &cadJob{id: newJobID(), owner: ownerOf(r.client, j.req), tool: j.req.Tool.Name, args: j.req.Tool.Args,
+		arrived: r.arrived, done: make(chan struct{})}
+	t.mu.Lock()
+	t.byID[jb.id] = jb
+	t.mu.Unlock()
+	return jb
 }
 
 func (t *jobTable) forget(jb *cadJob) {
@@ -503,3 +523,112 @@ func collected(j *job, jb *cadJob) outcome {
 	o.listChanged = false
 	return o
 }
+
+// A call can also be due while it waits in the queue, behind a job or a
+// long call of another client's: its client would give up on it there. At
+// its time it is answered with a job too, and stays in its place in the
+// queue: the request the queue holds is swapped for a detached one of the
+// same client (its turn, its rules and journal), whose answer, when the
+// worker has sent it and CAD has answered, goes to the job (jobSink)
+// instead of a stream. Calls asked about first, and calls in a batch, are
+// left as they are.
+
+// armQueued starts the clock of a call the queue has taken (enqueue).
+func (b *bridge) armQueued(j *job) {
+	r := j.reply
+	if r.method != lifecycle.MethodToolsCall || j.ask || r.batch != nil {
+		return
+	}
+	after := b.jobAfter(r.client, j.req)
+	if after <= 0 {
+		return
+	}
+	stop := afterFunc(timerQueued, max(time.Until(r.arrived.Add(after)), 0), func() { b.keepQueued(j, r) })
+	b.queue.mu.Lock() // the worker may have taken j already (takeStop)
+	j.stopQueued = stop
+	b.queue.mu.Unlock()
+}
+
+// takeStop returns the stop of j's queued clock, once (the worker took j:
+// its clock while running is longCall's).
+func (q *jobQueue) takeStop(j *job) func() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	stop := j.stopQueued
+	j.stopQueued = nil
+	return stop
+}
+
+// keepQueued answers queued call j (its request r) with a job, when it is
+// still queued, and leaves a detached request in its place.
+func (b *bridge) keepQueued(j *job, r *reply) {
+	if reqState(r.state.Load()) != reqWaiting {
+		return // taken by the worker, or ended
+	}
+	jb := b.jobs.open(j)
+	d := &reply{id: r.id, key: "\x00job " + jb.id, method: r.method, req: r.req, arrived: r.arrived, client: r.client,
+		out: jobSink{jb: jb, log: b.log}}
+	d.withContext(b.hardCtx)
+	// A detached request the worker never sends (its session ended first)
+	// never finishes its job: forgotten after the hour all the same.
+	afterFunc(timerExpiry, jobKeep, func() {
+		if !jb.finished() {
+			b.jobs.forget(jb)
+		}
+	})
+	if r.client.track(d, false) != nil {
+		b.jobs.forget(jb) // the client is gone
+		return
+	}
+	drop := func() {
+		if d.client.update(d, reqEnded) {
+			d.ended(errCallCancelled)
+		}
+		b.jobs.forget(jb)
+	}
+	if !b.queue.swap(j, r, d) {
+		drop() // the worker took it meanwhile: its own clock runs (longCall)
+		return
+	}
+	wait := waitName(b.tools.lastList())
+	if !r.end(rpc.EncodeResult(r.id, b.textResult(j.req, jobText(jb.tool, jb.id, wait, time.Since(jb.arrived)), false))) {
+		drop() // the client cancelled it meanwhile: it is not sent
+		return
+	}
+	b.log.Info().Str("tool", jb.tool).Str("id", r.id.String()).Str("job", jb.id).Dur("after_ms", time.Since(jb.arrived)).
+		Msg("tools/call still queued when its answer was due: answered with a job; it keeps its place in the queue")
+}
+
+// swap puts to in from's place as the request of queued job j, and marks
+// j detached; false when j is not queued with from any more (the worker
+// took it, or it was taken out). Under the queue's lock, like pop: the
+// worker sees j either as it was or swapped.
+func (q *jobQueue) swap(j *job, from, to *reply) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if j.reply != from || !slices.Contains(j.reply.client.turn.jobs, j) {
+		return false
+	}
+	j.reply, j.detached = to, true
+	return true
+}
+
+// jobSink is where a detached request's messages go: its answer finishes
+// the job; heartbeats go nowhere.
+type jobSink struct {
+	jb  *cadJob
+	log zerolog.Logger
+}
+
+func (s jobSink) Write(m rpc.Encoded) error {
+	resp, ok := rpc.DecodeValidMessage(m.AppendTo(nil)).Msg.(*rpc.Response)
+	if !ok {
+		return nil // a heartbeat
+	}
+	s.jb.o = outcome{result: resp.Result, rawErr: resp.ErrorRaw}
+	close(s.jb.done)
+	s.log.Info().Str("job", s.jb.id).Str("tool", s.jb.tool).Dur("took_ms", time.Since(s.jb.arrived)).Msg("job finished in CAD; its result is kept for its client")
+	return nil
+}
+
+func (s jobSink) WriteBatch([]rpc.Encoded) error { return nil }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -178,28 +177,40 @@ func (b *heldBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
 	return rpc.EncodeResult(req.ID, []byte(`{"content":[{"type":"text","text":"regenerated"}]}`)).AppendTo(nil), nil
 }
 
-// jobTimer replaces the timer that makes a call a job: the test fires it.
+// jobTimer replaces the timers that make a call a job: the test fires
+// them. Each call arms one when queued (still queued when due) and one
+// when sent (still running when due).
 type jobTimer struct {
-	mu    sync.Mutex
-	d     time.Duration
-	fire  func()
-	armed chan struct{}
+	armed map[string]chan armedTimer
+}
+
+type armedTimer struct {
+	d    time.Duration
+	fire func()
 }
 
 func hookJobTimer(t *testing.T) *jobTimer {
-	jt := &jobTimer{armed: make(chan struct{}, 10)}
-	testHookJobTimer = func(d time.Duration, f func()) func() bool {
-		if d >= time.Hour { // a kept result's expiry
-			return func() bool { return true }
+	jt := &jobTimer{armed: map[string]chan armedTimer{timerQueued: make(chan armedTimer, 100), timerRunning: make(chan armedTimer, 100)}}
+	testHookJobTimer = func(what string, d time.Duration, f func()) func() bool {
+		if ch := jt.armed[what]; ch != nil {
+			ch <- armedTimer{d, f}
 		}
-		jt.mu.Lock()
-		jt.d, jt.fire = d, f
-		jt.mu.Unlock()
-		jt.armed <- struct{}{}
 		return func() bool { return true }
 	}
 	t.Cleanup(func() { testHookJobTimer = nil })
 	return jt
+}
+
+// next returns the next timer armed for what.
+func (jt *jobTimer) next(t *testing.T, what string) armedTimer {
+	t.Helper()
+	select {
+	case a := <-jt.armed[what]:
+		return a
+	case <-time.After(waitLimit):
+		t.Fatalf("no %s timer armed", what)
+	}
+	return armedTimer{}
 }
 
 // TestJobEdge: the two sides of the answer being due. A call CAD answers
@@ -218,16 +229,16 @@ func TestJobEdge(t *testing.T) {
 	// Before: CAD answers, then the answer would have been due.
 	h.send(call("1", "regen", `{}`))
 	<-base.called
-	<-jt.armed
-	jt.mu.Lock()
-	d, fire := jt.d, jt.fire
-	jt.mu.Unlock()
-	if d <= 0 || d > 1800*time.Millisecond {
-		t.Errorf("armed after %s, want (0, 1.8 s]", d)
+	queued, running := jt.next(t, timerQueued), jt.next(t, timerRunning)
+	for _, a := range []armedTimer{queued, running} {
+		if a.d <= 0 || a.d > 1800*time.Millisecond {
+			t.Errorf("armed after %s, want (0, 1.8 s]", a.d)
+		}
 	}
+	queued.fire() // sent already: nothing
 	base.release <- struct{}{}
 	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
-	fire()
+	running.fire()
 	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
 	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`)
 
@@ -236,10 +247,8 @@ func TestJobEdge(t *testing.T) {
 	// flows while it waits.
 	h.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"regen","arguments":{},"_meta":{"progressToken":"p2"}}}`)
 	<-base.called
-	<-jt.armed
-	jt.mu.Lock()
-	fire = jt.fire
-	jt.mu.Unlock()
+	jt.next(t, timerQueued)
+	fire := jt.next(t, timerRunning).fire
 	got := h.recv()
 	if field(t, got, "params.progressToken") != "p2" {
 		t.Fatalf("want progress for 2, got %s", got)
@@ -312,8 +321,9 @@ func TestWaitToolGivesWayToTheBase(t *testing.T) {
 		fmt.Sprint(list.Result.Tools[1].InputSchema["required"]) != "[job]" {
 		t.Fatalf("list: %s", got)
 	}
-	h.send(call("2", "wait_for_cad", `{"job":"x"}`), call("3", "wait_for_cad_job", `{"job":"x"}`))
+	h.send(call("2", "wait_for_cad", `{"job":"x"}`))
 	h.expect(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"the base's wait_for_cad"}]}}`)
+	h.send(call("3", "wait_for_cad_job", `{"job":"x"}`))
 	if txt := resultText(t, h.recv()); !strings.HasPrefix(txt, "ERROR: No such job for this client. wait_for_cad_job collects") {
 		t.Errorf("wait_for_cad_job: %q", txt)
 	}
@@ -326,4 +336,57 @@ func TestWaitToolGivesWayToTheBase(t *testing.T) {
 		t.Errorf("a client that gets no jobs is listed the bridge's tool: %s", got)
 	}
 	plain.closeAndWait()
+}
+
+// TestQueuedCallDue: a call due while it still waits in the queue (behind
+// a call CAD holds) is answered with a job then, and keeps its place: it
+// is sent once the call before it is answered, and its answer is the
+// job's, collected by wait_for_cad and by the same call sent again
+// meanwhile (which joined it, and is never sent). The journal has one line
+// for each call sent.
+func TestQueuedCallDue(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 2), release: make(chan struct{}, 2)}
+	jpath, jw := newJournal(t)
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base; c.Journal = jw })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(call("1", "regen", `{"n":1}`))
+	<-base.called
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning)
+	h.send(call("2", "regen", `{"n":2}`))
+	jt.next(t, timerQueued).fire() // 2 is due while queued
+	got := h.recv()
+	m := jobRE.FindStringSubmatch(resultText(t, got))
+	if field(t, got, "id") != float64(2) || m == nil {
+		t.Fatalf("want a job for 2, got %s", got)
+	}
+	select {
+	case <-base.called:
+		t.Fatal("2 was sent while 1 ran")
+	default:
+	}
+	h.send(call("3", "regen", `{"n":2}`), call("4", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	h.expect(`{"jsonrpc":"2.0","id":"p","result":{}}`) // 3 and 4 were read, and wait
+	base.release <- struct{}{}
+	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
+	<-base.called // 2, detached
+	base.release <- struct{}{}
+	answers := map[string]bool{h.recv(): true, h.recv(): true}
+	for _, id := range []string{"3", "4"} {
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"regenerated"}]}}`; !answers[want] {
+			t.Errorf("want %s among %v", want, answers)
+		}
+	}
+	h.closeAndWait()
+	if got := journalLines(jpath); fmt.Sprint(got) != fmt.Sprint([]string{"1 regen ok ", "2 regen ok "}) {
+		t.Errorf("journal %q", got)
+	}
+	select {
+	case <-base.called:
+		t.Error("a call was sent twice")
+	default:
+	}
 }

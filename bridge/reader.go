@@ -258,6 +258,7 @@ func (b *bridge) enqueue(j *job) {
 	out, err := b.queue.push(j) // marks it queued for telemetry when taken
 	switch err {
 	case nil:
+		b.armQueued(j) // answered with a job if still queued when due (jobs.go)
 		if j.ask {
 			if j.askedBy == AskDesktop {
 				j.askAfter, j.askDone = r.client.turn.nextAsk()

@@ -33,6 +33,10 @@ type job struct {
 	// collect: it waits for a job CAD runs for another request of its
 	// client (jobs.go): its answer is that job's, journaled once already.
 	collect bool
+	// detached: answered with a job while it was queued; its reply is the
+	// job's (jobs.go). stopQueued stops the clock that would do that.
+	detached   bool
+	stopQueued func() bool
 	// headers: a 2026-07-28 HTTP call of a tool the bridge's tool list
 	// does not hold, its headers to be checked by the worker once it has
 	// read the list (mirrored.go); nil when checked, or nothing to check.
