@@ -52,9 +52,11 @@ import (
 // assistant that sees no answer tries again.
 //
 // Call points: runJob (worker.go) makes each call a longCall, arms it once
-// the frame is sent and hands it the outcome; request (reader.go) gives
-// waitTool and joined a tools/call first; prepareList (worker.go) lists
-// the tool; stop (run.go) waits for the waiters.
+// the frame is sent, tells it when CAD answered and hands it the outcome;
+// request (reader.go) gives waitTool and joined a tools/call first, and
+// enqueue arms the clock of a queued call (armQueued); prepareList
+// (worker.go) lists the tool; settle (client.go) journals no collected
+// answer; stop (run.go) waits for the waiters.
 
 // jobKeep is how long a job's result is kept for its client once CAD has
 // answered.
