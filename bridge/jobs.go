@@ -209,13 +209,12 @@ func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
 		b.log.Warn().Str("tool", name).Msg("the CAD base has a tool named " + waitToolName + ": it keeps its name, and the bridge's tool for collecting long calls is named " + name)
 	}
 	out := make([]byte, 0, len(tools)+512)
-	n := 0
+	out = append(out, '[')
 	rpc.EachElement(tools, func(from, to int) {
-		out = append(append(out, ","[:min(n, 1)]...), tools[from:to]...)
-		n++
+		out = append(append(out, tools[from:to]...), ',')
 	})
-	out = append(append(append(out, ","[:min(n, 1)]...), waitTool(name, lim.ReadsAlwaysLoad)...), ']')
-	return rpc.AppendMembers(rpc.WithoutMember(shown, "tools"), `"tools":[`+string(out))
+	out = append(append(out, waitTool(name, lim.ReadsAlwaysLoad)...), ']')
+	return rpc.AppendMembers(rpc.WithoutMember(shown, "tools"), `"tools":`+string(out))
 }
 
 // textResult is a tools/call result of one text block, decorated for a
