@@ -40,7 +40,7 @@ type Client struct {
 	initialized atomic.Bool
 	version     atomic.Pointer[string] // the protocol version initialize agreed
 
-	asker asker // what confirmation needs to know of this client (rules.go)
+	asker asker // what confirmation needs to know of this client (gate.go)
 
 	desc  Describe  // what the front end says of it (observe.go); set before its first message
 	since time.Time // when Describe was called
@@ -50,6 +50,10 @@ type Client struct {
 	ended bool              // gone: no request of it is taken any more
 }
 
+// newClient is a client whose own messages go to out (nil: none), never
+// sent a line over max (--max-message: what the client was promised), with
+// a turn of its own in the worker's rotation until a front end gives it a
+// shared one (Core.NewClient).
 func newClient(out Stream, max int, log zerolog.Logger) *Client {
 	return &Client{out: out, max: max, log: log, turn: &Turn{}, ids: map[string]*reply{}}
 }
@@ -73,6 +77,10 @@ func (c *Client) LegacyVersion() string {
 // would pass the size limit is dropped with a warning.
 func (c *Client) notify(m rpc.Encoded) { c.notifyOn(c.out, m) }
 
+// notifyOn is notify to out: the client's stream, or the response of the
+// HTTP POST a request came on. A notification over --max-message would
+// break what the client was told of line sizes, and nothing waits for it:
+// it is dropped rather than cut.
 func (c *Client) notifyOn(out Stream, m rpc.Encoded) {
 	if out == nil {
 		return
@@ -351,13 +359,16 @@ func (r *reply) stream() Stream {
 // acknowledgement and list changes) where its answer goes.
 func (r *reply) notify(m rpc.Encoded) { r.client.notifyOn(r.stream(), m) }
 
+// tooLargeForBatch is the error that takes the place of an answer of size
+// bytes that would push its batch's array past --max-message (batch.put).
+// The request has run: sent alone, its answer may have fitted.
 func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 	r.client.log.Warn().Str("method", r.method).Int("bytes", size).Msg("answer too large for its batch replaced by an error")
 	return rpc.EncodeError(r.id, answerTooLarge(r.method, size, r.client.max, true))
 }
 
 // settle ends a job's reply with its outcome, and journals it when that
-// ended the request (rules.go records it).
+// ended the request (the gate records it: gate.go).
 func (b *bridge) settle(j *job, o outcome) {
 	if j.reply.endWith(o.answer, func() {
 		if !j.collect { // a job's answer: journaled when CAD answered (jobs.go)

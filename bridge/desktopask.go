@@ -2,9 +2,9 @@ package bridge
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm/desktop"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
@@ -15,49 +15,6 @@ const (
 	AskClient  = policy.AskClient  // the client, through elicitation
 	AskDesktop = policy.AskDesktop // a dialog on the desktop of the machine the bridge runs on
 )
-
-// whoAsks is the first of the user's choices that can ask this call's user:
-// AskClient when the client can show an elicitation, AskDesktop when this
-// machine has a desktop; "" when none can.
-func (g *rules) whoAsks(clientCan bool) string {
-	for _, who := range g.confirmWith {
-		switch {
-		case who == AskClient && clientCan:
-			return AskClient
-		case who == AskDesktop && g.desktop != nil:
-			return AskDesktop
-		}
-	}
-	return ""
-}
-
-// cannotAsk is why a call that needs confirmation was refused: nobody the
-// user chose can ask, and what would make it work. With --confirm-with
-// client it is what it always was.
-func (g *rules) cannotAsk(clientCan bool) string {
-	why := "it needs your confirmation, and "
-	switch {
-	case !slices.Contains(g.confirmWith, AskClient):
-		why += "the client is not asked (--confirm-with desktop)"
-	default:
-		why += "this client cannot ask (it did not declare the elicitation capability)"
-	}
-	if slices.Contains(g.confirmWith, AskDesktop) {
-		why += ", and no dialog can be shown on this machine's desktop: " + g.desktopWhy
-	}
-	return why
-}
-
-// askWith sends a call that needs confirmation on to be asked by who, or
-// refuses it when nobody can ask; true when the job goes to the queue.
-func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
-	if who == "" {
-		b.refuse(j, "unsupported", b.rules.cannotAsk(clientCan))
-		return false
-	}
-	j.ask, j.askedBy = true, who
-	return true
-}
 
 // askDesktop shows the question on this machine's desktop, once the
 // client's question before it has ended and no other dialog of this
@@ -73,8 +30,7 @@ func (b *bridge) askWith(j *job, who string, clientCan bool) bool {
 // and one that names another each time had each of its dialogs opened at
 // once, on top of each other.
 func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *outcome {
-	g := b.rules
-	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	refused := func(how confirm.Outcome, why string) *outcome { o := b.refusal(j, how, why); return &o }
 	if gone != nil {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
@@ -98,38 +54,36 @@ func (b *bridge) askDesktop(ctx context.Context, j *job, gone <-chan struct{}) *
 		case <-j.askAfter:
 		case <-ctx.Done():
 			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
-			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+			return refused(guard.Withdrawn(true))
 		}
 	}
 	select {
-	case g.onScreen <- struct{}{}:
+	case b.onScreen <- struct{}{}:
 	default:
 		b.log.Debug().Str("tool", j.req.Tool.Name).Msg("desktop question waits for the dialog on screen")
 		select {
-		case g.onScreen <- struct{}{}:
+		case b.onScreen <- struct{}{}:
 		case <-ctx.Done():
 			b.log.Info().Str("tool", j.req.Tool.Name).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn before it was shown")
-			return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+			return refused(guard.Withdrawn(true))
 		}
 	}
-	defer func() { <-g.onScreen }()
-	q := desktop.Question{Bridge: g.name, Client: clientName(j.clientInfo()), Tool: j.req.Tool.Name, Args: j.req.Tool.Args, Timeout: g.confirmTTL}
-	b.log.Info().Str("tool", q.Tool).Str("asker", g.desktop.Name()).Msg("asking the user to confirm on the desktop")
-	ans, err := g.desktop.Ask(ctx, q)
+	defer func() { <-b.onScreen }()
+	q := desktop.Question{Bridge: b.cfg.Name, Client: clientName(j.clientInfo()), Tool: j.req.Tool.Name, Args: j.req.Tool.Args, Timeout: b.gate.ConfirmTimeout()}
+	b.log.Info().Str("tool", q.Tool).Str("asker", b.cfg.Desktop.Name()).Msg("asking the user to confirm on the desktop")
+	ans, err := b.cfg.Desktop.Ask(ctx, q)
+	withdrawn := ctx.Err() != nil
+	how, why := b.gate.Dialog(ans, err, withdrawn)
 	switch {
-	case err != nil && ctx.Err() == nil:
-		b.log.Warn().Err(err).Str("tool", q.Tool).Msg("the desktop question could not be shown; call not sent to CAD")
-		return refused("refused", "the question could not be shown on the desktop ("+err.Error()+")")
-	case ans == desktop.Run && ctx.Err() == nil:
-		j.confirm = "accepted"
+	case how == confirm.Accepted:
+		j.rule.Confirm = how
 		return nil
-	case ans == desktop.TimedOut:
-		return refused("timed out", fmt.Sprintf("nobody answered the question on the desktop within %s", g.confirmTTL))
-	case ans == desktop.DontRun:
-		return refused("declined", "you declined it on the desktop")
+	case err != nil && !withdrawn:
+		b.log.Warn().Err(err).Str("tool", q.Tool).Msg("the desktop question could not be shown; call not sent to CAD")
+	case how == confirm.Cancelled:
+		b.log.Info().Str("tool", q.Tool).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn")
 	}
-	b.log.Info().Str("tool", q.Tool).AnErr("why", context.Cause(ctx)).Msg("desktop question withdrawn")
-	return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+	return refused(how, why)
 }
 
 // clientName is the name a client gave, for the desktop question.

@@ -46,13 +46,17 @@
 //   - mirrored.go: a 2026-07-28 HTTP call's Mcp-Param-* headers must say
 //     what its arguments say (x-mcp-header), checked against the base's
 //     whole tool list (every page) before the queue or any question.
-//   - rules.go: the user's rules on tool requests: the policy (sub-package
-//     policy), confirmation (sub-package confirm: elicitation/create in the
-//     handshake era, input_required with a signed requestState in
-//     2026-07-28) and the journal (sub-package journal).
+//   - gate.go: the user's rules on tool requests, decided by guard.Gate
+//     (bridge/guard: the policy, confirmation by elicitation/create in
+//     the handshake era or input_required with a signed requestState in
+//     2026-07-28, the journal), called at three points: admitCall on
+//     accept (the reader), beforeSend (the worker), record (settle).
 //
-// Sub-packages: streamable (the Streamable HTTP front end), toolcache,
-// clienterr (the errors a client can get), policy, confirm, journal,
-// connect (mcp-bridge connect), tlscert; internal/bridgetest is what the
-// tests of the core and of its front ends share.
+// Sub-packages: streamable (the Streamable HTTP front end, and
+// streamable/tlscert), connect (mcp-bridge connect), guard (the user's
+// rules: guard/policy, guard/confirm, guard/journal), telemetry,
+// clientfit (each client's limits), internal/toolcache; the errors a
+// client can get are lifecycle/clienterr. internal/bridgetest is what the
+// tests of the core and of its front ends share. The layers and the rule
+// test that keeps imports pointing down: docs/development.md.
 package bridge

@@ -537,7 +537,7 @@ func collected(j *job, jb *cadJob) outcome {
 // armQueued starts the clock of a call the queue has taken (enqueue).
 func (b *bridge) armQueued(j *job) {
 	r := j.reply
-	if r.method != lifecycle.MethodToolsCall || j.ask || r.batch != nil {
+	if r.method != lifecycle.MethodToolsCall || j.rule.Ask || r.batch != nil {
 		return
 	}
 	after := b.jobAfter(r.client, j.req)

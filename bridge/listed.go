@@ -2,23 +2,17 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
 
-	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
-	"github.com/mcp-bridge/mcp-bridge/lifecycle"
-	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase"
 )
 
 // While a policy is in force, a call runs only for a tool the base lists
-// under exactly the name the policy checked. The patterns were matched
-// against that name; a base that folds case ("LAYER/delete") or is lenient
-// with look-alike characters ("layer∕delete", U+2215) must not run a tool
-// the patterns never saw. The worker reads the base's tool list first when
-// it knows none.
+// under exactly the name the policy checked (guard.Gate.Listed). The
+// worker reads the base's tool list first when it knows none (beforeSend);
+// a question, before it is asked (listedBeforeAsking).
 
 // listFrame asks the base for its tool list on the bridge's own account
 // (the prober, the policy's check); its id is never a client's.
@@ -31,25 +25,12 @@ var listID, _ = rpc.ParseID([]byte(`"mcp-bridge-probe"`))
 // tool list is read at start, so that patterns that match none of its
 // tools are logged at once and calls are checked against it.
 func (b *bridge) learnTools(hardCtx context.Context) {
-	if b.rules.policy == nil {
+	if b.gate.Policy() == nil {
 		return
 	}
 	if _, err := b.knownList(hardCtx); err != nil {
 		b.log.Debug().Err(err).Msg("the base's tool list could not be read at start; the policy's patterns are checked when it can")
 	}
-}
-
-// unlisted refuses (-32602, naming the policy) a tools/call for a tool the
-// base does not list under exactly that name, while a policy is in force;
-// nil when the call may go on. The worker's check, before the call is
-// sent; a call that needs confirmation had it before the question too
-// (listedBeforeAsking).
-func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
-	if b.rules.policy == nil || j.req.Method != lifecycle.MethodToolsCall {
-		return nil
-	}
-	list, err := b.knownList(hardCtx)
-	return b.listedIn(list, err, j)
 }
 
 // listedBeforeAsking applies the rule before anyone is asked about a call
@@ -59,13 +40,14 @@ func (b *bridge) unlisted(hardCtx context.Context, j *job) *outcome {
 // call may be asked about; also when CAD is down and --launch starts it
 // once the user agreed (the worker checks the name then).
 func (b *bridge) listedBeforeAsking(ctx context.Context, j *job) *outcome {
-	if b.rules.policy == nil {
+	if b.gate.Policy() == nil {
 		return nil
 	}
 	list, err := b.knownList(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		o := b.refusal(j, "cancelled", "it was cancelled or mcp-bridge stopped before you were asked")
+		how, why := guard.Withdrawn(false)
+		o := b.refusal(j, how, why)
 		return &o
 	case err != nil && b.cfg.Launch != nil && tcpbase.KindOf(err) == tcpbase.ErrUnreachable:
 		return nil
@@ -83,7 +65,7 @@ func (b *bridge) listedNow(j *job) (o *outcome, known bool) {
 	if j.headers != nil {
 		return nil, false
 	}
-	if b.rules.policy == nil {
+	if b.gate.Policy() == nil {
 		return nil, true
 	}
 	list := b.tools.lastList()
@@ -93,24 +75,15 @@ func (b *bridge) listedNow(j *job) (o *outcome, known bool) {
 	return b.listedIn(list, nil, j), true
 }
 
-// listedIn is the rule given the base's list (or why it could not be
-// read): nil when j's tool is listed under exactly its name, else the
-// refusal (-32602 unlisted, or -32603 when the list is unknown).
+// listedIn is the gate's rule on names (guard.Gate.Listed) given the
+// base's list, or why it could not be read: nil when the call may go on,
+// else the refusal.
 func (b *bridge) listedIn(list []byte, err error, j *job) *outcome {
-	p := b.rules.policy
+	var failure *rpc.WireError
 	if err != nil {
-		failure := baseFailure(err, b.cfg.BaseAddr, "tools/list", &b.cfg)
-		werr := clienterr.ListUnread.New(j.req.Tool.Name, p.Source, failure.Message).WithData(json.RawMessage(failure.Data))
-		return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
+		failure = baseFailure(err, b.cfg.BaseAddr, "tools/list", &b.cfg)
 	}
-	if lifecycle.ListsTool(list, j.req.Tool.Name) {
-		return nil
-	}
-	j.reply.op().Refused(telemetry.RefusalUnlisted)
-	werr := clienterr.Unlisted.With(map[string]string{"tool": j.req.Tool.Name, "policy": p.Source}, j.req.Tool.Name, p.Source)
-	b.log.Warn().Str("tool", j.req.Tool.Name).Str("id", j.req.ID.String()).Msg("call for a tool the base does not list refused by the policy; not sent to CAD")
-	j.denied = true
-	return &outcome{answer: rpc.EncodeError(j.req.ID, werr), err: werr}
+	return b.decided(j, b.gate.Listed(&j.rule, j.req, list, failure))
 }
 
 // knownList is the base's last tool list, read from the base now if this
@@ -147,11 +120,6 @@ func (b *bridge) recordList(result []byte) bool {
 	for _, p := range headers.Problems() {
 		b.log.Warn().Str("tool", p).Msg("the base's tool declares x-mcp-header against the rules: 2026-07-28 HTTP clients leave it out of their tool list, and the bridge refuses its calls over HTTP (HeaderMismatch)")
 	}
-	b.rules.unmatchedOnce.Do(func() {
-		if u := b.rules.policy.Unmatched(lifecycle.ToolNames(result)); len(u) > 0 {
-			b.log.Warn().Str("policy", b.rules.policy.Source).Str("patterns", strings.Join(u, ", ")).
-				Msg("policy patterns that match none of the base's tools (a typo?)")
-		}
-	})
+	b.gate.ListSeen(result)
 	return changed
 }

@@ -148,6 +148,8 @@ func (s *toolState) cameBack() bool {
 	return was
 }
 
+// isDown is the base's state as the last call or probe found it: the
+// health report reads it, and the prober asks it before each try.
 func (s *toolState) isDown() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,6 +168,8 @@ func (s *toolState) record(result []byte) (changed bool, headers *httpheader.Tab
 	if same {
 		return false, nil, nil
 	}
+	// Changes are judged on the tools as the client is shown them: a
+	// change in a denied tool, or around the "tools" array, is no news.
 	h := fnv.New64a()
 	h.Write(rpc.Field(s.policy.ApplyList(result), "tools"))
 	sum := h.Sum64() | 1 // never 0, which means "none yet"
@@ -210,6 +214,11 @@ func (s *toolState) fallback(log zerolog.Logger) []byte {
 // tool list, with backoff from ProbeInterval up to a minute, until the base
 // answers; while the base is up it does nothing. A probe is a tools/list,
 // which changes nothing in CAD.
+//
+// Why probe at all: the client hears that the list changed as soon as CAD
+// is back (sendListChanged), rather than when its next call happens to
+// find it. Why only while down: a base that answers calls is known to be
+// up, and each probe is a connection CAD must serve.
 func (b *bridge) probe(ctx context.Context) {
 	const maxWait = time.Minute
 	for {
@@ -283,6 +292,11 @@ func (b *bridge) baseResult(err error) (back bool) {
 // ProgressInterval until the returned stop is called; stop returns once no
 // heartbeat can follow, so none ever comes after the answer. Calling stop
 // again does nothing.
+//
+// CAD says nothing while it works, and a drawing can take minutes: clients
+// that reset their timeout on progress (the TypeScript SDK's
+// resetTimeoutOnProgress) keep waiting, and the person sees how long it
+// has been (docs/launch.md).
 func (b *bridge) heartbeat(r *reply, token []byte, start time.Time) (stop func()) {
 	if token == nil || b.cfg.ProgressInterval <= 0 {
 		return func() {}
@@ -300,6 +314,8 @@ func (b *bridge) heartbeat(r *reply, token []byte, start time.Time) (stop func()
 	}
 }
 
+// runHeartbeat is heartbeat's goroutine, named for stack dumps; it ends
+// when done closes, and wg tells stop so.
 func (b *bridge) runHeartbeat(r *reply, token []byte, start time.Time, done <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	t := time.NewTicker(b.cfg.ProgressInterval)

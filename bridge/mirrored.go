@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -82,7 +83,8 @@ func (b *bridge) headersLate(ctx context.Context, j *job, worker bool) bool {
 		}
 		switch {
 		case err != nil && !worker && ctx.Err() != nil:
-			b.settle(j, b.refusal(j, "cancelled", "it was cancelled or mcp-bridge stopped before you were asked"))
+			how, why := guard.Withdrawn(false)
+			b.settle(j, b.refusal(j, how, why))
 			return false
 		case err != nil && !worker && b.cfg.Launch != nil && tcpbase.KindOf(err) == tcpbase.ErrUnreachable:
 			return true // the worker checks once it has started CAD

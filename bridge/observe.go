@@ -125,21 +125,6 @@ func callKind(err error) string {
 	return telemetry.Other
 }
 
-// answerOf is a confirmation's outcome (job.confirm) as telemetry names it.
-func answerOf(how string) telemetry.Answer {
-	switch how {
-	case "accepted":
-		return telemetry.Agreed
-	case "declined":
-		return telemetry.Declined
-	case "timed out":
-		return telemetry.TimedOut
-	case "cancelled":
-		return telemetry.Cancelled
-	}
-	return telemetry.Answer(how) // refused, unsupported: counted as Other
-}
-
 // baseDown records in Health that the base could not be reached, and
 // tcpbase's words for why (they name the address and what the system
 // said: "CAD base 127.0.0.1:8080: unreachable: … connection refused").
@@ -156,7 +141,7 @@ func (b *bridge) snapshot() status.Snapshot {
 	if list := b.tools.lastList(); list != nil {
 		shown := b.cfg.Policy.ApplyList(list) // what clients are shown
 		for _, name := range lifecycle.ToolNames(shown) {
-			_, ask := b.rules.policy.NeedsConfirm(name)
+			ask := b.gate.NeedsConfirm(name)
 			ann := lifecycle.ToolAnnotations(shown, name)
 			s.Tools = append(s.Tools, status.Tool{Name: name, Confirm: ask,
 				ReadOnly: rpc.Kind(ann) == rpc.KindObject && rpc.Kind(rpc.Field(ann, "readOnlyHint")) == 't'})

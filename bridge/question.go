@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
@@ -34,7 +35,7 @@ var (
 )
 
 // runQuestion is the goroutine enqueue starts for a job that needs the
-// user's confirmation (job.ask). It asks, and then either lets the worker
+// user's confirmation (job.rule.Ask). It asks, and then either lets the worker
 // take the job (the user agreed) or answers it with the refusal and takes
 // it out of the queue unsent. It ends when the question is answered, times
 // out, or is withdrawn: the client cancelled the call, its session or the
@@ -75,7 +76,7 @@ func (b *bridge) runQuestion(j *job) {
 		b.queue.remove(j)
 		return
 	}
-	if j.req.Era == lifecycle.Modern && j.askedBy == AskClient {
+	if j.req.Era == lifecycle.Modern && j.rule.AskedBy == AskClient {
 		// A 2026-07-28 client asks its user itself: the question is the
 		// answer, and the call comes back with the user's.
 		b.settle(j, b.inputRequired(j))
@@ -84,7 +85,7 @@ func (b *bridge) runQuestion(j *job) {
 	}
 	r.op().Asked()
 	refused := b.askUser(ctx, j)
-	r.op().Answered(answerOf(j.confirm))
+	r.op().Answered(j.rule.Confirm)
 	if refused == nil && r.client.update(r, reqWaiting, reqAsking) {
 		b.queue.wake()
 		return
@@ -93,6 +94,19 @@ func (b *bridge) runQuestion(j *job) {
 		b.settle(j, *refused)
 	}
 	b.queue.remove(j)
+}
+
+// answered routes a response from the client to the question it answers;
+// false when none is waiting for it.
+func (a *asker) answered(m *rpc.Response) bool {
+	a.mu.Lock()
+	ch, ok := a.asks[m.ID.Key()]
+	delete(a.asks, m.ID.Key())
+	a.mu.Unlock()
+	if ok {
+		ch <- m // buffered, one answer per question
+	}
+	return ok
 }
 
 // ender is a Stream that can end before its client does (an HTTP
@@ -113,8 +127,8 @@ func streamEnded(out Stream) <-chan struct{} {
 // It returns the refusal to give when the call must not run, or nil when
 // the user agreed. ctx ends when the question is withdrawn.
 func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
-	g, c := b.rules, j.reply.client
-	if j.askedBy == AskDesktop {
+	c := j.reply.client
+	if j.rule.AskedBy == AskDesktop {
 		return b.askDesktop(ctx, j, streamEnded(j.reply.stream()))
 	}
 	a := &c.asker
@@ -125,8 +139,7 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 	}
 	params, err := ask(name, args)
 	if err != nil { // the question cannot show every argument: no question, no call
-		o := b.refusal(j, "refused", err.Error())
-		return &o
+		return b.decided(j, guard.Decision{Verdict: guard.Refuse, Confirm: confirm.Refused, Why: err.Error()})
 	}
 	id, _ := rpc.ParseID([]byte(strconv.Quote(questionIDPrefix + strconv.FormatInt(a.seq.Add(1), 10))))
 	ch := make(chan *rpc.Response, 1)
@@ -141,39 +154,34 @@ func (b *bridge) askUser(ctx context.Context, j *job) *outcome {
 		delete(a.asks, id.Key())
 		a.mu.Unlock()
 	}()
-	refused := func(how, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	refused := func(how confirm.Outcome, why string) *outcome { o := b.refusal(j, how, why); return &o }
+	ttl := b.gate.ConfirmTimeout()
 	out := j.reply.stream() // stdio; over HTTP, the call's own response stream
 	gone := streamEnded(out)
 	if err := out.Write(rpc.EncodeRequest(id, "elicitation/create", params)); err != nil {
-		return refused("refused", "the question could not be sent to the client")
+		return refused(guard.NotSent())
 	}
 	b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("asking the user to confirm")
-	askCtx, cancel := context.WithTimeout(ctx, g.confirmTTL)
+	askCtx, cancel := context.WithTimeout(ctx, ttl)
 	defer cancel()
 	select {
 	case resp := <-ch:
-		if resp.Error != nil {
-			return refused("refused", "the client could not ask you ("+resp.Error.Message+")")
-		}
-		switch ans := confirm.Read(resp.Result); ans {
-		case confirm.Accepted:
-			j.confirm = "accepted"
+		how, why := guard.Elicited(resp)
+		if how == confirm.Accepted {
+			j.rule.Confirm = how
 			return nil
-		case confirm.Invalid:
-			return refused("refused", "the client's answer to the question was not an elicitation result")
-		default:
-			return refused(ans.String(), "you "+ans.String()+" it")
 		}
+		return refused(how, why)
 	case <-gone:
 		b.log.Info().Str("tool", name).Str("ask", id.String()).Msg("question withdrawn: the stream carrying it closed")
-		return refused("cancelled", "the stream carrying the question closed before you answered")
+		return refused(guard.StreamClosed())
 	case <-askCtx.Done():
 		_ = out.Write(rpc.EncodeNotification("notifications/cancelled",
 			fmt.Appendf(nil, `{"requestId":%s,"reason":"mcp-bridge stopped waiting for the answer"}`, id.Raw())))
 		if ctx.Err() == nil { // our own timeout
-			return refused("timed out", fmt.Sprintf("nobody answered the question within %s", g.confirmTTL))
+			return refused(b.gate.TimedOut(AskClient))
 		}
 		b.log.Info().Str("tool", name).Str("ask", id.String()).AnErr("why", context.Cause(ctx)).Msg("question withdrawn")
-		return refused("cancelled", "it was cancelled or mcp-bridge stopped while waiting for your answer")
+		return refused(guard.Withdrawn(true))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 )
 
+// push's two refusals, which enqueue answers differently: a full queue is
+// the client's to retry, a closed one means the bridge is shutting down.
 var (
 	errQueueFull   = errors.New("queue full")
 	errQueueClosed = errors.New("queue closed")
@@ -98,6 +100,9 @@ func (q *jobQueue) push(j *job) (out *job, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	t := j.reply.client.turn
+	// A turn alone may use the whole queue; once another turn has jobs
+	// waiting (or t is about to be a second one), each keeps to half, so
+	// a second client always finds room for its first calls.
 	share := q.max
 	if len(q.ring) > 1 || (len(q.ring) == 1 && len(t.jobs) == 0) {
 		share = max(1, q.max/2)
@@ -133,10 +138,14 @@ func (q *jobQueue) push(j *job) (out *job, err error) {
 func (q *jobQueue) pushOut(t *Turn) *job {
 	var longest *Turn
 	for _, u := range q.ring {
+		// Two more, not one: after the swap u still has at least as many
+		// as t, so two clients cannot push each other's jobs out in turn.
 		if u == t || len(u.jobs) < len(t.jobs)+2 {
 			continue
 		}
-		if last := u.jobs[len(u.jobs)-1]; last.ask {
+		// A job with a question may have a dialog on the user's screen:
+		// taking it out would pull the question from under the user.
+		if last := u.jobs[len(u.jobs)-1]; last.rule.Ask {
 			continue
 		}
 		if longest == nil || len(u.jobs) > len(longest.jobs) {
@@ -147,34 +156,39 @@ func (q *jobQueue) pushOut(t *Turn) *job {
 		return nil
 	}
 	out := longest.jobs[len(longest.jobs)-1]
-	longest.jobs[len(longest.jobs)-1] = nil
+	longest.jobs[len(longest.jobs)-1] = nil // the array must not keep the job alive
 	longest.jobs = longest.jobs[:len(longest.jobs)-1]
 	q.n--
 	return out
 }
 
 // pop returns the next job in rotation that is not held, waiting for one;
-// false once the queue is closed and empty.
+// false once the queue is closed and empty. Only the worker calls it.
 func (q *jobQueue) pop() (*job, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for {
 		for i, t := range q.ring {
+			// Only a turn's first job is a candidate: its later jobs never
+			// overtake it, so a client's calls reach CAD in the order sent.
 			j := t.jobs[0]
 			if reqState(j.reply.state.Load()) == reqAsking {
 				continue // its turn waits for the answer; the others go on
 			}
-			t.jobs[0] = nil
+			t.jobs[0] = nil // the array must not keep the job alive
 			t.jobs = t.jobs[1:]
 			q.ring = slices.Delete(q.ring, i, i+1)
 			if len(t.jobs) > 0 {
 				q.ring = append(q.ring, t) // its next job waits for the others' turns
 			} else {
-				t.jobs = nil
+				t.jobs = nil // let the array go: a busy client's grew
 			}
 			q.n--
 			return j, true
 		}
+		// Closed, the queue still hands out what it holds: at the end of
+		// stdin, accepted requests are finished, not dropped (stop decides
+		// whether the worker answers them unsent: dropping).
 		if q.closed && q.n == 0 {
 			return nil, false
 		}
@@ -206,6 +220,8 @@ func (q *jobQueue) remove(j *job) {
 		t.jobs = nil
 		q.ring = slices.DeleteFunc(q.ring, func(o *Turn) bool { return o == t })
 	}
+	// The removed job may have been its turn's held head: the jobs behind
+	// it may now be taken.
 	q.cond.Broadcast()
 }
 
@@ -217,12 +233,17 @@ func (q *jobQueue) close() {
 	q.cond.Broadcast()
 }
 
+// isClosed reports whether the bridge is shutting down: the reader then
+// knows that stdin was closed by the bridge itself (a read error is no
+// fault), and a listen is acknowledged but not held open.
 func (q *jobQueue) isClosed() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.closed
 }
 
+// len is how many jobs wait: for the health report, and for shutdown's
+// count of those it drops.
 func (q *jobQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -113,7 +113,7 @@ func TestQueueShares(t *testing.T) {
 	s = newJobQueue(2)
 	busy, other = newTestClient("busy"), newTestClient("other")
 	asking := schedJob(busy, "asking")
-	asking.ask = true
+	asking.rule.Ask = true
 	asking.reply.state.Store(int32(reqAsking))
 	for _, j := range []*job{schedJob(busy, "plain"), asking} {
 		if err := pushed(t, s, j); err != nil {

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
@@ -15,16 +16,27 @@ import (
 // read is the stdio front end's reader goroutine: it reads stdin line by
 // line and dispatches each line for the stdio client c, until stdin ends or
 // the bridge stops.
+//
+// It is the only reader of stdin, so the order of lines is the order the
+// client sent them in; dispatch never blocks, so a ping or a cancel sent
+// behind a long tools/call is read and answered while CAD works.
 func (b *bridge) read(c *Client, stdin io.Reader) {
 	lr := rpc.NewLineReader(stdin, b.cfg.MaxMessage)
+	// Once the bridge drops its queue (a signal, or stdout gone), a line
+	// read now could only be refused: stop reading.
 	for !b.dropping.Load() {
 		line, err := lr.Next()
 		var oe *rpc.OversizeError
 		switch {
 		case errors.As(err, &oe):
+			// The line was skipped unparsed, so nothing says its id: the
+			// error goes without one (never null), and the reader goes on
+			// with the next line rather than giving up the client.
 			b.log.Warn().Int("bytes", oe.Size).Int("limit", oe.Limit).Msg("input line over the size limit discarded")
 			c.newReply(rpc.ID{}, "", nil).fail(clienterr.TooLong.New(oe.Size, oe.Limit))
 		case err == io.EOF:
+			// The client closed stdin: the normal end. Run sees the reader
+			// done and finishes what was accepted (shutdown, exitEOF).
 			return
 		case err != nil:
 			if !b.queue.isClosed() { // else Run closed stdin itself
@@ -58,7 +70,11 @@ type Message struct {
 	confirm bool
 }
 
-// decode decodes one line (or HTTP body) of client messages.
+// decode decodes one line (or HTTP body) of client messages. It is the
+// only place a client's bytes become values: the params are read here, by
+// exact keys (lifecycle.ReadRequest), and every later step, the rules and
+// the frame sent to the base included, reads that value, so that what is
+// checked is what is sent.
 func (b *bridge) decode(line []byte) (msgs []Message, isBatch bool) {
 	ds, isBatch := rpc.DecodeLine(line)
 	msgs = make([]Message, len(ds))
@@ -74,7 +90,7 @@ func (b *bridge) decode(line []byte) (msgs []Message, isBatch bool) {
 			continue
 		}
 		if m.Req.Method == lifecycle.MethodToolsCall && m.Req.ParamsErr == nil {
-			_, m.confirm = b.rules.policy.NeedsConfirm(m.Req.Tool.Name)
+			m.confirm = b.gate.NeedsConfirm(m.Req.Tool.Name)
 		}
 	}
 	return msgs, isBatch
@@ -101,7 +117,10 @@ func (b *bridge) dispatchAll(c *Client, out Stream, msgs []Message, isBatch bool
 	var bt *batch
 	if isBatch {
 		bt = newBatch(out, c.max)
-		defer bt.release() // the reader's own hold
+		// The reader's own hold: without it a batch whose first request is
+		// answered at once (a ping) would be written before its second was
+		// dispatched, and the rest of the answers would have no array.
+		defer bt.release()
 	}
 	for i := range msgs {
 		b.dispatch(c, out, &msgs[i], bt)
@@ -113,6 +132,11 @@ func (b *bridge) dispatchAll(c *Client, out Stream, msgs []Message, isBatch bool
 var testHookHandle func(rpc.Decoded)
 
 // dispatch handles one message from client c; its answer goes to out.
+//
+// The reply is made first, before anything that could fail: from then on
+// whatever happens (an error, a panic caught below, the worker's answer)
+// ends that one reply, so a request is answered exactly once and a
+// notification never.
 func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 	var r *reply // the answer this message is owed, if any
 	switch {
@@ -123,11 +147,18 @@ func (b *bridge) dispatch(c *Client, out Stream, m *Message, bt *batch) {
 			r.tel = &replyTel{op: op}
 		}
 	case m.Msg == nil:
+		// Not a message at all: still owed an error, with its id when the
+		// framing could read one, so the client can tell which request
+		// failed.
 		r = c.newReply(m.ID, "", bt)
 	}
 	if r != nil && out != c.out {
+		// An HTTP POST's answers go on that POST's response, not on the
+		// client's standing stream.
 		r.out = out
 	}
+	// One bad message must not take the bridge down: a panic here is
+	// logged, answered as an internal error, and the reader goes on.
 	defer func() {
 		if p := recover(); p != nil {
 			b.log.Error().Interface("panic", p).Str("stack", string(debug.Stack())).Msg("panic while handling a message; the bridge goes on")
@@ -175,6 +206,9 @@ func (b *bridge) clientResponse(c *Client, m *rpc.Response) {
 	}
 }
 
+// notification handles a notification from client c. It is never
+// answered, not even with an error (JSON-RPC: the client expects nothing
+// back); only notifications/cancelled changes anything.
 func (b *bridge) notification(c *Client, m *Message) {
 	n := m.Req
 	if b.cfg.Telemetry != nil {
@@ -193,11 +227,14 @@ func (b *bridge) notification(c *Client, m *Message) {
 }
 
 // request answers a request at once, or queues it for the base, as the
-// method table says (lifecycle.Method).
+// method table says (lifecycle.Method). Every refusal here happens before
+// the queue, so a request refused by a check was never sent to CAD.
 func (b *bridge) request(c *Client, m *Message, r *reply) {
 	req := m.Req
 	if c.inUse(r) {
 		// As x/tools jsonrpc2_v2 acceptRequest does: the first keeps its id.
+		// Ids name requests to cancel and answers to match; two live
+		// requests under one id would make both ambiguous.
 		r.fail(errIDInUse(req.ID))
 		return
 	}
@@ -215,8 +252,10 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 		return
 	}
 	if method.By == lifecycle.ByWorker {
+		// The journal measures a call from here: the time it waited in the
+		// queue (or for the user) is part of what the client waited.
 		r.arrived = time.Now()
-		j := &job{req: req, frame: baseFrame(req), reply: r, needsConfirm: m.confirm}
+		j := &job{req: req, frame: baseFrame(req), reply: r, rule: guard.Call{NeedsConfirm: m.confirm}}
 		if req.Method == lifecycle.MethodToolsCall && (b.waitTool(c, j) || !b.mirrored(j, m.Headers) || b.joined(c, j) || !b.admitCall(c, j)) {
 			return
 		}
@@ -235,6 +274,8 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 		c.asker.initialized(req, c.LegacyVersion())
 		r.result(res)
 	case lifecycle.MethodPing:
+		// Answered by the bridge itself, never by the base: a ping must
+		// say the bridge is alive even while CAD is busy or down.
 		r.result([]byte(`{}`))
 	case lifecycle.MethodDiscover:
 		r.result(b.cfg.Server.Discover())
@@ -248,10 +289,12 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 // The job is tracked first, so that the client can cancel it.
 func (b *bridge) enqueue(j *job) {
 	r := j.reply
+	// A child of hardCtx: the bridge's abort at shutdown ends every
+	// request's context, queued or running, with one cancel.
 	r.withContext(b.hardCtx)
-	r.askedDesktop = j.askedBy == AskDesktop
+	r.askedDesktop = j.rule.AskedBy == AskDesktop
 	// Asking: the worker takes it once the user has agreed.
-	if werr := r.client.track(r, j.ask); werr != nil {
+	if werr := r.client.track(r, j.rule.Ask); werr != nil {
 		r.fail(werr)
 		return
 	}
@@ -259,8 +302,8 @@ func (b *bridge) enqueue(j *job) {
 	switch err {
 	case nil:
 		b.armQueued(j) // answered with a job if still queued when due (jobs.go)
-		if j.ask {
-			if j.askedBy == AskDesktop {
+		if j.rule.Ask {
+			if j.rule.AskedBy == AskDesktop {
 				j.askAfter, j.askDone = r.client.turn.nextAsk()
 			}
 			go b.runQuestion(j)
@@ -275,7 +318,9 @@ func (b *bridge) enqueue(j *job) {
 	}
 }
 
-// queueFull refuses a request, unsent, because the queue is full.
+// queueFull refuses a request, unsent, because the queue is full. The
+// client hears at once (-32603 with the queue's size) instead of waiting
+// behind work that may take minutes: it can retry, or tell its user.
 func (b *bridge) queueFull(r *reply, why string) {
 	b.log.Warn().Int("queue", b.cfg.Queue).Str("id", r.id.String()).Msg(why)
 	r.fail(clienterr.QueueFull.New(b.cfg.Queue, r.method))

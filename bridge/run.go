@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard"
 	"github.com/mcp-bridge/mcp-bridge/bridge/internal/toolcache"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
@@ -24,12 +25,8 @@ type job struct {
 	frame []byte             // the request as the base gets it, encoded from req.Tool
 	reply *reply
 
-	needsConfirm bool   // the policy asks for the user's confirmation (decode)
-	denied       bool   // refused by the policy
-	ask          bool   // ask the user before sending it (question.go)
-	askedBy      string // who asks or asked: AskClient or AskDesktop
-	confirm      string // how confirmation went, for the journal: asked, accepted, declined, …
-	sent         bool   // the worker handed its frame to the base: it may have run
+	rule guard.Call // what the user's rules decided of it so far (gate.go)
+	sent bool       // the worker handed its frame to the base: it may have run
 	// collect: it waits for a job CAD runs for another request of its
 	// client (jobs.go): its answer is that job's, journaled once already.
 	collect bool
@@ -78,7 +75,10 @@ type bridge struct {
 	// (worker only, shownList).
 	lastShown struct{ raw, shown []byte }
 
-	rules *rules // the user's rules: policy, confirmation, journal (rules.go)
+	gate *guard.Gate // the user's rules: policy, confirmation, journal (gate.go)
+	// onScreen holds the one desktop dialog this bridge shows at a time,
+	// whichever client it asks for (askDesktop).
+	onScreen chan struct{}
 
 	jobs *jobTable // calls answered before CAD finished them (jobs.go)
 }
@@ -199,7 +199,8 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		hardCtx:    hardCtx,
 		warned:     map[string]bool{},
 		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), reading: make(chan struct{}, 1), policy: cfg.Policy},
-		rules:      newRules(&cfg),
+		gate:       newGate(&cfg),
+		onScreen:   make(chan struct{}, 1),
 		jobs:       newJobTable(),
 	}
 }

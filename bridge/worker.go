@@ -74,12 +74,8 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	if !b.headersLate(hardCtx, j, true) {
 		return // refused, unsent
 	}
-	if o := b.unlisted(hardCtx, j); o != nil {
-		b.settle(j, *o)
-		return
-	}
-	if werr := b.journalGate(j); werr != nil {
-		b.settle(j, outcome{answer: rpc.EncodeError(r.id, werr), err: werr})
+	if o := b.beforeSend(hardCtx, j); o != nil {
+		b.settle(j, *o) // refused by the user's rules, unsent
 		return
 	}
 	start := time.Now()
@@ -157,7 +153,12 @@ type outcome struct {
 	cancelled bool
 }
 
-// outcome turns what the base did into the client's answer.
+// outcome turns what the base did into the client's answer. An error the
+// base answered goes to the client as the base wrote it (its error object
+// raw: -32602 "Unknown tool" is CAD's word, not the bridge's); the bridge
+// speaks for itself only when the base gave no answer, and then says which
+// side failed. At shutdown it tells a call never sent from one CAD may
+// have run, since only the second may have drawn something.
 func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context) outcome {
 	id, method := j.reply.id, j.reply.method
 	failed := func(werr *rpc.WireError) outcome { return outcome{answer: rpc.EncodeError(id, werr), err: werr} }

@@ -28,15 +28,7 @@ import (
 // than leaving the question to the client (clientCan: it can show a
 // form): the first of ConfirmWith that can ask, as the bridge chooses.
 func (r *relay) asksHere(clientCan bool) bool {
-	for _, who := range r.cfg.ConfirmWith {
-		switch {
-		case who == policy.AskClient && clientCan:
-			return false
-		case who == policy.AskDesktop && r.cfg.Desktop != nil:
-			return true
-		}
-	}
-	return false
+	return policy.WhoAsks(r.cfg.ConfirmWith, clientCan, r.cfg.Desktop != nil) == policy.AskDesktop
 }
 
 // withForms returns caps (a capabilities object, whose member elicitation

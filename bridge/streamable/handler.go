@@ -364,7 +364,7 @@ func (f *httpFront) legacyPost(w http.ResponseWriter, r *http.Request, msgs []br
 			answered++
 			progress = progress || (req.Method == lifecycle.MethodToolsCall && req.ProgressToken != nil)
 			// A call the user must confirm first: the question travels on
-			// this response's SSE stream, before the answer (rules.go).
+			// this response's SSE stream, before the answer (bridge/gate.go).
 			asks = asks || f.core.AsksFirst(s.client, m)
 		case req != nil:
 			if req.Method == lifecycle.MethodCancelled && !req.Cancels.IsZero() {

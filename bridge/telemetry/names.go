@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 )
 
@@ -106,21 +107,22 @@ func refusal(kind string) string {
 	return Other
 }
 
-// Answer is how a confirmation question ended.
-type Answer string
+// Answer is how a confirmation question ended: the gate's one vocabulary
+// (confirm.Outcome), named in attributes by its Label.
+type Answer = confirm.Outcome
 
-// The answers (mcp_bridge.confirmation.answer).
+// The answers (mcp_bridge.confirmation.answer: agreed, declined,
+// cancelled, timeout); any other outcome is counted as Other.
 const (
-	Agreed    Answer = "agreed"
-	Declined  Answer = "declined"
-	Cancelled Answer = "cancelled" // the client cancelled, or the question was dismissed
-	TimedOut  Answer = "timeout"
+	Agreed    = confirm.Accepted
+	Declined  = confirm.Declined
+	Cancelled = confirm.Cancelled // the client cancelled, or the question was dismissed
+	TimedOut  = confirm.TimedOut
 )
 
 func answer(a Answer) string {
-	switch a {
-	case Agreed, Declined, Cancelled, TimedOut:
-		return string(a)
+	if l := a.Label(); l != "" {
+		return l
 	}
 	return Other
 }

@@ -38,7 +38,7 @@ func TestDoctorChecksTheBaseOfEachRegistration(t *testing.T) {
 	}
 	// doctor --port names a base that answers; Cursor's does not.
 	out, _, code := runCLI(t, env, "", "doctor", "--port", up)
-	want := "FAIL  CAD base at 127.0.0.1:" + down + " refused the connection: is the CAD program running with its MCP base enabled?\n      Cursor reaches it."
+	want := "FAIL  CAD base at 127.0.0.1:" + down + " refused the connection: is the CAD program running with its MCP base enabled?\n      Cursor is set to use it."
 	if code != 1 || !strings.Contains(out, "ok    Cursor registers \"cad-autocad\"") || !strings.Contains(out, "its CAD base at 127.0.0.1:"+down+" (CAD_MCP_PORT in its env) is not running (above)") ||
 		!strings.Contains(out, want) || !strings.Contains(out, "ok    CAD base at 127.0.0.1:"+up) {
 		t.Errorf("doctor --port %s with Cursor at %s: exit %d\n%s", up, down, code, out)
@@ -236,7 +236,7 @@ func TestDoctorSaysOneCauseOnce(t *testing.T) {
 		!strings.Contains(out, "1 problem\n") || !strings.Contains(errs, "doctor found 1 problem") {
 		t.Errorf("CAD closed: exit %d, want one FAIL for the one cause:\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"mcp-bridge sim --port " + down, "Claude Desktop, Claude Code and Cursor reach it", "mcp-bridge help base"} {
+	for _, want := range []string{"mcp-bridge sim --port " + down, "Claude Desktop, Claude Code and Cursor are set to use it", "mcp-bridge help base"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("CAD closed: the cause does not say %q:\n%s", want, out)
 		}

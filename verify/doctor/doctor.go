@@ -736,7 +736,7 @@ func printCause(w io.Writer, c Cause) {
 	fmt.Fprintf(w, "FAIL  %s\n", msg)
 	who := ""
 	if len(c.Clients) > 0 {
-		who = joinAnd(c.Clients) + " reach" + map[bool]string{true: "es", false: ""}[len(c.Clients) == 1] + " it. "
+		who = joinAnd(c.Clients) + map[bool]string{true: " is", false: " are"}[len(c.Clients) == 1] + " set to use it. "
 	}
 	_, port, _ := strings.Cut(c.Base, ":")
 	if i := strings.LastIndex(c.Base, ":"); i >= 0 {
@@ -797,27 +797,35 @@ func whoAsks(o Options, clientID string, reach Reach) string {
 	if c != nil {
 		name, can = c.Name, c.Asks
 	}
-	var maybe []string
-	for _, who := range reach.ConfirmWith {
-		switch {
-		case who == policy.AskClient && can == clientconf.AsksYes:
-			return strings.Join(append(maybe, name+" asks you itself"), " ")
-		case who == policy.AskClient && can == "":
-			maybe = append(maybe, name+" asks you if it declares elicitation (not known for it); if not,")
-		case who == policy.AskDesktop && o.Desktop != "":
+	// policy.WhoAsks decides, as the bridge will; the client's part is
+	// known, or both ways are told.
+	desk := o.Desktop != ""
+	describe := func(who string) string {
+		switch who {
+		case policy.AskClient:
+			return name + " asks you itself"
+		case policy.AskDesktop:
 			what := "a dialog on this desktop asks you (" + o.Desktop + ")"
-			if can == clientconf.AsksNo && len(maybe) == 0 && slices.Contains(reach.ConfirmWith, policy.AskClient) {
+			if can == clientconf.AsksNo && slices.Contains(reach.ConfirmWith, policy.AskClient) {
 				what = name + " cannot ask, so " + what
 			}
-			return strings.Join(append(maybe, what), " ")
+			return what
 		}
+		why := "nobody can ask you, so the calls that need your confirmation are refused"
+		switch {
+		case !slices.Contains(reach.ConfirmWith, policy.AskDesktop):
+			why += " (--confirm-with " + strings.Join(reach.ConfirmWith, ",") + " leaves the desktop out)"
+		default:
+			why += " (no dialog can be shown here: " + o.DesktopWhyNot + ")"
+		}
+		return why
 	}
-	why := "nobody can ask you, so the calls that need your confirmation are refused"
+	ifCan, ifNot := policy.WhoAsks(reach.ConfirmWith, true, desk), policy.WhoAsks(reach.ConfirmWith, false, desk)
 	switch {
-	case !slices.Contains(reach.ConfirmWith, policy.AskDesktop):
-		why += " (--confirm-with " + strings.Join(reach.ConfirmWith, ",") + " leaves the desktop out)"
-	default:
-		why += " (no dialog can be shown here: " + o.DesktopWhyNot + ")"
+	case can == clientconf.AsksYes || ifCan == ifNot:
+		return describe(ifCan)
+	case can == clientconf.AsksNo:
+		return describe(ifNot)
 	}
-	return strings.Join(append(maybe, why), " ")
+	return name + " asks you if it declares elicitation (not known for it); if not, " + describe(ifNot)
 }

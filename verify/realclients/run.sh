@@ -11,8 +11,8 @@
 #                          their lists: enabled; CodeBuddy: connected with
 #                          the base's tools, mcp__cad-autocad__…)
 #   uninstall --client X -> the client lists the user's server, not ours.
-# CodeBuddy also with our entry broken on purpose (its command's path:
-# not listed), with install --policy denying delete_* (those tools
+# CodeBuddy also with our entry broken on purpose (its command's path, its
+# servers key: not listed), with install --policy denying delete_* (those tools
 # absent), and doctor names the CodeBuddy that was run.
 # Then the URL form: a bridge serving --listen with a token,
 #   install --client X --url URL --token-file F -> for the clients whose
@@ -349,23 +349,30 @@ check() {
   echo "test-clients: $id: $(ms_since "$start") ms"
 }
 
-# check_codebuddy_broken HOME OUT: the entry install wrote, with its
-# command's path broken on purpose, is not shown (CodeBuddy leaves it out),
-# while the user's server still is; then the entry as install wrote it.
+# check_codebuddy_broken HOME OUT: the entry install wrote, broken on
+# purpose, is not shown (CodeBuddy leaves it out) while the user's server
+# still is: its command's path one word off, then the entry under a
+# servers key one letter off (mcpServer); then the entry as install wrote it.
+# Each shows that the check above would fail on an entry CodeBuddy cannot use.
 check_codebuddy_broken() {
-  local file="$1/.codebuddy/.mcp.json"
+  local file="$1/.codebuddy/.mcp.json" how
   cp "$file" "$work/codebuddy-installed.json"
-  node -e '
-    const fs = require("fs"), [file, name] = process.argv.slice(1);
-    const j = JSON.parse(fs.readFileSync(file, "utf8"));
-    j.mcpServers[name].command += "-missing";
-    fs.writeFileSync(file, JSON.stringify(j, null, 2));
-  ' "$file" "$ours"
-  list client_codebuddy "$1" "$2" "with our command's path broken"
-  client_codebuddy shows "$2" "$ours" >/dev/null && { cat "$2"; fail "codebuddy with our command's path broken: $ours is still shown"; }
-  shown client_codebuddy "$2" "$theirs" "codebuddy with our command's path broken"
-  pass "codebuddy with our command's path broken: $ours not shown, $(client_codebuddy shows "$2" "$theirs")"
-  cp "$work/codebuddy-installed.json" "$file"
+  for how in path key; do
+    node -e '
+      const fs = require("fs"), [file, name, how] = process.argv.slice(1);
+      const j = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (how === "path") j.mcpServers[name].command += "-missing";
+      else { j.mcpServer = { [name]: j.mcpServers[name] }; delete j.mcpServers[name]; }
+      fs.writeFileSync(file, JSON.stringify(j, null, 2));
+    ' "$file" "$ours" "$how"
+    local what="with our command's path broken"
+    [ "$how" = key ] && what="with our entry under mcpServer"
+    list client_codebuddy "$1" "$2" "$what"
+    client_codebuddy shows "$2" "$ours" >/dev/null && { cat "$2"; fail "codebuddy $what: $ours is still shown"; }
+    shown client_codebuddy "$2" "$theirs" "codebuddy $what"
+    pass "codebuddy $what: $ours not shown, $(client_codebuddy shows "$2" "$theirs")"
+    cp "$work/codebuddy-installed.json" "$file"
+  done
 }
 
 # check_codebuddy_doctor HOME: doctor's line for our CodeBuddy entry names

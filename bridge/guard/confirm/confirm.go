@@ -266,20 +266,6 @@ func invisible(r rune) bool {
 	return unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
-// Answer is what the user did with the question.
-type Answer int
-
-const (
-	Accepted  Answer = iota
-	Declined         // action "decline", or accepted without ticking the box
-	Cancelled        // action "cancel" (the dialog was dismissed)
-	Invalid          // not an elicitation result
-)
-
-func (a Answer) String() string {
-	return [...]string{"accepted", "declined", "cancelled", "invalid"}[a]
-}
-
 // Read interprets an elicitation result (a client's response to the
 // question, or a 2026-07-28 call's answer to the bridge's input request,
 // lifecycle.Request.Input): accepted only when the action is

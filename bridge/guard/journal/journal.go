@@ -26,6 +26,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
 )
 
@@ -76,9 +77,10 @@ type Entry struct {
 	Denied     bool    `json:"denied,omitempty"`
 	Confirmed  bool    `json:"confirmed,omitempty"`
 	Declined   bool    `json:"declined,omitempty"`
-	// Confirm says how confirmation went when the call needed it: asked
-	// (a 2026-07-28 input_required answer), accepted, declined, cancelled,
-	// timed out, unsupported, refused.
+	// Confirm says how confirmation went when the call needed it: a
+	// confirm.Outcome's word (asked, accepted, declined, cancelled, timed
+	// out, unsupported, refused). Kept a string: it is read back from
+	// files, whatever they hold (Confirmation).
 	Confirm string `json:"confirm,omitempty"`
 	// AskedBy is who asked the user: client (an elicitation) or desktop
 	// (a dialog on the bridge's machine); so Confirmed or Declined says
@@ -90,6 +92,10 @@ type Entry struct {
 	ArgsBytes  int    `json:"argsBytes,omitempty"`
 	ArgsSHA256 string `json:"argsSha256,omitempty"`
 }
+
+// Confirmation is how the call's confirmation went, in the gate's
+// vocabulary.
+func (e *Entry) Confirmation() confirm.Outcome { return confirm.Outcome(e.Confirm) }
 
 // Failed reports whether the entry is a request that did not succeed.
 func (e *Entry) Failed() bool { return e.Outcome != OK && e.Outcome != InputRequired }

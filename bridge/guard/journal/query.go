@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/policy"
 	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/configs/userfile"
@@ -115,8 +116,8 @@ func (t *Table) Add(en *Entry) {
 		tool = "-"
 	}
 	var detail []string
-	if en.Confirm != "" {
-		c := "confirmation " + en.Confirm
+	if o := en.Confirmation(); o != confirm.NotAsked {
+		c := "confirmation " + AsText(o.String())
 		if en.AskedBy != "" {
 			c += " (" + AsText(en.AskedBy) + ")"
 		}

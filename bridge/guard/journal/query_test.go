@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +45,29 @@ func TestQuery(t *testing.T) {
 	}
 	if got, err := ParseSince("2026-11-30 08:00", now); err != nil || !got.Equal(time.Date(2026, 11, 30, 8, 0, 0, 0, time.Local)) {
 		t.Errorf("a local time: %v, %v", got, err)
+	}
+}
+
+// TestTableConfirmation: the confirmation's word as a journal written
+// before the gate's Outcome holds it ("timed out", where metrics say
+// "timeout") is shown as written, with who asked; a word that is no
+// outcome is shown as text, never as the control characters it holds.
+func TestTableConfirmation(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`{"time":"2026-01-02T03:04:05Z","tool":"delete_line","outcome":"declined","confirm":"timed out","askedBy":"desktop","declined":true}`, "confirmation timed out (desktop)"},
+		{`{"time":"2026-01-02T03:04:05Z","tool":"delete_line","outcome":"ok","confirm":"accepted","askedBy":"client","confirmed":true}`, "confirmation accepted (client)"},
+		{`{"time":"2026-01-02T03:04:05Z","tool":"delete_line","outcome":"declined","confirm":"x\u001b[2Jy"}`, `confirmation "x\x1b[2Jy"`},
+	} {
+		var en Entry
+		if err := json.Unmarshal([]byte(c.line), &en); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		tb := NewTable(&out)
+		tb.Add(&en)
+		tb.Flush()
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%s\nshown as %q; want it to hold %q", c.line, out.String(), c.want)
+		}
 	}
 }

@@ -162,6 +162,22 @@ const (
 	AskDesktop = "desktop" // a dialog on the desktop of the bridge's machine
 )
 
+// WhoAsks is who asks a call's user to confirm it: the first in order (a
+// confirmWith list) that can: AskClient when the client can show an
+// elicitation form, AskDesktop when this machine can show a dialog; ""
+// when none can. The bridge and connect choose alike.
+func WhoAsks(order []string, clientCan, desktopCan bool) string {
+	for _, who := range order {
+		switch {
+		case who == AskClient && clientCan:
+			return AskClient
+		case who == AskDesktop && desktopCan:
+			return AskDesktop
+		}
+	}
+	return ""
+}
+
 // CheckConfirmWith validates a confirmWith list (the policy file's, or
 // --confirm-with's): client and desktop, in the order they are tried, each
 // at most once, at least one.

@@ -249,3 +249,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestWhoAsks: the first of the order that can ask does; one that cannot
+// is passed over, never chosen; nobody when none can.
+func TestWhoAsks(t *testing.T) {
+	both, desk, client := []string{AskClient, AskDesktop}, []string{AskDesktop, AskClient}, []string{AskClient}
+	for _, c := range []struct {
+		order                 []string
+		clientCan, desktopCan bool
+		want                  string
+	}{
+		{both, true, true, AskClient},
+		{both, false, true, AskDesktop},
+		{both, true, false, AskClient},
+		{both, false, false, ""},
+		{desk, true, true, AskDesktop},
+		{desk, true, false, AskClient},
+		{client, false, true, ""},
+		{client, true, true, AskClient},
+		{[]string{AskDesktop}, true, false, ""},
+		{nil, true, true, ""},
+	} {
+		if got := WhoAsks(c.order, c.clientCan, c.desktopCan); got != c.want {
+			t.Errorf("WhoAsks(%v, client %v, desktop %v) = %q; want %q", c.order, c.clientCan, c.desktopCan, got, c.want)
+		}
+	}
+}

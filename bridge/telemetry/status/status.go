@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcp-bridge/mcp-bridge/bridge/guard/confirm"
 	"github.com/mcp-bridge/mcp-bridge/bridge/guard/journal"
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry/health"
 )
@@ -265,6 +266,15 @@ func journalRow2(l journal.Line) journalRow {
 	}
 	if r.Tool == "" {
 		r.Tool = show(e.Method, 64)
+	}
+	if o := e.Confirmation(); r.Message == "" && o != confirm.NotAsked {
+		// Why a call did not run, or that the user agreed: in the
+		// gate's words, as the journal holds them.
+		c := "confirmation " + o.String()
+		if e.AskedBy != "" {
+			c += " (" + e.AskedBy + ")"
+		}
+		r.Message = show(c, 200)
 	}
 	if !e.Time.IsZero() {
 		r.Time = e.Time.Local().Format("15:04:05")

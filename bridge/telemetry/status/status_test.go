@@ -227,3 +227,23 @@ func FuzzPage(f *testing.F) {
 		}
 	})
 }
+
+// TestJournalRowConfirmation: a call that did not run for want of the
+// user's agreement says why on the page, in the journal's words (which a
+// journal written before the gate's Outcome holds too); a call with a
+// message of its own keeps it.
+func TestJournalRowConfirmation(t *testing.T) {
+	for _, c := range []struct {
+		e    journal.Entry
+		want string
+	}{
+		{journal.Entry{Tool: "delete_line", Outcome: journal.Declined, Confirm: "timed out", AskedBy: "desktop"}, "confirmation timed out (desktop)"},
+		{journal.Entry{Tool: "delete_line", Outcome: journal.OK, Confirm: "accepted", AskedBy: "client"}, "confirmation accepted (client)"},
+		{journal.Entry{Tool: "delete_line", Outcome: journal.OK}, ""},
+		{journal.Entry{Tool: "delete_line", Outcome: journal.Error, Confirm: "accepted", Message: "CAD base down"}, "CAD base down"},
+	} {
+		if got := journalRow2(journal.Line{Entry: &c.e}).Message; got != c.want {
+			t.Errorf("%+v: message %q; want %q", c.e, got, c.want)
+		}
+	}
+}
