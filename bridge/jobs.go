@@ -136,23 +136,26 @@ func newJobID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// limits are the limits of the client that sent req: a 2026-07-28 request
-// names itself in _meta, a handshake-era client in its initialize.
-func (b *bridge) limits(c *Client, req *lifecycle.Request) clientfit.Limits {
-	name := req.ClientInfo.Name
-	if req.Era == lifecycle.Legacy {
+// clientLimits is what the client that sent j takes: a 2026-07-28
+// request names itself in _meta, a handshake-era client in its initialize;
+// the user's settings laid over the table. (Branch i40b, which fits
+// results, has the same function on the name it keeps at initialize: when
+// both are merged, this one goes.)
+func (b *bridge) clientLimits(j *job) clientfit.Limits {
+	name := j.req.ClientInfo.Name
+	if j.req.Era == lifecycle.Legacy {
 		name = ""
-		if ci := c.asker.info.Load(); ci != nil {
+		if ci := j.reply.client.asker.info.Load(); ci != nil {
 			name = ci.Name
 		}
 	}
 	return b.cfg.Fit.For(name)
 }
 
-// jobAfter is how long after its arrival a tools/call of c's is answered
-// with a job; 0: never.
-func (b *bridge) jobAfter(c *Client, req *lifecycle.Request) time.Duration {
-	return b.limits(c, req).JobAfter()
+// jobAfter is how long after its arrival tools/call j is answered with a
+// job; 0: never.
+func (b *bridge) jobAfter(j *job) time.Duration {
+	return b.clientLimits(j).JobAfter()
 }
 
 // ownerOf is who may collect the jobs of req, from c.
@@ -196,7 +199,7 @@ func waitTool(name string, alwaysLoad bool) string {
 // listWithWait adds the bridge's wait tool to a tools/list result shown
 // to a client that gets jobs (j's); raw is the base's own list.
 func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
-	lim := b.limits(j.reply.client, j.req)
+	lim := b.clientLimits(j)
 	if lim.JobAfter() <= 0 || j.req.Tool.Cursor != nil || rpc.Kind(shown) != rpc.KindObject {
 		return shown
 	}
@@ -282,7 +285,7 @@ func (b *bridge) longCall(hardCtx context.Context, j *job, timeout time.Duration
 		stop()
 	}
 	if r.method == lifecycle.MethodToolsCall && !j.detached {
-		lc.after = b.jobAfter(r.client, j.req)
+		lc.after = b.jobAfter(j)
 	}
 	if lc.after <= 0 {
 		lc.ctx, lc.cancel = context.WithTimeout(r.ctx, timeout)
@@ -430,7 +433,7 @@ func (t *jobTable) running(who owner, tool string, args []byte) *cadJob {
 // one, or its client gets no jobs.
 func (b *bridge) waitTool(c *Client, j *job) bool {
 	req := j.req
-	if !strings.HasPrefix(req.Tool.Name, waitToolName) || req.Tool.Name != waitName(b.tools.lastList()) || b.jobAfter(c, req) <= 0 {
+	if !strings.HasPrefix(req.Tool.Name, waitToolName) || req.Tool.Name != waitName(b.tools.lastList()) || b.jobAfter(j) <= 0 {
 		return false
 	}
 	id, _ := rpc.String(rpc.Field(req.Tool.Args, "job"))
@@ -450,7 +453,7 @@ func (b *bridge) waitTool(c *Client, j *job) bool {
 // joined makes a call that its client's job is running already wait for
 // that job instead of running again; false when there is none.
 func (b *bridge) joined(c *Client, j *job) bool {
-	if j.headers != nil || b.jobAfter(c, j.req) <= 0 {
+	if j.headers != nil || b.jobAfter(j) <= 0 {
 		return false // headers still to check at the worker: not a call to match yet
 	}
 	jb := b.jobs.running(ownerOf(c, j.req), j.req.Tool.Name, j.req.Tool.Args)
@@ -488,7 +491,7 @@ func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 	r := j.reply
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, jb.arrived)
 	defer stopBeat()
-	t := time.NewTimer(max(time.Until(r.arrived.Add(b.jobAfter(r.client, j.req))), 0))
+	t := time.NewTimer(max(time.Until(r.arrived.Add(b.jobAfter(j))), 0))
 	defer t.Stop()
 	wait := waitName(b.tools.lastList())
 	select {
@@ -540,7 +543,7 @@ func (b *bridge) armQueued(j *job) {
 	if r.method != lifecycle.MethodToolsCall || j.rule.Ask || r.batch != nil {
 		return
 	}
-	after := b.jobAfter(r.client, j.req)
+	after := b.jobAfter(j)
 	if after <= 0 {
 		return
 	}
