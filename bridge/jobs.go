@@ -184,23 +184,20 @@ func waitName(list []byte) string {
 	return name
 }
 
-// waitTool is wait_for_cad as the tools list shows it.
-func waitTool(name string, alwaysLoad bool) string {
-	meta := ""
-	if alwaysLoad {
-		meta = `,"_meta":{"anthropic/alwaysLoad":true}`
-	}
+// waitTool is wait_for_cad as the tools list shows it. The tool metadata
+// a client acts on (Claude Code's anthropic/alwaysLoad) is added to it with
+// the base's tools, after it is listed.
+func waitTool(name string) string {
 	return `{"name":` + strconv.Quote(name) +
 		`,"description":"Waits for a CAD tool call that was still running when its answer was due: its answer named a job. Returns the call's result once CAD has finished it, or says it is still running: then call this again with the same job.",` +
 		`"inputSchema":{"type":"object","properties":{"job":{"type":"string","description":"The job named in the tool's answer"}},"required":["job"]},` +
-		`"annotations":{"title":"Wait for a CAD job","readOnlyHint":true,"openWorldHint":false}` + meta + `}`
+		`"annotations":{"title":"Wait for a CAD job","readOnlyHint":true,"openWorldHint":false}}`
 }
 
 // listWithWait adds the bridge's wait tool to a tools/list result shown
 // to a client that gets jobs (j's); raw is the base's own list.
 func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
-	lim := b.clientLimits(j)
-	if lim.JobAfter() <= 0 || j.req.Tool.Cursor != nil || rpc.Kind(shown) != rpc.KindObject {
+	if b.jobAfter(j) <= 0 || j.req.Tool.Cursor != nil || rpc.Kind(shown) != rpc.KindObject {
 		return shown
 	}
 	tools := rpc.Field(shown, "tools")
@@ -216,7 +213,7 @@ func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
 	rpc.EachElement(tools, func(from, to int) {
 		out = append(append(out, tools[from:to]...), ',')
 	})
-	out = append(append(out, waitTool(name, lim.ReadsAlwaysLoad)...), ']')
+	out = append(append(out, waitTool(name)...), ']')
 	return rpc.AppendMembers(rpc.WithoutMember(shown, "tools"), `"tools":`+string(out))
 }
 
