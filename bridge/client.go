@@ -372,8 +372,13 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 // ended the request (the gate records it: gate.go).
 func (b *bridge) settle(j *job, o outcome) {
 	// The client gets the answer fitted to its limits; the journal records
-	// the base's (fit.go).
-	if j.reply.endWith(b.fitted(j, o.answer), func() { b.record(j, o) }) || !j.sent {
+	// the base's (fit.go), once: a job's answer was journaled when CAD
+	// answered (jobs.go).
+	if j.reply.endWith(b.fitted(j, o.answer), func() {
+		if !j.collect {
+			b.record(j, o)
+		}
+	}) || !j.sent {
 		return
 	}
 	// The client cancelled it, or its session ended, while CAD ran it: no

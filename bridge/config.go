@@ -55,7 +55,9 @@ type Config struct {
 
 	// Fit is the user's settings over the table of clients' limits
 	// (--answer-within, --max-result-bytes: bridge/clientfit); its zero
-	// value leaves each client the table's.
+	// value leaves each client the table's. A call still running when its
+	// client's answer is due becomes a job (jobs.go); a result larger than
+	// the client takes is fitted (fit.go).
 	Fit clientfit.Config
 
 	// NoSchemaRepair turns off the "type": "object" repair of tool schemas.

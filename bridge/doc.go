@@ -27,6 +27,9 @@
 //   - queue.go: the jobs waiting for the worker, in turns per client.
 //   - worker.go: the worker (invoked sequentially): call the base, turn its
 //     answer into the client's. It never waits for a client.
+//   - jobs.go: long calls answered in time: a call still running when its
+//     client's answer is due (bridge/clientfit) is answered with a job,
+//     collected with the bridge's wait_for_cad tool; CAD's call goes on.
 //   - question.go: handshake-era confirmation questions, asked outside the
 //     worker; only the asking client's later calls wait for the answer.
 //   - batch.go: the one-line answer to a batch, within --max-message.

@@ -256,7 +256,7 @@ func (b *bridge) request(c *Client, m *Message, r *reply) {
 		// queue (or for the user) is part of what the client waited.
 		r.arrived = time.Now()
 		j := &job{req: req, frame: baseFrame(req), reply: r, rule: guard.Call{NeedsConfirm: m.confirm}}
-		if req.Method == lifecycle.MethodToolsCall && (!b.mirrored(j, m.Headers) || !b.admitCall(c, j)) {
+		if req.Method == lifecycle.MethodToolsCall && (b.waitTool(c, j) || !b.mirrored(j, m.Headers) || b.joined(c, j) || !b.admitCall(c, j)) {
 			return
 		}
 		b.enqueue(j)
@@ -302,6 +302,7 @@ func (b *bridge) enqueue(j *job) {
 	out, err := b.queue.push(j) // marks it queued for telemetry when taken
 	switch err {
 	case nil:
+		b.armQueued(j) // answered with a job if still queued when due (jobs.go)
 		if j.rule.Ask {
 			if j.rule.AskedBy == AskDesktop {
 				j.askAfter, j.askDone = r.client.turn.nextAsk()

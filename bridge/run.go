@@ -27,6 +27,13 @@ type job struct {
 
 	rule guard.Call // what the user's rules decided of it so far (gate.go)
 	sent bool       // the worker handed its frame to the base: it may have run
+	// collect: it waits for a job CAD runs for another request of its
+	// client (jobs.go): its answer is that job's, journaled once already.
+	collect bool
+	// detached: answered with a job while it was queued; its reply is the
+	// job's (jobs.go). stopQueued stops the clock that would do that.
+	detached   bool
+	stopQueued func() bool
 	// headers: a 2026-07-28 HTTP call of a tool the bridge's tool list
 	// does not hold, its headers to be checked by the worker once it has
 	// read the list (mirrored.go); nil when checked, or nothing to check.
@@ -72,6 +79,8 @@ type bridge struct {
 	// onScreen holds the one desktop dialog this bridge shows at a time,
 	// whichever client it asks for (askDesktop).
 	onScreen chan struct{}
+
+	jobs *jobTable // calls answered before CAD finished them (jobs.go)
 }
 
 var (
@@ -169,6 +178,7 @@ func (b *bridge) stop(drop bool, allowance time.Duration) {
 	}
 	b.abort(errShutdown)
 	<-b.workerDone
+	b.jobs.waiters.Wait() // the abort ended them
 	b.endListens()
 	b.stopProbe()
 	<-b.proberDone
@@ -191,6 +201,7 @@ func newBridge(cfg Config, hardCtx context.Context, abort context.CancelCauseFun
 		tools:      toolState{cache: toolcache.New(cfg.CacheDir, cfg.BaseAddr, cfg.MaxMessage), wake: make(chan struct{}, 1), reading: make(chan struct{}, 1), policy: cfg.Policy},
 		gate:       newGate(&cfg),
 		onScreen:   make(chan struct{}, 1),
+		jobs:       newJobTable(),
 	}
 }
 

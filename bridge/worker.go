@@ -55,9 +55,11 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		timeout = b.cfg.ListTimeout
 	}
 	// Within the request's own context: the client's cancel, its session's
-	// end and the bridge's abort all end the call.
-	ctx, cancel := context.WithTimeout(r.ctx, timeout)
-	defer cancel()
+	// end and the bridge's abort all end the call; unless it outlives the
+	// request as a job (jobs.go).
+	lc := b.longCall(hardCtx, j, timeout)
+	defer lc.cancel()
+	ctx := lc.ctx
 	if !r.client.update(r, reqRunning, reqWaiting) {
 		return // cancelled while queued, or its client is gone; its reply has ended
 	}
@@ -80,12 +82,15 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, start)
 	defer stopBeat() // also on a panic, before the recover above answers
 	j.sent = true
+	lc.arm(stopBeat)
 	ans, err := b.callBase(ctx, j)
 	if b.mayLaunch(j, err) {
+		lc.disarm()
 		stopBeat()
 		ans, err = b.launchThenCall(j, err)
 	}
 	stopBeat()
+	lc.answered()
 	back := b.baseResult(err)
 	o := b.outcome(j, ans, err, hardCtx)
 	ev := b.log.Debug()
@@ -93,7 +98,9 @@ func (b *bridge) runJob(hardCtx context.Context, j *job) {
 		ev = b.log.Warn().Int64("code", o.err.Code).Str("error", o.err.Message)
 	}
 	ev.Str("method", r.method).Str("id", r.id.String()).Stringer("era", j.req.Era).Dur("took_ms", time.Since(start)).Msg("forwarded")
-	b.settle(j, o)
+	if !lc.kept(o) { // a job's outcome is kept for its client instead
+		b.settle(j, o)
+	}
 	if testHookAnswered != nil {
 		testHookAnswered(r.method)
 	}
@@ -210,7 +217,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 // repaired, the tool metadata its client acts on added (fit.go), and
 // decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
-	result = b.listMeta(j, b.shownList(result))
+	result = b.listMeta(j, b.listWithWait(j, result, b.shownList(result)))
 	if j.req.Era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate("tools/list", result)
 	}
