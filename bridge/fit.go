@@ -102,14 +102,15 @@ func (b *bridge) fitted(j *job, m rpc.Encoded) rpc.Encoded {
 
 // listMeta adds to a tools/list result the tool metadata j's client acts
 // on (Claude Code's, per the table): anthropic/alwaysLoad on every tool
-// when the list is complete and holds at most alwaysLoadMax of them, and
+// when the list is complete and holds at most alwaysLoadMax of the base's
+// (added of its tools are the bridge's own, counted apart), and
 // anthropic/maxResultSizeChars where the bridge lets the client's results
 // be larger than the client's default. A member the base's tool already
 // has in its _meta is kept as the base wrote it; a tool whose _meta is not
 // an object is left alone. Other clients get result itself. result is
 // never modified: the list the bridge keeps (shownList, the tool cache) is
 // the same for every client.
-func (b *bridge) listMeta(j *job, result []byte) []byte {
+func (b *bridge) listMeta(j *job, result []byte, added int) []byte {
 	lim := b.clientLimits(j)
 	chars := 0
 	if lim.DefaultResultChars > 0 {
@@ -131,6 +132,7 @@ func (b *bridge) listMeta(j *job, result []byte) []byte {
 	}
 	n := 0
 	rpc.EachElement(tools, func(int, int) { n++ })
+	n -= added // the bridge's own (wait_for_cad): not the base's
 	load := lim.ReadsAlwaysLoad && n <= alwaysLoadMax && j.req.Tool.Cursor == nil && !lifecycle.Paged(result)
 	if !load && chars == 0 {
 		return result

@@ -61,6 +61,10 @@ import (
 // answered.
 const jobKeep = time.Hour
 
+// jobCallLimit is how long a call that may become a job may run at CAD
+// (unless --call-timeout is longer): as long as its result is kept.
+const jobCallLimit = jobKeep
+
 // waitToolName is the bridge's tool for collecting a job, unless the base
 // has a tool of that name (waitName).
 const waitToolName = "wait_for_cad"
@@ -171,7 +175,7 @@ func waitName(list []byte) string {
 // a client acts on (Claude Code's anthropic/alwaysLoad) is added to it with
 // the base's tools, after it is listed.
 func waitTool(name string) string {
-	return `{"name":` + strconv.Quote(name) +
+	return `{"name":` + string(rpc.AppendString(nil, name)) +
 		`,"description":"Waits for a CAD tool call that was still running when its answer was due: its answer named a job. Returns the call's result once CAD has finished it, or says it is still running: then call this again with the same job.",` +
 		`"inputSchema":{"type":"object","properties":{"job":{"type":"string","description":"The job named in the tool's answer"}},"required":["job"]},` +
 		`"annotations":{"title":"Wait for a CAD job","readOnlyHint":true,"openWorldHint":false}}`
@@ -203,7 +207,9 @@ func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
 // textResult is a tools/call result of one text block, decorated for a
 // 2026-07-28 request.
 func (b *bridge) textResult(req *lifecycle.Request, text string, isError bool) []byte {
-	res := []byte(`{"content":[{"type":"text","text":` + strconv.Quote(text) + `}],"isError":` + strconv.FormatBool(isError) + `}`)
+	// The text names a tool as the client or the base wrote it: JSON's
+	// quoting, never Go's (strconv.Quote writes \x7f, which JSON has not).
+	res := []byte(`{"content":[{"type":"text","text":` + string(rpc.AppendString(nil, text)) + `}],"isError":` + strconv.FormatBool(isError) + `}`)
 	if req.Era == lifecycle.Modern {
 		res = b.cfg.Server.Decorate(lifecycle.MethodToolsCall, res)
 	}
@@ -271,6 +277,12 @@ func (b *bridge) longCall(hardCtx context.Context, j *job, timeout time.Duration
 		lc.ctx, lc.cancel = context.WithTimeout(r.ctx, timeout)
 		return lc
 	}
+	// A client that gets jobs is answered in its time whatever CAD takes,
+	// so the call is not cut at --call-timeout (2 minutes, under Claude
+	// Desktop's 4: it would never get a job) but at jobCallLimit, or the
+	// setting when longer: a regeneration or a plot of a large drawing
+	// takes what it takes, and wait_for_cad says how long it has run.
+	timeout = max(timeout, jobCallLimit)
 	callCtx, cancelCall := context.WithCancelCause(hardCtx)
 	ctx, cancel := context.WithTimeout(callCtx, timeout)
 	stopWatch := context.AfterFunc(r.ctx, func() {

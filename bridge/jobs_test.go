@@ -63,7 +63,8 @@ func resultText(t *testing.T, line string) string {
 // still running it; the same call sent again joins the job and runs once
 // at the base; wait_for_cad returns the base's own result, once, and then
 // the job is gone, with the same words as a job that never was; the
-// journal has one line for the call.
+// journal has one line for the call; the call is not cut at a
+// --call-timeout shorter than it.
 func TestLongCallBecomesJob(t *testing.T) {
 	for _, era := range jobEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -74,7 +75,9 @@ func TestLongCallBecomesJob(t *testing.T) {
 			}
 			t.Cleanup(func() { sim.Close() })
 			jpath, jw := newJournal(t)
-			h := newHarness(t, sim, func(c *Config) { within2s(c); c.Journal = jw })
+			// --call-timeout 3s, under the call's 7: a client that gets
+			// jobs has its call run to its end (an hour at most).
+			h := newHarness(t, sim, func(c *Config) { within2s(c); c.Journal = jw; c.CallTimeout = 3 * time.Second })
 			h.send(era.init...)
 			if len(era.init) > 0 {
 				h.recv()

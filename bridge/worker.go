@@ -217,7 +217,14 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 // repaired, the tool metadata its client acts on added (fit.go), and
 // decorated for modern clients.
 func (b *bridge) prepareList(j *job, result []byte) []byte {
-	result = b.listMeta(j, b.listWithWait(j, result, b.shownList(result)))
+	// Claude Code's metadata goes on the bridge's wait_for_cad too (else
+	// deferred, it is never called); the base's tools alone are counted.
+	shown := b.shownList(result)
+	withWait, added := b.listWithWait(j, result, shown), 0
+	if len(withWait) != len(shown) {
+		added = 1
+	}
+	result = b.listMeta(j, withWait, added)
 	if j.req.Era == lifecycle.Modern {
 		result = b.cfg.Server.Decorate("tools/list", result)
 	}

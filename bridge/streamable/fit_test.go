@@ -73,7 +73,7 @@ func TestFitOverHTTP(t *testing.T) {
 		return message(h.post(modernHeaders("tools/list", ""), bridgetest.ModernAs("2", name, "tools/list", "")).body)
 	}
 	ai := list("claude-ai")
-	if code := list("claude-code"); strings.Count(code, `"anthropic/alwaysLoad":true`) != 29 || strings.Count(code, `"anthropic/maxResultSizeChars":500000`) != 29 {
+	if code := list("claude-code"); strings.Count(code, `"anthropic/alwaysLoad":true`) != 30 || strings.Count(code, `"anthropic/maxResultSizeChars":500000`) != 30 { // the base's 29 and wait_for_cad
 		t.Errorf("Claude Code's list over HTTP lacks the tools' metadata: %.300s", code)
 	}
 	if again := list("claude-ai"); again != ai || strings.Contains(ai, "anthropic/") {
