@@ -161,12 +161,18 @@ func ownerOf(c *Client, req *lifecycle.Request) owner {
 // list: wait_for_cad, or when the base has a tool of that name,
 // wait_for_cad_job (then _2, _3, …): the base's tool keeps its name.
 func waitName(list []byte) string {
-	name := waitToolName
-	for i := 1; list != nil && lifecycle.ListsTool(list, name); i++ {
-		name = waitToolName + "_job"
-		if i > 1 {
-			name += "_" + strconv.Itoa(i)
-		}
+	if list == nil || !lifecycle.ListsTool(list, waitToolName) {
+		return waitToolName
+	}
+	// The names read once: a base listing wait_for_cad_job, _2, … _10000
+	// must not have its list read again for each.
+	taken := map[string]bool{}
+	for _, n := range lifecycle.ToolNames(list) {
+		taken[n] = true
+	}
+	name := waitToolName + "_job"
+	for i := 2; taken[name]; i++ {
+		name = waitToolName + "_job_" + strconv.Itoa(i)
 	}
 	return name
 }

@@ -393,3 +393,37 @@ func TestQueuedCallDue(t *testing.T) {
 	default:
 	}
 }
+
+// TestWaitNameTakesTheNextFree: the bridge's tool takes wait_for_cad, or
+// the first of wait_for_cad_job, _2, _3 … the base does not list; a name
+// that only looks like one (another case, a space) takes nothing.
+func TestWaitNameTakesTheNextFree(t *testing.T) {
+	list := func(names ...string) []byte {
+		var tools []string
+		for _, n := range names {
+			tools = append(tools, `{"name":"`+n+`","inputSchema":{"type":"object"}}`)
+		}
+		return []byte(`{"tools":[` + strings.Join(tools, ",") + `]}`)
+	}
+	many := []string{"wait_for_cad", "wait_for_cad_job"}
+	for i := 2; i <= 5000; i++ {
+		many = append(many, fmt.Sprintf("wait_for_cad_job_%d", i))
+	}
+	for _, c := range []struct {
+		list []byte
+		want string
+	}{
+		{nil, "wait_for_cad"},
+		{list(), "wait_for_cad"},
+		{list("Wait_for_cad", "wait_for_cad "), "wait_for_cad"},
+		{list("wait_for_cad"), "wait_for_cad_job"},
+		{list("wait_for_cad", "wait_for_cad_job"), "wait_for_cad_job_2"},
+		{list("wait_for_cad", "wait_for_cad_job", "wait_for_cad_job_2"), "wait_for_cad_job_3"},
+		{list("wait_for_cad", "wait_for_cad_job_2"), "wait_for_cad_job"},
+		{list(many...), "wait_for_cad_job_5001"},
+	} {
+		if got := waitName(c.list); got != c.want {
+			t.Errorf("%.80s: %s, want %s", c.list, got, c.want)
+		}
+	}
+}

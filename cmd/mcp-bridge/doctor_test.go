@@ -267,3 +267,24 @@ func TestDoctorSaysOneCauseOnce(t *testing.T) {
 		t.Errorf("CAD running: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestDoctorSaysTheWaitToolsName: a base that lists its own wait_for_cad
+// keeps that name; doctor says the bridge's tool for long calls takes
+// another. A base with a look-alike (Wait_for_cad) or none: not a word.
+func TestDoctorSaysTheWaitToolsName(t *testing.T) {
+	const said = "the base has a tool named wait_for_cad: it keeps that name, and the bridge's tool for collecting long calls takes another"
+	for _, c := range []struct {
+		tool string
+		says bool
+	}{{"wait_for_cad", true}, {"Wait_for_cad", false}, {"wait_for_cad_job", false}} {
+		port := fakeBase(t, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"`+c.tool+`","inputSchema":{"type":"object"}}]}}`+"\n")
+		_, env, _ := doctorHome(t)
+		if _, errs, code := runCLI(t, env, "", "install", "--client", "cursor", "--port", port); code != 0 {
+			t.Fatalf("install: %d %s", code, errs)
+		}
+		out, _, _ := runCLI(t, env, "", "doctor")
+		if strings.Contains(out, said) != c.says {
+			t.Errorf("a base listing %s: doctor says the wait tool's name %v, want %v:\n%s", c.tool, !c.says, c.says, out)
+		}
+	}
+}

@@ -148,6 +148,10 @@ type ConfigEntry struct {
 	BaseTools   int     `json:"base_tools,omitempty"`
 	BaseLatency float64 `json:"base_latency_ms,omitempty"`
 	BaseError   string  `json:"base_error,omitempty"`
+	// WaitTool: the base lists a tool named wait_for_cad, the name of the
+	// bridge's own tool for collecting long calls (docs/limits.md): the
+	// base's keeps it, the bridge's is named otherwise; what it is named.
+	WaitTool string `json:"wait_tool,omitempty"`
 	// TokenFrom: where the token this registration sends comes from
 	// (connect and URL entries), never the token.
 	TokenFrom string `json:"token_from,omitempty"`
@@ -484,6 +488,9 @@ func checkRegistration(ctx context.Context, o Options, bases *baseCache, r clien
 		return e
 	}
 	e.BaseOK, e.BaseTools, e.BaseLatency = Passed, len(b.seen), b.latency
+	if r.Server.URL == "" && slices.Contains(b.all, "wait_for_cad") {
+		e.WaitTool = "the base has a tool named wait_for_cad: it keeps that name, and the bridge's tool for collecting long calls takes another (wait_for_cad_job, or the first of _2, _3, … the base has not), as its log says"
+	}
 	longest := ""
 	for _, t := range b.seen {
 		if len(t) > len(longest) {
@@ -692,6 +699,9 @@ func Print(w io.Writer, r *Report) {
 		}
 		if c.Problem != "" {
 			tag, detail = "FAIL ", c.Problem
+		}
+		if c.WaitTool != "" && c.Problem == "" {
+			detail += "; " + c.WaitTool
 		}
 		if c.TokenFrom != "" && !strings.Contains(detail, c.TokenFrom) {
 			detail += "; token: " + c.TokenFrom
