@@ -5,7 +5,9 @@ import (
 	"strconv"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 )
 
@@ -83,6 +85,13 @@ func (b *bridge) fitted(j *job, m rpc.Encoded) rpc.Encoded {
 	// client's limit is on the message it reads.
 	lim.Envelope = m.Len() - len(res)
 	out, rep := clientfit.Fit(res, lim)
+	// Fit keeps room for its notes (clientfit.MinResultBytes) whatever the
+	// envelope: a long id under a small limit would still go over, and the
+	// limit is on the whole message. A short error then, never more.
+	if lim.MaxResultBytes > 0 && lim.Envelope+len(out) > lim.MaxResultBytes {
+		b.log.Warn().Str("id", j.reply.id.String()).Str("tool", j.req.Tool.Name).Int("limit", lim.MaxResultBytes).Int("envelope", lim.Envelope).Msg("the answer does not fit what the client takes, even reduced: answered with an error")
+		return rpc.EncodeError(j.reply.id, clienterr.TooLargeForClient.New(cut.Chars(j.req.Tool.Name, 64), lim.MaxResultBytes, lim.Envelope))
+	}
 	if !rep.Changed {
 		return m
 	}

@@ -422,6 +422,14 @@ func TestListMetaEdges(t *testing.T) {
 // UTF-8, a quote, a line feed), the answer is JSON and says the name.
 func TestJobTextIsJSON(t *testing.T) {
 	b := &bridge{}
+	// A tool named with 400 characters is named in 64 (63 and "…"):
+	// the job's answer stays well within the smallest --max-result-bytes.
+	long := strings.Repeat("t", 400)
+	for _, text := range []string{jobText(long, strings.Repeat("j", 32), "wait_for_cad", time.Hour), stillRunningText(long, strings.Repeat("j", 32), "wait_for_cad", time.Hour)} {
+		if !strings.Contains(text, strings.Repeat("t", 63)+"…") || strings.Contains(text, strings.Repeat("t", 64)) || len(b.textResult(&lifecycle.Request{}, text, false)) > clientfit.MinResultBytes-300 {
+			t.Errorf("the tool's name in the job's words: %d bytes: %s", len(text), text)
+		}
+	}
 	for _, name := range []string{"draw\x7fline", "draw\xffline", `draw"line`, "draw\nline", "draw_line"} {
 		res := b.textResult(&lifecycle.Request{Era: lifecycle.Legacy}, jobText(name, "J", "wait_for_cad", 2*time.Second), false)
 		if !json.Valid(res) {
@@ -429,6 +437,37 @@ func TestJobTextIsJSON(t *testing.T) {
 		}
 		if tool := []byte(waitTool(name)); !json.Valid(tool) {
 			t.Errorf("%q: the wait tool is not JSON: %s", name, tool)
+		}
+	}
+}
+
+// TestFitLongIDAtTheSmallestLimit: the limit is on the whole message. At
+// the smallest --max-result-bytes Fit keeps room for its notes in, an id
+// that leaves that room gets the result reduced within the limit; one
+// byte more of id and it would go over: the answer is then the short
+// too_large_for_client error, never a message over the limit.
+func TestFitLongIDAtTheSmallestLimit(t *testing.T) {
+	sim := bridgetest.StartLimitSim(t)
+	const limit = clientfit.MinResultBytes + 100
+	// {"jsonrpc":"2.0","id":"…","result":} is 33 bytes and the id's.
+	fits := `"` + strings.Repeat("i", 100-33-2) + `"`
+	for _, c := range []struct {
+		id      string
+		reduced bool
+	}{{"1", true}, {fits, true}, {fits[:1] + "i" + fits[1:], false}, {`"` + strings.Repeat("i", 300) + `"`, false}} {
+		h := newHarness(t, sim, func(c *Config) {
+			c.Fit = clientfit.Config{MaxResultBytes: limit, MaxResultBytesSet: true}
+		})
+		h.send(bridgetest.InitializeAs("0", "some-client"))
+		h.recv()
+		h.send(call(c.id, "sim_listing", `{"bytes":5000}`))
+		got := h.recv()
+		h.closeAndWait()
+		if len(got) > limit {
+			t.Errorf("id of %d bytes: an answer of %d bytes over --max-result-bytes %d", len(c.id), len(got), limit)
+		}
+		if reduced := strings.Contains(got, "mcp-bridge: the text above was cut"); reduced != c.reduced || !reduced && !strings.Contains(got, "does not fit in the 1124 bytes a message this client takes") {
+			t.Errorf("id of %d bytes: reduced %v, want %v: %.300s", len(c.id), reduced, c.reduced, got)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/telemetry"
+	"github.com/mcp-bridge/mcp-bridge/configs/cut"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/lifecycle/clienterr"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -223,12 +224,17 @@ func (b *bridge) textResult(req *lifecycle.Request, text string, isError bool) [
 }
 
 // The words the client sees (docs/limits.md "Long calls" quotes them).
+// A tool is named by its first 64 characters: the name is the client's or
+// the base's, and the job and how to collect it must stay within what the
+// client takes (--max-result-bytes is at least 1024).
 func jobText(tool, id, wait string, ran time.Duration) string {
+	tool = cut.Chars(tool, 64)
 	return fmt.Sprintf("%s is still running in CAD (%s so far), as job %s. CAD goes on with it; its result is kept for you for an hour. To get the result, call %s with {\"job\": %q}. Calling %s again with the same arguments waits for this job: it does not run twice.",
 		tool, seconds(ran), id, wait, id, tool)
 }
 
 func stillRunningText(tool, id, wait string, ran time.Duration) string {
+	tool = cut.Chars(tool, 64)
 	return fmt.Sprintf("%s (job %s) is still running in CAD, %s so far. Call %s with {\"job\": %q} again to go on waiting.",
 		tool, id, seconds(ran), wait, id)
 }

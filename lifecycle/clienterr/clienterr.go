@@ -129,6 +129,10 @@ var (
 // ended.
 var (
 	AnswerTooLarge  = entry("too_large", rpc.CodeInternalError, "too_large", "the answer to %s is %d bytes, longer than --max-message (%d bytes) allows; the call has run. Ask for less, or raise --max-message.")
+	// TooLargeForClient: even reduced, the answer's message is over what
+	// the client takes (--max-result-bytes, its table's): its envelope (a
+	// long id) leaves no room for the smallest result with its note.
+	TooLargeForClient = entry("too_large_for_client", rpc.CodeInternalError, "too_large", "the answer to %s does not fit in the %d bytes a message this client takes, even reduced: its id and envelope take %d of them; the call has run. Send a shorter id, or raise --max-result-bytes.")
 	TooLargeInBatch = entry("too_large_for_batch", rpc.CodeInternalError, "too_large_for_batch", "answer too large for a batch: %d bytes do not fit within --max-message (%d) beside the others; the request has run, send it alone")
 	BatchOmitted    = entry("batch_omitted", rpc.CodeInternalError, "", "answer too large for a batch: %d answers of this batch were left out, even as errors, to keep it within --max-message (%d bytes); their requests may have run")
 	QueueFull       = entry("queue_full", rpc.CodeInternalError, "", "too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished")

@@ -11,7 +11,8 @@
 //     2 KB preview, which is what Claude Code does past 50,000 characters
 //     without it.
 // Run in the fixture home (run.sh's in_home) whose .claude.json registers
-// SERVER, a bridge of a simulated base with --limit-tools (29 tools).
+// SERVER, a bridge of a simulated base with --limit-tools (29 tools, and
+// the bridge's wait_for_cad).
 // Prints one line per finding; exits 1 on the first that fails.
 import { spawn } from "node:child_process";
 import http from "node:http";
@@ -92,8 +93,10 @@ function check() {
   const first = requests[0];
   const upfront = (first.tools ?? []).filter((t) => t.name?.startsWith(prefix) && t.input_schema && !t.defer_loading).map((t) => t.name);
   const deferred = (JSON.stringify(first).match(new RegExp(`\\\\n${prefix}[a-z_]+`, "g")) ?? []).length;
-  if (upfront.length !== 29 || deferred !== 0) fail(`the first request has ${upfront.length} of the 29 tools with their schemas and names ${deferred} as deferred: anthropic/alwaysLoad not acted on`);
-  console.log(`claude-meta: ok   all 29 tools of ${server} loaded up front (anthropic/alwaysLoad), none deferred to the tool search`);
+  // The base's 29 and the bridge's wait_for_cad (Claude Code gets jobs).
+  const want = 30;
+  if (upfront.length !== want || !upfront.includes(`${prefix}wait_for_cad`) || deferred !== 0) fail(`the first request has ${upfront.length} of the ${want} tools (the base's 29 and wait_for_cad) with their schemas and names ${deferred} as deferred: anthropic/alwaysLoad not acted on`);
+  console.log(`claude-meta: ok   all ${want} tools of ${server} (the base's 29 and wait_for_cad) loaded up front (anthropic/alwaysLoad), none deferred to the tool search`);
   const results = toolResults(requests[1]);
   const text = results.map((b) => (typeof b.content === "string" ? b.content : (b.content ?? []).map((c) => c.text ?? "").join(""))).join("");
   if (text.includes("<persisted-output>") || text.length < listing) fail(`the listing came back as ${text.length} characters (${JSON.stringify(text.slice(0, 120))}…): anthropic/maxResultSizeChars not acted on`);
