@@ -1,0 +1,95 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// allTimers records every job timer, expiry ones too, for the test to fire.
+type allTimers struct {
+	armed map[string]chan armedTimer
+}
+
+func hookAllJobTimers(t *testing.T) *allTimers {
+	at := &allTimers{armed: map[string]chan armedTimer{
+		timerQueued: make(chan armedTimer, 100), timerRunning: make(chan armedTimer, 100), timerExpiry: make(chan armedTimer, 100)}}
+	testHookJobTimer = func(what string, d time.Duration, f func()) func() bool {
+		at.armed[what] <- armedTimer{d, f}
+		return func() bool { return true }
+	}
+	t.Cleanup(func() { testHookJobTimer = nil })
+	return at
+}
+
+func (at *allTimers) next(t *testing.T, what string) armedTimer {
+	t.Helper()
+	select {
+	case a := <-at.armed[what]:
+		return a
+	case <-time.After(waitLimit):
+		t.Fatalf("no %s timer armed", what)
+	}
+	return armedTimer{}
+}
+
+// fireAll fires every timer of what armed so far.
+func (at *allTimers) fireAll(what string) int {
+	n := 0
+	for {
+		select {
+		case a := <-at.armed[what]:
+			a.fire()
+			n++
+		default:
+			return n
+		}
+	}
+}
+
+// TestAttackQueuedJobKeptPastTheHour: a call due while queued becomes a
+// job; CAD answers it later; nobody collects it. Its result must be kept
+// for an hour after CAD finished (noJobText, docs/limits.md) and then
+// forgotten. The only expiry timer of a queued job is armed when it is
+// made, and does nothing when it fires on a finished job: the result is
+// kept for ever (memory held for the bridge's life, one result per job).
+func TestAttackQueuedJobKeptPastTheHour(t *testing.T) {
+	at := hookAllJobTimers(t)
+	base := &heldBase{called: make(chan struct{}, 3), release: make(chan struct{}, 3)}
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(call("1", "regen", `{"n":1}`))
+	<-base.called
+	at.next(t, timerQueued)
+	at.next(t, timerRunning)
+	h.send(call("2", "regen", `{"n":2}`))
+	at.next(t, timerQueued).fire() // 2 is due while queued
+	m := jobRE.FindStringSubmatch(resultText(t, h.recv()))
+	if m == nil {
+		t.Fatal("no job for 2")
+	}
+	base.release <- struct{}{}
+	h.expect(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"regenerated"}]}}`)
+	<-base.called // 2, detached
+	base.release <- struct{}{}
+	// 3 reaches the base only once 2's answer went to its job.
+	h.send(call("3", "regen", `{"n":3}`))
+	<-base.called
+	base.release <- struct{}{}
+	for {
+		got := h.recv()
+		if strings.Contains(got, `"id":3,`) {
+			break
+		}
+	}
+	// An hour passes after CAD finished job 2: every expiry armed fires.
+	if at.fireAll(timerExpiry) == 0 {
+		t.Fatal("no expiry timer armed for the job")
+	}
+	h.send(call("4", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	if txt := resultText(t, h.recv()); !strings.HasPrefix(txt, "ERROR: No such job") {
+		t.Errorf("job %s still kept after its hour: wait_for_cad gave %q", m[1], txt)
+	}
+	h.closeAndWait()
+}
