@@ -1,6 +1,10 @@
 package bridge
 
 import (
+	"context"
+
+	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
+	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +96,43 @@ func TestAttackQueuedJobKeptPastTheHour(t *testing.T) {
 		t.Errorf("job %s still kept after its hour: wait_for_cad gave %q", m[1], txt)
 	}
 	h.closeAndWait()
+}
+
+// bigTextBase answers every tools/call with one text block of n 'x's, and
+// lists one tool.
+type bigTextBase struct{ n int }
+
+func (b bigTextBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	req := rpc.DecodeMessage(frame).Msg.(*rpc.Request)
+	if req.Method == "tools/list" {
+		return rpc.EncodeResult(req.ID, []byte(`{"tools":[{"name":"dump","inputSchema":{"type":"object"}}]}`)).AppendTo(nil), nil
+	}
+	return rpc.EncodeResult(req.ID, []byte(`{"content":[{"type":"text","text":"`+strings.Repeat("x", b.n)+`"}]}`)).AppendTo(nil), nil
+}
+
+// TestAttackFitAtTheSmallestLimit: --max-result-bytes 1024, the smallest
+// the flag takes, is "the largest answer to a tools/call every client
+// gets, in bytes of the whole JSON-RPC message (its id and envelope
+// counted)" (docs/limits.md). Fit floors the result's own share at
+// MinResultBytes after taking the envelope off, so the message goes out
+// at 1024 + the envelope: over the limit, by 34 bytes for id 1 and by the
+// id's length for a long one.
+func TestAttackFitAtTheSmallestLimit(t *testing.T) {
+	for _, id := range []string{"1", `"` + strings.Repeat("i", 300) + `"`} {
+		h := newHarness(t, nil, func(c *Config) {
+			c.Base = bigTextBase{n: 5000}
+			c.Fit = clientfit.Config{MaxResultBytes: clientfit.MinResultBytes, MaxResultBytesSet: true}
+		})
+		h.send(initialize("0", "2025-11-25"))
+		h.recv()
+		h.send(call(id, "dump", `{}`))
+		got := h.recv()
+		if !strings.Contains(got, "mcp-bridge:") {
+			t.Fatalf("not reduced: %.300s", got)
+		}
+		if len(got) > clientfit.MinResultBytes {
+			t.Errorf("id %.10s…: answer of %d bytes under --max-result-bytes %d", id, len(got), clientfit.MinResultBytes)
+		}
+		h.closeAndWait()
+	}
 }
