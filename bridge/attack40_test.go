@@ -136,3 +136,33 @@ func TestAttackFitAtTheSmallestLimit(t *testing.T) {
 		h.closeAndWait()
 	}
 }
+
+// TestAttackJobAnswerOverTheLimit: the bridge's own job answer names the
+// tool twice, as the client (or the base's list) wrote it, and is not
+// fitted (keep writes it with r.end): a tool named with 400 characters
+// gives a job answer over --max-result-bytes 1024, which docs/limits.md
+// says no answer to a tools/call goes over.
+func TestAttackJobAnswerOverTheLimit(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	h := newHarness(t, nil, func(c *Config) {
+		c.Base = base
+		c.Fit = clientfit.Config{AnswerWithin: 2 * time.Second, AnswerWithinSet: true,
+			MaxResultBytes: clientfit.MinResultBytes, MaxResultBytesSet: true}
+	})
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(call("1", strings.Repeat("t", 400), `{}`))
+	<-base.called
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning).fire()
+	got := h.recv()
+	if jobRE.FindStringSubmatch(resultText(t, got)) == nil {
+		t.Fatalf("want a job, got %.200s", got)
+	}
+	if len(got) > clientfit.MinResultBytes {
+		t.Errorf("job answer of %d bytes under --max-result-bytes %d", len(got), clientfit.MinResultBytes)
+	}
+	base.release <- struct{}{}
+	h.closeAndWait()
+}
