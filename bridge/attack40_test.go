@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -162,6 +163,50 @@ func TestAttackJobAnswerOverTheLimit(t *testing.T) {
 	}
 	if len(got) > clientfit.MinResultBytes {
 		t.Errorf("job answer of %d bytes under --max-result-bytes %d", len(got), clientfit.MinResultBytes)
+	}
+	base.release <- struct{}{}
+	h.closeAndWait()
+}
+
+// TestAttackWaitersUnbounded: the queue is bounded (--queue) "so that
+// memory stays bounded" (enqueue): a call over it is refused at once. A
+// call that joins a running job, and a wait_for_cad call, skip the queue
+// and its bound (reader.go: waitTool and joined come before admitCall and
+// enqueue): each is a goroutine and a tracked request held up to the
+// client's time, as many as one client sends. With --queue 2 and a job
+// running, a third waiter must be refused like a third queued call.
+func TestAttackWaitersUnbounded(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base; c.Queue = 2 })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(call("1", "regen", `{}`))
+	<-base.called
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning).fire()
+	m := jobRE.FindStringSubmatch(resultText(t, h.recv()))
+	if m == nil {
+		t.Fatal("no job")
+	}
+	for _, kind := range []string{"join", "wait"} {
+		for i := range 3 {
+			id := fmt.Sprintf(`"%s%d"`, kind, i)
+			if kind == "join" {
+				h.send(call(id, "regen", `{}`))
+			} else {
+				h.send(call(id, "wait_for_cad", `{"job":"`+m[1]+`"}`))
+			}
+		}
+		h.send(`{"jsonrpc":"2.0","id":"p` + kind + `","method":"ping"}`)
+		if got := h.recv(); !strings.Contains(got, `"error"`) {
+			t.Errorf("%s: 3 waiters under --queue 2 all held, none refused; first answer %s", kind, got)
+			if got != `{"jsonrpc":"2.0","id":"p`+kind+`","result":{}}` {
+				h.recv()
+			}
+		} else {
+			h.recv() // the ping
+		}
 	}
 	base.release <- struct{}{}
 	h.closeAndWait()
