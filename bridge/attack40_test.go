@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
@@ -209,5 +210,60 @@ func TestAttackWaitersUnbounded(t *testing.T) {
 		}
 	}
 	base.release <- struct{}{}
+	h.closeAndWait()
+}
+
+// pagedWaitBase lists its tools in two pages, its own wait_for_cad on the
+// second, and answers every call with the tool's name.
+type pagedWaitBase struct{}
+
+func (pagedWaitBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	req := rpc.DecodeMessage(frame).Msg.(*rpc.Request)
+	if req.Method == "tools/list" {
+		if rpc.Field(req.Params, "cursor") == nil {
+			return rpc.EncodeResult(req.ID, []byte(`{"tools":[{"name":"regen","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`)).AppendTo(nil), nil
+		}
+		return rpc.EncodeResult(req.ID, []byte(`{"tools":[{"name":"wait_for_cad","inputSchema":{"type":"object"}}]}`)).AppendTo(nil), nil
+	}
+	name, _ := rpc.String(rpc.Field(req.Params, "name"))
+	return rpc.EncodeResult(req.ID, []byte(`{"content":[{"type":"text","text":"the base's `+name+`"}]}`)).AppendTo(nil), nil
+}
+
+// TestAttackPagedBaseWaitForCad: "If the base has a tool named
+// wait_for_cad itself, that one keeps its name" (docs/limits.md). The
+// bridge names its tool from the page it adds it to (the first) and, for
+// calls, from the complete list it holds, none when the base pages: a
+// base whose wait_for_cad is on its second page is listed to the client
+// next to the bridge's tool of the same name, and calls to it never reach
+// the base.
+func TestAttackPagedBaseWaitForCad(t *testing.T) {
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = pagedWaitBase{} })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	var names []string
+	for i, cursor := range []string{"", `,"params":{"cursor":"p2"}`} {
+		h.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"%s}`, i+1, cursor))
+		var list struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		got := h.recv()
+		if err := json.Unmarshal([]byte(got), &list); err != nil {
+			t.Fatalf("list: %s", got)
+		}
+		for _, tl := range list.Result.Tools {
+			names = append(names, tl.Name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("tool %q listed twice across the pages: %q", n, names)
+		}
+		seen[n] = true
+	}
+	h.send(call("3", "wait_for_cad", `{"job":"x"}`))
+	if got := h.recv(); got != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"the base's wait_for_cad"}]}}` {
+		t.Errorf("the base's wait_for_cad was not called: %s", got)
+	}
 	h.closeAndWait()
 }
