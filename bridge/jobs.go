@@ -563,7 +563,7 @@ func (b *bridge) keepQueued(j *job, r *reply) {
 	}
 	jb := b.jobs.open(j)
 	d := &reply{id: r.id, key: "\x00job " + jb.id, method: r.method, req: r.req, arrived: r.arrived, client: r.client,
-		out: jobSink{jb: jb, log: b.log}}
+		out: jobSink{jb: jb, jobs: b.jobs, log: b.log}}
 	d.withContext(b.hardCtx)
 	// A detached request the worker never sends (its session ended first)
 	// never finishes its job: forgotten after the hour all the same.
@@ -612,8 +612,9 @@ func (q *jobQueue) swap(j *job, from, to *reply) bool {
 // jobSink is where a detached request's messages go: its answer finishes
 // the job; heartbeats go nowhere.
 type jobSink struct {
-	jb  *cadJob
-	log zerolog.Logger
+	jb   *cadJob
+	jobs *jobTable
+	log  zerolog.Logger
 }
 
 func (s jobSink) Write(m rpc.Encoded) error {
@@ -623,6 +624,10 @@ func (s jobSink) Write(m rpc.Encoded) error {
 	}
 	s.jb.o = outcome{result: resp.Result, rawErr: resp.ErrorRaw}
 	close(s.jb.done)
+	// Kept for an hour from now, as a job answered while running is
+	// (kept): the timer armed when the job was made spares a finished one.
+	jb, jobs := s.jb, s.jobs
+	afterFunc(timerExpiry, jobKeep, func() { jobs.forget(jb) })
 	s.log.Info().Str("job", s.jb.id).Str("tool", s.jb.tool).Dur("took_ms", time.Since(s.jb.arrived)).Msg("job finished in CAD; its result is kept for its client")
 	return nil
 }
