@@ -267,3 +267,55 @@ func TestAttackPagedBaseWaitForCad(t *testing.T) {
 	}
 	h.closeAndWait()
 }
+
+// deadlineBase is heldBase telling the test each call's deadline.
+type deadlineBase struct {
+	heldBase
+	deadlines chan time.Duration
+}
+
+func (b *deadlineBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	if req := rpc.DecodeMessage(frame).Msg.(*rpc.Request); req.Method == "tools/call" {
+		left := time.Duration(-1)
+		if dl, ok := ctx.Deadline(); ok {
+			left = time.Until(dl)
+		}
+		b.deadlines <- left
+	}
+	return b.heldBase.Call(ctx, frame)
+}
+
+// TestAttackQueuedJobCutAtCallTimeout: "A call of a client that gets jobs
+// runs at CAD for up to an hour (or --call-timeout when that is longer),
+// not the 2 minutes of --call-timeout's default" (docs/limits.md). A call
+// that became a job while queued is sent detached, and longCall gives a
+// detached call no job time: it is cut at --call-timeout (here 2
+// minutes), CAD's work broken off and the job's result a timeout error,
+// where the same call sent at once would have had its hour.
+func TestAttackQueuedJobCutAtCallTimeout(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &deadlineBase{heldBase{called: make(chan struct{}, 2), release: make(chan struct{}, 2)}, make(chan time.Duration, 2)}
+	h := newHarness(t, nil, func(c *Config) { within2s(c); c.Base = base; c.CallTimeout = 2 * time.Minute })
+	h.send(initialize("0", "2025-11-25"))
+	h.recv()
+	h.send(call("1", "regen", `{"n":1}`))
+	<-base.called
+	if left := <-base.deadlines; left < 59*time.Minute {
+		t.Errorf("call 1 (sent at once) may run %s at CAD, want an hour", left)
+	}
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning)
+	h.send(call("2", "regen", `{"n":2}`))
+	jt.next(t, timerQueued).fire() // 2 is due while queued
+	if jobRE.FindStringSubmatch(resultText(t, h.recv())) == nil {
+		t.Fatal("no job for 2")
+	}
+	base.release <- struct{}{}
+	h.recv() // 1's answer
+	<-base.called
+	if left := <-base.deadlines; left < 59*time.Minute {
+		t.Errorf("call 2 (a job made while queued) may run only %s at CAD, want an hour", left.Round(time.Second))
+	}
+	base.release <- struct{}{}
+	h.closeAndWait()
+}
