@@ -274,6 +274,10 @@ func (b *bridge) longCall(hardCtx context.Context, j *job, timeout time.Duration
 		lc.after = b.jobAfter(j)
 	}
 	if lc.after <= 0 {
+		if j.detached {
+			// A job made while queued: its client's hour, as below.
+			timeout = max(timeout, jobCallLimit)
+		}
 		lc.ctx, lc.cancel = context.WithTimeout(r.ctx, timeout)
 		return lc
 	}
