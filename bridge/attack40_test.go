@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
+	"github.com/rs/zerolog"
 
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
@@ -318,4 +320,79 @@ func TestAttackQueuedJobCutAtCallTimeout(t *testing.T) {
 	}
 	base.release <- struct{}{}
 	h.closeAndWait()
+}
+
+// ctxBase is heldBase telling the test each call's context.
+type ctxBase struct {
+	heldBase
+	ctxs chan context.Context
+}
+
+func (b *ctxBase) Call(ctx context.Context, frame []byte) ([]byte, error) {
+	if req := rpc.DecodeMessage(frame).Msg.(*rpc.Request); req.Method == "tools/call" {
+		b.ctxs <- ctx
+	}
+	return b.heldBase.Call(ctx, frame)
+}
+
+// lineStream is a Stream handing the test each message.
+type lineStream chan string
+
+func (s lineStream) Write(m rpc.Encoded) error { s <- string(m.AppendTo(nil)); return nil }
+func (s lineStream) WriteBatch(ms []rpc.Encoded) error {
+	for _, m := range ms {
+		s <- string(m.AppendTo(nil))
+	}
+	return nil
+}
+
+// TestAttackSessionEndCutsQueuedJob: "CAD is not interrupted. The call
+// goes on, untouched, on its own connection to the base" (docs/limits.md,
+// "Long calls"). A job made while the call ran goes on when its HTTP
+// session ends (longCall stops watching the request once it is kept);
+// one made while the call was queued is a detached request tracked on the
+// same session, and the session's end (Client.End) cancels it: the call
+// the client was told "CAD goes on with it" is never sent (and, were it
+// running, its context would end: CAD's call broken off mid-way).
+func TestAttackSessionEndCutsQueuedJob(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &ctxBase{heldBase{called: make(chan struct{}, 2), release: make(chan struct{}, 2)}, make(chan context.Context, 2)}
+	cfg := Config{Base: base, BaseAddr: "127.0.0.1:1", Server: lifecycle.NewServer("mcp-bridge", "test", "", true),
+		Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
+	within2s(&cfg)
+	core := Start(cfg, "http")
+	defer core.Stop()
+	out := make(lineStream, 100)
+	cl := core.NewClient(out, nil)
+	send := func(line string) {
+		msgs, batch := core.Decode([]byte(line))
+		core.Dispatch(cl, out, msgs, batch)
+	}
+	send(initialize("0", "2025-11-25"))
+	<-out
+	send(call("1", "regen", `{"n":1}`))
+	<-base.called
+	ctx1 := <-base.ctxs
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning).fire() // 1 is a job while CAD runs it
+	if jobRE.FindStringSubmatch(resultText(t, <-out)) == nil {
+		t.Fatal("no job for 1")
+	}
+	send(call("2", "regen", `{"n":2}`))
+	jt.next(t, timerQueued).fire() // 2 is a job while queued
+	if jobRE.FindStringSubmatch(resultText(t, <-out)) == nil {
+		t.Fatal("no job for 2")
+	}
+	cl.End() // the session ends while CAD runs job 1
+	if ctx1.Err() != nil {
+		t.Fatalf("job 1's call was cut by its session's end: %v", ctx1.Err())
+	}
+	base.release <- struct{}{}
+	select {
+	case <-base.called: // job 2 is sent
+	case <-time.After(waitLimit):
+		t.Fatal("job 2 (made while queued) was never sent to CAD once its session ended")
+	}
+	<-base.ctxs
+	base.release <- struct{}{}
 }
