@@ -466,8 +466,20 @@ func (b *bridge) joined(c *Client, j *job) bool {
 // cancel it and its session's end ends it.
 func (b *bridge) await(j *job, jb *cadJob, join bool) {
 	r := j.reply
+	// A waiter skips the queue, and so the bound --queue puts on what one
+	// client holds: each is a goroutine and a tracked request held up to
+	// the client's time. Its turn (its client's, or the stateless sender's
+	// program's) holds at most --queue of them, refused beyond like a call
+	// over a full queue.
+	t := r.client.turn
+	if t.waiters.Add(1) > int64(b.cfg.Queue) {
+		t.waiters.Add(-1)
+		b.queueFull(r, "request refused: too many requests waiting for jobs")
+		return
+	}
 	r.withContext(b.hardCtx)
 	if werr := r.client.track(r, false); werr != nil {
+		t.waiters.Add(-1)
 		r.fail(werr)
 		return
 	}
@@ -484,6 +496,7 @@ func (b *bridge) await(j *job, jb *cadJob, join bool) {
 // start.
 func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 	defer b.jobs.waiters.Done()
+	defer j.reply.client.turn.waiters.Add(-1)
 	r := j.reply
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, jb.arrived)
 	defer stopBeat()
