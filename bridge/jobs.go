@@ -182,9 +182,12 @@ func waitTool(name string) string {
 }
 
 // listWithWait adds the bridge's wait tool to a tools/list result shown
-// to a client that gets jobs (j's); raw is the base's own list.
+// to a client that gets jobs (j's); raw is the base's own whole list. Of a
+// list in pages, the last page (no nextCursor) gets it: a client reads the
+// pages in order, and the first would name it before the base's later
+// pages could show a wait_for_cad of the base's own.
 func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
-	if b.jobAfter(j) <= 0 || j.req.Tool.Cursor != nil || rpc.Kind(shown) != rpc.KindObject {
+	if b.jobAfter(j) <= 0 || rpc.Kind(shown) != rpc.KindObject || lifecycle.Paged(shown) {
 		return shown
 	}
 	tools := rpc.Field(shown, "tools")
