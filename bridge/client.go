@@ -138,7 +138,7 @@ func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 		if cur != reqNew && c.ids[r.key] == r {
 			delete(c.ids, r.key)
 		}
-	case c.ended && next != reqWaiting:
+	case c.ended && next != reqWaiting && !r.detached:
 		return false
 	case len(from) > 0 && !slices.Contains(from, cur):
 		return false
@@ -197,13 +197,19 @@ func (c *Client) Cancel(id rpc.ID) {
 // session that ended). Queued requests are dropped unsent (their POSTs get
 // 404: nothing ran), running ones are answered that they may have run,
 // then stopped; a question still out is withdrawn, and its call refused as
-// cancelled (question.go).
+// cancelled (question.go). A call answered with a job goes on, queued or
+// running: its client was told CAD goes on with it (jobs.go).
 func (c *Client) End() {
 	c.mu.Lock()
 	c.ended = true
 	var ids []rpc.ID
 	var asking, running []*reply
 	for _, r := range c.ids {
+		if r.detached {
+			// A job made while queued: its client was told CAD goes on
+			// with it, as it does with a job made while running (longCall).
+			continue
+		}
 		switch reqState(r.state.Load()) {
 		case reqAsking:
 			asking = append(asking, r)
@@ -258,6 +264,9 @@ type reply struct {
 	client  *Client
 	batch   *batch // non-nil: the answer goes into this batch
 	listen  bool   // an open subscriptions/listen
+	// detached: a job's own request, made while its call was queued
+	// (keepQueued); its client's end does not end it: the job goes on.
+	detached bool
 	// askedDesktop: its question is (or was) on the desktop, not the
 	// client's; for the status page, read under client.mu.
 	askedDesktop bool

@@ -583,10 +583,12 @@ func (b *bridge) keepQueued(j *job, r *reply) {
 	}
 	jb := b.jobs.open(j)
 	d := &reply{id: r.id, key: "\x00job " + jb.id, method: r.method, req: r.req, arrived: r.arrived, client: r.client,
-		out: jobSink{jb: jb, jobs: b.jobs, log: b.log}}
+		out: jobSink{jb: jb, jobs: b.jobs, log: b.log}, detached: true}
 	d.withContext(b.hardCtx)
-	// A detached request the worker never sends (its session ended first)
-	// never finishes its job: forgotten after the hour all the same.
+	// A detached request is sent even once its session has ended (Client.End
+	// leaves it be), and at shutdown it is answered into its job; should one
+	// ever be left unfinished, its job is forgotten after the hour all the
+	// same.
 	afterFunc(timerExpiry, jobKeep, func() {
 		if !jb.finished() {
 			b.jobs.forget(jb)
