@@ -378,8 +378,9 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 }
 
 // settle ends a job's reply with its outcome, and journals it when that
-// ended the request (the gate records it: gate.go).
-func (b *bridge) settle(j *job, o outcome) {
+// ended the request (the gate records it: gate.go). It reports whether it
+// did: false when the request had ended already, and o went nowhere.
+func (b *bridge) settle(j *job, o outcome) bool {
 	// The client gets the answer fitted to its limits; the journal records
 	// the base's (fit.go), once: a job's answer was journaled when CAD
 	// answered (jobs.go).
@@ -387,12 +388,16 @@ func (b *bridge) settle(j *job, o outcome) {
 		if !j.collect {
 			b.record(j, o)
 		}
-	}) || !j.sent {
-		return
+	}) {
+		return true
 	}
-	// The client cancelled it, or its session ended, while CAD ran it: no
-	// answer goes out, but the call may have run, and the journal says so.
-	b.record(j, outcome{cancelled: true})
+	if j.sent {
+		// The client cancelled it, or its session ended, while CAD ran it:
+		// no answer goes out, but the call may have run, and the journal
+		// says so.
+		b.record(j, outcome{cancelled: true})
+	}
+	return false
 }
 
 // result and fail end the request with a result or an error.

@@ -508,9 +508,16 @@ func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 	wait := waitName(b.tools.lastList())
 	select {
 	case <-jb.done:
+		if testHookCollect != nil {
+			testHookCollect(r)
+		}
 		stopBeat()
-		b.settle(j, collected(j, jb))
-		b.jobs.forget(jb)
+		// Collected only when the answer went out: a request that ended
+		// meanwhile (cancelled as the job finished, select picking this
+		// case) leaves the job for the next wait_for_cad.
+		if b.settle(j, collected(j, jb)) {
+			b.jobs.forget(jb)
+		}
 	case <-t.C:
 		stopBeat()
 		text := stillRunningText(jb.tool, jb.id, wait, time.Since(jb.arrived))
@@ -522,6 +529,11 @@ func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 		r.fail(clienterr.ShuttingDown.New(r.method)) // nothing when it had ended: cancelled, its session gone
 	}
 }
+
+// testHookCollect, when set by a test, runs as a waiter is about to
+// answer with its finished job: the test ends the request there, as a
+// cancel arriving at that very moment would.
+var testHookCollect func(r *reply)
 
 // collected is job jb's outcome as request j's answer: CAD's result or
 // error as it was, under j's id.

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -391,5 +394,45 @@ func TestQueuedCallDue(t *testing.T) {
 	case <-base.called:
 		t.Error("a call was sent twice")
 	default:
+	}
+}
+
+// TestCollectCancelledKeepsJob: a wait_for_cad whose job finishes as its
+// request ends (the client's cancel, its session's end) answers nobody, so
+// the job is not collected: it is kept for the next wait_for_cad. The
+// hook ends the request right between the job's end and the answer.
+func TestCollectCancelledKeepsJob(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	cfg := Config{Base: base, BaseAddr: "127.0.0.1:1", Server: lifecycle.NewServer("mcp-bridge", "test", "", true),
+		Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+		// An hour: the waiters' own (real) timers never fire in the test.
+		Fit: clientfit.Config{AnswerWithin: time.Hour, AnswerWithinSet: true}}
+	core := Start(cfg, "stdio")
+	defer core.Stop()
+	out := make(lineStream, 100)
+	cl := core.NewClient(out, nil)
+	send := func(line string) {
+		msgs, batch := core.Decode([]byte(line))
+		core.Dispatch(cl, out, msgs, batch)
+	}
+	send(initialize("0", "2025-11-25"))
+	<-out
+	send(call("1", "regen", `{}`))
+	<-base.called
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning).fire()
+	m := jobRE.FindStringSubmatch(resultText(t, <-out))
+	if m == nil {
+		t.Fatal("no job")
+	}
+	base.release <- struct{}{}
+	testHookCollect = func(r *reply) { r.client.Cancel(r.id) }
+	send(call("2", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	core.b.jobs.waiters.Wait() // 2 has ended, unanswered
+	testHookCollect = nil
+	send(call("3", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	if got := <-out; got != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"regenerated"}]}}` {
+		t.Errorf("the job's result was lost with the cancelled wait_for_cad: 3 got %s", got)
 	}
 }
