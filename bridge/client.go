@@ -138,7 +138,7 @@ func (c *Client) updateLocked(r *reply, next reqState, from ...reqState) bool {
 		if cur != reqNew && c.ids[r.key] == r {
 			delete(c.ids, r.key)
 		}
-	case c.ended && next != reqWaiting:
+	case c.ended && next != reqWaiting && !r.detached:
 		return false
 	case len(from) > 0 && !slices.Contains(from, cur):
 		return false
@@ -197,13 +197,19 @@ func (c *Client) Cancel(id rpc.ID) {
 // session that ended). Queued requests are dropped unsent (their POSTs get
 // 404: nothing ran), running ones are answered that they may have run,
 // then stopped; a question still out is withdrawn, and its call refused as
-// cancelled (question.go).
+// cancelled (question.go). A call answered with a job goes on, queued or
+// running: its client was told CAD goes on with it (jobs.go).
 func (c *Client) End() {
 	c.mu.Lock()
 	c.ended = true
 	var ids []rpc.ID
 	var asking, running []*reply
 	for _, r := range c.ids {
+		if r.detached {
+			// A job made while queued: its client was told CAD goes on
+			// with it, as it does with a job made while running (longCall).
+			continue
+		}
 		switch reqState(r.state.Load()) {
 		case reqAsking:
 			asking = append(asking, r)
@@ -258,6 +264,9 @@ type reply struct {
 	client  *Client
 	batch   *batch // non-nil: the answer goes into this batch
 	listen  bool   // an open subscriptions/listen
+	// detached: a job's own request, made while its call was queued
+	// (keepQueued); its client's end does not end it: the job goes on.
+	detached bool
 	// askedDesktop: its question is (or was) on the desktop, not the
 	// client's; for the status page, read under client.mu.
 	askedDesktop bool
@@ -369,8 +378,9 @@ func (r *reply) tooLargeForBatch(size int) rpc.Encoded {
 }
 
 // settle ends a job's reply with its outcome, and journals it when that
-// ended the request (the gate records it: gate.go).
-func (b *bridge) settle(j *job, o outcome) {
+// ended the request (the gate records it: gate.go). It reports whether it
+// did: false when the request had ended already, and o went nowhere.
+func (b *bridge) settle(j *job, o outcome) bool {
 	// The client gets the answer fitted to its limits; the journal records
 	// the base's (fit.go), once: a job's answer was journaled when CAD
 	// answered (jobs.go).
@@ -378,12 +388,16 @@ func (b *bridge) settle(j *job, o outcome) {
 		if !j.collect {
 			b.record(j, o)
 		}
-	}) || !j.sent {
-		return
+	}) {
+		return true
 	}
-	// The client cancelled it, or its session ended, while CAD ran it: no
-	// answer goes out, but the call may have run, and the journal says so.
-	b.record(j, outcome{cancelled: true})
+	if j.sent {
+		// The client cancelled it, or its session ended, while CAD ran it:
+		// no answer goes out, but the call may have run, and the journal
+		// says so.
+		b.record(j, outcome{cancelled: true})
+	}
+	return false
 }
 
 // result and fail end the request with a result or an error.

@@ -189,9 +189,12 @@ func waitTool(name string) string {
 }
 
 // listWithWait adds the bridge's wait tool to a tools/list result shown
-// to a client that gets jobs (j's); raw is the base's own list.
+// to a client that gets jobs (j's); raw is the base's own whole list. Of a
+// list in pages, the last page (no nextCursor) gets it: a client reads the
+// pages in order, and the first would name it before the base's later
+// pages could show a wait_for_cad of the base's own.
 func (b *bridge) listWithWait(j *job, raw, shown []byte) []byte {
-	if b.jobAfter(j) <= 0 || j.req.Tool.Cursor != nil || rpc.Kind(shown) != rpc.KindObject {
+	if b.jobAfter(j) <= 0 || rpc.Kind(shown) != rpc.KindObject || lifecycle.Paged(shown) {
 		return shown
 	}
 	tools := rpc.Field(shown, "tools")
@@ -286,6 +289,10 @@ func (b *bridge) longCall(hardCtx context.Context, j *job, timeout time.Duration
 		lc.after = b.jobAfter(j)
 	}
 	if lc.after <= 0 {
+		if j.detached {
+			// A job made while queued: its client's hour, as below.
+			timeout = max(timeout, jobCallLimit)
+		}
 		lc.ctx, lc.cancel = context.WithTimeout(r.ctx, timeout)
 		return lc
 	}
@@ -474,8 +481,20 @@ func (b *bridge) joined(c *Client, j *job) bool {
 // cancel it and its session's end ends it.
 func (b *bridge) await(j *job, jb *cadJob, join bool) {
 	r := j.reply
+	// A waiter skips the queue, and so the bound --queue puts on what one
+	// client holds: each is a goroutine and a tracked request held up to
+	// the client's time. Its turn (its client's, or the stateless sender's
+	// program's) holds at most --queue of them, refused beyond like a call
+	// over a full queue.
+	t := r.client.turn
+	if t.waiters.Add(1) > int64(b.cfg.Queue) {
+		t.waiters.Add(-1)
+		b.queueFull(r, "request refused: too many requests waiting for jobs")
+		return
+	}
 	r.withContext(b.hardCtx)
 	if werr := r.client.track(r, false); werr != nil {
+		t.waiters.Add(-1)
 		r.fail(werr)
 		return
 	}
@@ -492,6 +511,7 @@ func (b *bridge) await(j *job, jb *cadJob, join bool) {
 // start.
 func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 	defer b.jobs.waiters.Done()
+	defer j.reply.client.turn.waiters.Add(-1)
 	r := j.reply
 	stopBeat := b.heartbeat(r, j.req.ProgressToken, jb.arrived)
 	defer stopBeat()
@@ -500,9 +520,16 @@ func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 	wait := waitName(b.tools.lastList())
 	select {
 	case <-jb.done:
+		if testHookCollect != nil {
+			testHookCollect(r)
+		}
 		stopBeat()
-		b.settle(j, collected(j, jb))
-		b.jobs.forget(jb)
+		// Collected only when the answer went out: a request that ended
+		// meanwhile (cancelled as the job finished, select picking this
+		// case) leaves the job for the next wait_for_cad.
+		if b.settle(j, collected(j, jb)) {
+			b.jobs.forget(jb)
+		}
 	case <-t.C:
 		stopBeat()
 		text := stillRunningText(jb.tool, jb.id, wait, time.Since(jb.arrived))
@@ -514,6 +541,11 @@ func (b *bridge) runWaiter(j *job, jb *cadJob, join bool) {
 		r.fail(clienterr.ShuttingDown.New(r.method)) // nothing when it had ended: cancelled, its session gone
 	}
 }
+
+// testHookCollect, when set by a test, runs as a waiter is about to
+// answer with its finished job: the test ends the request there, as a
+// cancel arriving at that very moment would.
+var testHookCollect func(r *reply)
 
 // collected is job jb's outcome as request j's answer: CAD's result or
 // error as it was, under j's id.
@@ -575,10 +607,12 @@ func (b *bridge) keepQueued(j *job, r *reply) {
 	}
 	jb := b.jobs.open(j)
 	d := &reply{id: r.id, key: "\x00job " + jb.id, method: r.method, req: r.req, arrived: r.arrived, client: r.client,
-		out: jobSink{jb: jb, log: b.log}}
+		out: jobSink{jb: jb, jobs: b.jobs, log: b.log}, detached: true}
 	d.withContext(b.hardCtx)
-	// A detached request the worker never sends (its session ended first)
-	// never finishes its job: forgotten after the hour all the same.
+	// A detached request is sent even once its session has ended (Client.End
+	// leaves it be), and at shutdown it is answered into its job; should one
+	// ever be left unfinished, its job is forgotten after the hour all the
+	// same.
 	afterFunc(timerExpiry, jobKeep, func() {
 		if !jb.finished() {
 			b.jobs.forget(jb)
@@ -624,8 +658,9 @@ func (q *jobQueue) swap(j *job, from, to *reply) bool {
 // jobSink is where a detached request's messages go: its answer finishes
 // the job; heartbeats go nowhere.
 type jobSink struct {
-	jb  *cadJob
-	log zerolog.Logger
+	jb   *cadJob
+	jobs *jobTable
+	log  zerolog.Logger
 }
 
 func (s jobSink) Write(m rpc.Encoded) error {
@@ -635,6 +670,10 @@ func (s jobSink) Write(m rpc.Encoded) error {
 	}
 	s.jb.o = outcome{result: resp.Result, rawErr: resp.ErrorRaw}
 	close(s.jb.done)
+	// Kept for an hour from now, as a job answered while running is
+	// (kept): the timer armed when the job was made spares a finished one.
+	jb, jobs := s.jb, s.jobs
+	afterFunc(timerExpiry, jobKeep, func() { jobs.forget(jb) })
 	s.log.Info().Str("job", s.jb.id).Str("tool", s.jb.tool).Dur("took_ms", time.Since(s.jb.arrived)).Msg("job finished in CAD; its result is kept for its client")
 	return nil
 }

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/mcp-bridge/mcp-bridge/bridge/clientfit"
+	"github.com/mcp-bridge/mcp-bridge/lifecycle"
 	"github.com/mcp-bridge/mcp-bridge/rpc"
 	"github.com/mcp-bridge/mcp-bridge/tcpbase/simbase"
 )
@@ -425,5 +428,104 @@ func TestWaitNameTakesTheNextFree(t *testing.T) {
 		if got := waitName(c.list); got != c.want {
 			t.Errorf("%.80s: %s, want %s", c.list, got, c.want)
 		}
+	}
+}
+
+// TestCollectCancelledKeepsJob: a wait_for_cad whose job finishes as its
+// request ends (the client's cancel, its session's end) answers nobody, so
+// the job is not collected: it is kept for the next wait_for_cad. The
+// hook ends the request right between the job's end and the answer.
+func TestCollectCancelledKeepsJob(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	cfg := Config{Base: base, BaseAddr: "127.0.0.1:1", Server: lifecycle.NewServer("mcp-bridge", "test", "", true),
+		Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+		// An hour: the waiters' own (real) timers never fire in the test.
+		Fit: clientfit.Config{AnswerWithin: time.Hour, AnswerWithinSet: true}}
+	core := Start(cfg, "stdio")
+	defer core.Stop()
+	out := make(lineStream, 100)
+	cl := core.NewClient(out, nil)
+	send := func(line string) {
+		msgs, batch := core.Decode([]byte(line))
+		core.Dispatch(cl, out, msgs, batch)
+	}
+	send(initialize("0", "2025-11-25"))
+	<-out
+	send(call("1", "regen", `{}`))
+	<-base.called
+	jt.next(t, timerQueued)
+	jt.next(t, timerRunning).fire()
+	m := jobRE.FindStringSubmatch(resultText(t, <-out))
+	if m == nil {
+		t.Fatal("no job")
+	}
+	base.release <- struct{}{}
+	testHookCollect = func(r *reply) { r.client.Cancel(r.id) }
+	send(call("2", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	core.b.jobs.waiters.Wait() // 2 has ended, unanswered
+	testHookCollect = nil
+	send(call("3", "wait_for_cad", `{"job":"`+m[1]+`"}`))
+	if got := <-out; got != `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"regenerated"}]}}` {
+		t.Errorf("the job's result was lost with the cancelled wait_for_cad: 3 got %s", got)
+	}
+}
+
+// TestWaitersAtTheQueueBound: a client holds --queue calls waiting for
+// jobs (here 2 joined calls), the next one is refused at once like a call
+// over a full queue, and the count goes back down once they are answered.
+func TestWaitersAtTheQueueBound(t *testing.T) {
+	jt := hookJobTimer(t)
+	base := &heldBase{called: make(chan struct{}, 1), release: make(chan struct{}, 1)}
+	cfg := Config{Base: base, BaseAddr: "127.0.0.1:1", Server: lifecycle.NewServer("mcp-bridge", "test", "", true),
+		Log:   zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+		Queue: 2,
+		// An hour: the waiters' own (real) timers never fire in the test.
+		Fit: clientfit.Config{AnswerWithin: time.Hour, AnswerWithinSet: true}}
+	core := Start(cfg, "stdio")
+	defer core.Stop()
+	out := make(lineStream, 100)
+	cl := core.NewClient(out, nil)
+	send := func(line string) {
+		msgs, batch := core.Decode([]byte(line))
+		core.Dispatch(cl, out, msgs, batch)
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case l := <-out:
+			return l
+		case <-time.After(waitLimit):
+			t.Fatal("no answer within the wait limit")
+		}
+		return ""
+	}
+	send(initialize("0", "2025-11-25"))
+	next()
+	regenerated := func(id string) string {
+		return `{"jsonrpc":"2.0","id":"` + id + `","result":{"content":[{"type":"text","text":"regenerated"}]}}`
+	}
+	for round := range 2 {
+		send(call(fmt.Sprintf(`"call%d"`, round), "regen", `{}`))
+		<-base.called
+		jt.next(t, timerQueued)
+		jt.next(t, timerRunning).fire()
+		if jobRE.FindStringSubmatch(resultText(t, next())) == nil {
+			t.Fatal("no job")
+		}
+		for i := range 3 {
+			send(call(fmt.Sprintf(`"join%d"`, i), "regen", `{}`))
+		}
+		// join0 and join1 wait for the job: the first answer is join2's.
+		want := `{"jsonrpc":"2.0","id":"join2","error":{"code":-32603,"message":"too many requests queued (2) waiting for the CAD base; tools/call was not sent, try again when earlier calls have finished"}}`
+		if got := next(); got != want {
+			t.Fatalf("round %d: the third waiter under --queue 2:\n got %s\nwant %s", round, got, want)
+		}
+		base.release <- struct{}{}
+		got := map[string]bool{next(): true, next(): true}
+		if !got[regenerated("join0")] || !got[regenerated("join1")] {
+			t.Fatalf("round %d: the two waiters got %v", round, got)
+		}
+		core.b.jobs.waiters.Wait() // their count is back to 0 for the next round
 	}
 }

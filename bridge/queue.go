@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // push's two refusals, which enqueue answers differently: a full queue is
@@ -19,6 +20,9 @@ var (
 // httpClientKey).
 type Turn struct {
 	jobs []*job // guarded by jobQueue.mu
+	// waiters counts its requests waiting for a job (await), which the
+	// queue's bound does not see: at most --queue.
+	waiters atomic.Int64
 
 	// Its desktop questions are shown one at a time, in the order its
 	// jobs came (nextAsk): the last one's end, under askMu.

@@ -174,7 +174,7 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		if method == "tools/list" && errors.Is(err, tcpbase.ErrUnreachable) {
 			if cached := b.tools.fallback(b.log); cached != nil {
 				b.log.Warn().Str("base", b.cfg.BaseAddr).Msg("CAD base is down: answering tools/list with the last known tool list; calls fail until it is back")
-				res := b.prepareList(j, cached)
+				res := b.prepareList(j, cached, cached)
 				return outcome{answer: rpc.EncodeResult(id, res), result: res}
 			}
 		}
@@ -209,18 +209,28 @@ func (b *bridge) outcome(j *job, ans []byte, err error, hardCtx context.Context)
 		// but a call may now have it read again (mirrored.go).
 		b.tools.listSeen()
 	}
-	res := b.prepareList(j, resp.Result)
+	complete := resp.Result
+	if j.req.Tool.Cursor != nil && !lifecycle.Paged(resp.Result) && b.jobAfter(j) > 0 {
+		// The last page of several, where wait_for_cad is added: it is
+		// named from the whole list (read now, by the worker, when none is
+		// held), as the reader names it for calls, so that a base's own
+		// wait_for_cad on an earlier page keeps its name. Unread, it is
+		// named from none, as the reader does then.
+		complete, _ = b.knownList(hardCtx)
+	}
+	res := b.prepareList(j, resp.Result, complete)
 	return outcome{answer: rpc.EncodeResult(id, res), result: res, listChanged: changed}
 }
 
 // prepareList prepares a tools/list result for the client: schemas
 // repaired, the tool metadata its client acts on added (fit.go), and
-// decorated for modern clients.
-func (b *bridge) prepareList(j *job, result []byte) []byte {
+// decorated for modern clients. complete is the base's whole list, result
+// one of its pages (the same when it has one).
+func (b *bridge) prepareList(j *job, result, complete []byte) []byte {
 	// Claude Code's metadata goes on the bridge's wait_for_cad too (else
 	// deferred, it is never called); the base's tools alone are counted.
 	shown := b.shownList(result)
-	withWait, added := b.listWithWait(j, result, shown), 0
+	withWait, added := b.listWithWait(j, complete, shown), 0
 	if len(withWait) != len(shown) {
 		added = 1
 	}

@@ -256,7 +256,8 @@ func (f *httpFront) errorStatus(w http.ResponseWriter, status int, id rpc.ID, e 
 // out of the table (eviction does, in sessions.open, to make room in the
 // same step): it leaves the table and the core's clients, its POSTs
 // waiting for answers and its GET stream end, what it has queued is
-// dropped unsent, what runs is stopped, a question still out is withdrawn
+// dropped unsent, what runs is stopped (but for calls answered with a job:
+// they go on, bridge/jobs.go), a question still out is withdrawn
 // (its call refused as cancelled), and telemetry counts it closed. It
 // reports whether this call ended it.
 func (f *httpFront) endSession(s *session, why string) bool {
