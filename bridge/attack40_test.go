@@ -131,7 +131,9 @@ func TestAttackFitAtTheSmallestLimit(t *testing.T) {
 		h.recv()
 		h.send(call(id, "dump", `{}`))
 		got := h.recv()
-		if !strings.Contains(got, "mcp-bridge:") {
+		// Reduced within the limit, or (an id too long to leave Fit its
+		// room) the short too_large_for_client error: never over.
+		if !strings.Contains(got, "mcp-bridge:") && !(len(id) > 200 && strings.Contains(got, "does not fit in the 1024 bytes")) {
 			t.Fatalf("not reduced: %.300s", got)
 		}
 		if len(got) > clientfit.MinResultBytes {

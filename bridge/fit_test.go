@@ -442,15 +442,16 @@ func TestJobTextIsJSON(t *testing.T) {
 }
 
 // TestFitLongIDAtTheSmallestLimit: the limit is on the whole message. At
-// the smallest --max-result-bytes Fit keeps room for its notes in, an id
-// that leaves that room gets the result reduced within the limit; one
-// byte more of id and it would go over: the answer is then the short
-// too_large_for_client error, never a message over the limit.
+// the smallest --max-result-bytes (1024), Fit keeps 768 bytes for the
+// result and its notes whatever the id: an id whose envelope takes the
+// other 256 gets the result reduced within the limit; one byte more of id
+// and it would go over: the answer is then the short too_large_for_client
+// error, never a message over the limit.
 func TestFitLongIDAtTheSmallestLimit(t *testing.T) {
 	sim := bridgetest.StartLimitSim(t)
-	const limit = clientfit.MinResultBytes + 100
-	// {"jsonrpc":"2.0","id":"…","result":} is 33 bytes and the id's.
-	fits := `"` + strings.Repeat("i", 100-33-2) + `"`
+	const limit = clientfit.MinResultBytes
+	// {"jsonrpc":"2.0","id":…,"result":} is 33 bytes and the id's.
+	fits := `"` + strings.Repeat("i", 256-33-2) + `"`
 	for _, c := range []struct {
 		id      string
 		reduced bool
@@ -466,7 +467,7 @@ func TestFitLongIDAtTheSmallestLimit(t *testing.T) {
 		if len(got) > limit {
 			t.Errorf("id of %d bytes: an answer of %d bytes over --max-result-bytes %d", len(c.id), len(got), limit)
 		}
-		if reduced := strings.Contains(got, "mcp-bridge: the text above was cut"); reduced != c.reduced || !reduced && !strings.Contains(got, "does not fit in the 1124 bytes a message this client takes") {
+		if reduced := strings.Contains(got, "mcp-bridge: the text above was cut"); reduced != c.reduced || !reduced && !strings.Contains(got, "does not fit in the 1024 bytes a message this client takes") {
 			t.Errorf("id of %d bytes: reduced %v, want %v: %.300s", len(c.id), reduced, c.reduced, got)
 		}
 	}

@@ -31,6 +31,15 @@ type Config struct {
 // less; Fit takes a smaller limit as this one.
 const MinResultBytes = 1024
 
+// envelopeRoom is what of MinResultBytes is left to the message around
+// the result (its id: {"jsonrpc":"2.0","id":…,"result":} is 33 bytes and
+// the id's): at the smallest limit, an id of up to 220 bytes still gets a
+// result with its notes. minFitBytes is then the least room Fit keeps to.
+const (
+	envelopeRoom = 256
+	minFitBytes  = MinResultBytes - envelopeRoom
+)
+
 // minAnswerWithin is the shortest --answer-within: below a second every
 // call would become a job.
 const minAnswerWithin = time.Second

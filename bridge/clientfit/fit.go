@@ -95,7 +95,7 @@ func Decodes(what string) int64 {
 // Everything else is kept as the base wrote it: the members and their
 // order, the blocks and their order, a reduced block's other members. The
 // bytes out are valid JSON in valid UTF-8 and never over MaxResultBytes
-// (taken as MinResultBytes when smaller). result must be valid JSON (the
+// (its Envelope taken off; taken as minFitBytes when smaller). result must be valid JSON (the
 // core's answers from tcpbase are checked); one that is not is answered,
 // when over the limit, by a result saying it was left out.
 func Fit(result []byte, lim Limits) ([]byte, Report) {
@@ -120,7 +120,7 @@ func (l Limits) maxBytes() int {
 	if l.MaxResultBytes <= 0 {
 		return 0
 	}
-	return max(l.MaxResultBytes-l.Envelope, MinResultBytes)
+	return max(l.MaxResultBytes-l.Envelope, minFitBytes)
 }
 
 // fits reports whether result can go to the client as it is. It
