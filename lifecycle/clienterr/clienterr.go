@@ -128,19 +128,19 @@ var (
 // The answer does not fit, the bridge is busy or stopping, or a session
 // ended.
 var (
-	AnswerTooLarge  = entry("too_large", rpc.CodeInternalError, "too_large", "the answer to %s is %d bytes, longer than --max-message (%d bytes) allows; the call has run. Ask for less, or raise --max-message.")
+	AnswerTooLarge = entry("too_large", rpc.CodeInternalError, "too_large", "the answer to %s is %d bytes, longer than --max-message (%d bytes) allows; the call has run. Ask for less, or raise --max-message.")
 	// TooLargeForClient: even reduced, the answer's message is over what
 	// the client takes (--max-result-bytes, its table's): its envelope (a
 	// long id) leaves no room for the smallest result with its note.
 	TooLargeForClient = entry("too_large_for_client", rpc.CodeInternalError, "too_large", "the answer to %s does not fit in the %d bytes a message this client takes, even reduced: its id and envelope take %d of them; the call has run. Send a shorter id, or raise --max-result-bytes.")
-	TooLargeInBatch = entry("too_large_for_batch", rpc.CodeInternalError, "too_large_for_batch", "answer too large for a batch: %d bytes do not fit within --max-message (%d) beside the others; the request has run, send it alone")
-	BatchOmitted    = entry("batch_omitted", rpc.CodeInternalError, "", "answer too large for a batch: %d answers of this batch were left out, even as errors, to keep it within --max-message (%d bytes); their requests may have run")
-	QueueFull       = entry("queue_full", rpc.CodeInternalError, "", "too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished")
-	ShuttingDown    = entry("shutting_down", rpc.CodeInternalError, "", "mcp-bridge is shutting down; %s was not sent to CAD")
-	StoppedWhileRun = entry("shutdown", rpc.CodeInternalError, "shutdown", "mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD")
-	SessionEnded    = entry("session_ended", rpc.CodeInternalError, "session_ended", "the session ended while CAD was working on %s; it may have run in CAD (check before sending it again)")
-	SessionGone     = entry("session_gone", rpc.CodeInvalidRequest, "", "Invalid Request: the session ended; %s was not sent to CAD")
-	Internal        = entry("internal", rpc.CodeInternalError, "", "internal error in mcp-bridge while %s %s (see its log)")
+	TooLargeInBatch   = entry("too_large_for_batch", rpc.CodeInternalError, "too_large_for_batch", "answer too large for a batch: %d bytes do not fit within --max-message (%d) beside the others; the request has run, send it alone")
+	BatchOmitted      = entry("batch_omitted", rpc.CodeInternalError, "", "answer too large for a batch: %d answers of this batch were left out, even as errors, to keep it within --max-message (%d bytes); their requests may have run")
+	QueueFull         = entry("queue_full", rpc.CodeInternalError, "", "too many requests queued (%d) waiting for the CAD base; %s was not sent, try again when earlier calls have finished")
+	ShuttingDown      = entry("shutting_down", rpc.CodeInternalError, "", "mcp-bridge is shutting down; %s was not sent to CAD")
+	StoppedWhileRun   = entry("shutdown", rpc.CodeInternalError, "shutdown", "mcp-bridge was stopped while CAD was working on %s; the call may still have run in CAD")
+	SessionEnded      = entry("session_ended", rpc.CodeInternalError, "session_ended", "the session ended while CAD was working on %s; it may have run in CAD (check before sending it again)")
+	SessionGone       = entry("session_gone", rpc.CodeInvalidRequest, "", "Invalid Request: the session ended; %s was not sent to CAD")
+	Internal          = entry("internal", rpc.CodeInternalError, "", "internal error in mcp-bridge while %s %s (see its log)")
 )
 
 // The Streamable HTTP transport.
