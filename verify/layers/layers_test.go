@@ -262,6 +262,11 @@ func moduleRoot(t *testing.T) string {
 // TestImportsPointDown checks the module as it stands, for each system
 // the release is built for.
 func TestImportsPointDown(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		// Under Wine (make test-windows) there is no go command; the rules
+		// are checked for every system from the Linux run (GOOS each).
+		t.Skip("no go command to list the module's imports:", err)
+	}
 	root := moduleRoot(t)
 	graphs := make([]graph, len(systems))
 	errs := make([]error, len(systems))
