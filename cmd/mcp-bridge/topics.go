@@ -1,6 +1,7 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -207,137 +208,37 @@ type topic struct {
 	name, summary string
 	page          string // the docs page, from the repository's root
 	section       string // the page's heading to start at, or ""
-	text          string
 }
 
-// topics are in the order `mcp-bridge help` lists them. Their texts are
-// kept as golden files (testdata/help/topic-*.txt), and their pages are
+// topicTexts are the topics' texts, topics/<name>.txt: prose, kept as
+// text; {{clients}} stands for the list of clients install knows.
+//
+//go:embed topics/*.txt
+var topicTexts embed.FS
+
+// text is the topic's own words, as help prints them after its heading.
+func (t *topic) text() string {
+	b, err := topicTexts.ReadFile("topics/" + t.name + ".txt")
+	if err != nil {
+		panic("help topic " + t.name + " has no text: " + err.Error()) // every topic has its file (TestHelpGolden)
+	}
+	return strings.ReplaceAll(string(b), "{{clients}}", clientList())
+}
+
+// topics are in the order `mcp-bridge help` lists them. Their texts
+// (topics/<name>.txt) are kept as golden files (testdata/help/topic-*.txt), and their pages are
 // checked to exist (TestHelpTopicPagesExist).
 var topics = []topic{
-	{"clients", "install in a client, the file each one reads, what each can do", "docs/clients.md", "", `
-The client (Claude Desktop, Claude Code, Cursor, VS Code, …) starts
-mcp-bridge and talks to it over stdio. install writes that entry in the
-client's own file, with this binary's absolute path and your settings;
-everything else in the file stays as it was:
-
-  mcp-bridge install --copy --client claude-desktop   # --copy: first copy the binary where it stays
-  mcp-bridge install --client all --dry-run           # every client found here, changing nothing
-  mcp-bridge uninstall --client cursor
-  mcp-bridge --print-config --client vscode           # the entry to paste yourself
-
-Then restart the client; mcp-bridge doctor checks every registration.
---scope project writes the current folder's file (shared with your
-team), --url a bridge on another machine (help remote).
-
-Each client gets results it takes: a picture too large for Claude Desktop
-is scaled down, a listing too long is cut, saying so; Claude Code is told
-to keep the tools loaded (docs/limits.md).
-
-` + clientList() + `
-`},
-	{"base", "what must run in the CAD program, and its settings", "docs/base.md", "", `
-The CAD side is a "base": a TCP server inside the CAD program that
-answers tools/list and tools/call, one JSON-RPC request per connection.
-mcp-bridge adds everything else an MCP client needs.
-
-  FreeCAD: the base ships with mcp-bridge (the freecad folder beside it:
-    MCPBridgeBase.FCMacro and cadbase/); mcp-bridge launch-command --cad freecad
-  AutoCAD and others: your plug-in is the base; check it with
-    mcp-bridge verify --port 8080
-  No CAD at hand: mcp-bridge sim --port 8080 serves a simulated one.
-`},
-	{"policy", "which tools clients see, which calls need your agreement", "docs/policy.md", "", `
-Without a policy every tool of the CAD base is offered. A policy file
-(JSON with comments) hides tools, adds annotations, and names the calls
-that run only after you agree:
-
-  mcp-bridge --policy configs/policy.example.jsonc
-  mcp-bridge --deny-tools 'save_*,new_drawing' --read-only
-
-  {"deny": ["save_*"], "confirm": ["delete_*"]}
-
-A denied tool is absent from tools/list and its calls never reach CAD.
-A confirmed call is asked about by your client when it can, else in a
-dialog on this desktop (--confirm-with client, desktop or both; waits
---confirm-timeout). mcp-bridge doctor --policy FILE shows the policy in
-force; mcp-bridge tools --policy FILE what clients will see.
-`},
-	{"journal", "a record of every tool request, and reading it", "docs/journal.md", "", `
---journal FILE appends one JSON line per tool request: when, which
-client, which tool, the outcome (ok, tool_error, error, denied, declined,
-cancelled) and how long it took; the arguments only with --journal-args.
-Several bridges may share one file; it rotates at --journal-max to
-FILE.1 … FILE.5, and --journal-required refuses calls while it cannot be
-written.
-
-  mcp-bridge --journal ~/cad-journal.jsonl
-  mcp-bridge journal ~/cad-journal.jsonl --since 1h --failed
-  mcp-bridge journal --tool 'delete_*' --json       # FILE from CAD_MCP_JOURNAL
-`},
-	{"launch", "starting CAD when a call finds it closed", "docs/launch.md", "", `
-With --launch the first call that finds the CAD base down starts the CAD
-program (detached, never stopped by the bridge), waits for its base, then
-runs. One start per base however many bridges; a start that fails is
-not tried again for --launch-backoff, unless the command changes.
-
-  mcp-bridge launch-command --cad freecad      # the flags for this machine
-  mcp-bridge install --client claude-desktop --launch /usr/bin/freecad --launch-arg ~/mcp-bridge/freecad/MCPBridgeBase.FCMacro
-  mcp-bridge doctor --launch /usr/bin/freecad --launch-arg … --launch-test   # starts it once
-`},
-	{"http", "Streamable HTTP: one CAD program for several clients", "docs/http.md", "", `
-With --listen the bridge serves Streamable HTTP at http://ADDR/mcp instead
-of stdio, to any number of clients at once (both protocol eras); their
-calls take turns at the one CAD base. --token-file FILE requires FILE's
-token; a FILE that does not exist is made with a new random token.
-
-  mcp-bridge --listen 127.0.0.1:8931 --token-file ~/cad-token
-  mcp-bridge --print-config --client cursor --listen 127.0.0.1:8931 --token-file ~/cad-token
-  mcp-bridge verify --url http://127.0.0.1:8931/mcp --token-file ~/cad-token
-
-A client's entry reads the token from CAD_MCP_TOKEN: it is never written
-in a client's file. A non-loopback address needs a token (or
---allow-remote); foreign browser origins get 403. --tls-self-signed or
---tls-cert/--tls-key serve HTTPS (help remote).
-`},
-	{"remote", "CAD on another machine: --listen there, connect here", "docs/http.md", "CAD on another machine", `
-On the CAD machine, serve HTTPS with a token; on the client's machine,
-register it, pinned to the certificate:
-
-  mcp-bridge --listen 0.0.0.0:8931 --tls-self-signed --token-file token   # prints fingerprint=sha256:…
-  mcp-bridge install --client cursor --url https://cad-pc:8931/mcp --fingerprint sha256:… --token-file token
-
-With --fingerprint or --ca the client starts "mcp-bridge connect URL",
-which relays stdio to the remote bridge; without them a client that takes
-URLs of its own gets the URL, the token read from CAD_MCP_TOKEN. A call
-is never sent twice; confirmation is asked on the machine you sit at.
-connect's own flags: mcp-bridge connect --help.
-`},
-	{"telemetry", "traces and metrics for sites with many workstations", "docs/telemetry.md", "", `
-Off by default. OpenTelemetry traces and metrics go by OTLP/HTTP to a
-collector named by the standard OTEL_* variables or their flags;
-/metrics serves Prometheus on --listen (with --metrics) or alone on
---metrics-listen; /healthz says 503 while CAD cannot be reached.
-
-  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 mcp-bridge
-  mcp-bridge --metrics-listen 127.0.0.1:9464
-`},
-	{"diagnostics", "doctor, verify, the base's tools, logs, what errors mean", "docs/diagnostics.md", "", `
-  mcp-bridge doctor                  # this binary, the CAD base, every registration
-  mcp-bridge verify --port 8080      # as a client would, against your CAD program (read-only)
-  mcp-bridge tools                   # the base's tools, straight from the base
-  mcp-bridge call get_drawing_info   # one call; request sends one raw frame
-
-Logs go to stderr (--log-file FILE, --log-level debug, --log-format json);
-stdout carries only protocol messages. An error the client sees has a
-data.kind (unreachable, timeout, closed, malformed, too_large, …) that
-says which side failed; docs/errors.md lists them all.
-`},
-	{"settings", "every flag of the bridge, by topic, and its variable", "docs/settings.md", "", `
-Each setting (marked "env") is read from the command line, else from its
-variable (CAD_MCP_<NAME>, the telemetry ones OTEL_*), else its default:
-how a client's entry passes them. The others come from the command line
-only. install writes the settings you give it into the client's entry.
-`},
+	{"clients", "install in a client, the file each one reads, what each can do", "docs/clients.md", ""},
+	{"base", "what must run in the CAD program, and its settings", "docs/base.md", ""},
+	{"policy", "which tools clients see, which calls need your agreement", "docs/policy.md", ""},
+	{"journal", "a record of every tool request, and reading it", "docs/journal.md", ""},
+	{"launch", "starting CAD when a call finds it closed", "docs/launch.md", ""},
+	{"http", "Streamable HTTP: one CAD program for several clients", "docs/http.md", ""},
+	{"remote", "CAD on another machine: --listen there, connect here", "docs/http.md", "CAD on another machine"},
+	{"telemetry", "traces and metrics for sites with many workstations", "docs/telemetry.md", ""},
+	{"diagnostics", "doctor, verify, the base's tools, logs, what errors mean", "docs/diagnostics.md", ""},
+	{"settings", "every flag of the bridge, by topic, and its variable", "docs/settings.md", ""},
 }
 
 func lookupTopic(name string) *topic {
@@ -367,7 +268,7 @@ func (t *topic) help(fs *pflag.FlagSet) string {
 		url += "#" + anchor(t.section)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "mcp-bridge help %s: %s\n%s", t.name, t.summary, t.text)
+	fmt.Fprintf(&b, "mcp-bridge help %s: %s\n%s", t.name, t.summary, t.text())
 	if t.name == "settings" {
 		for _, g := range topics {
 			if u := usages(fs, inTopic(g.name), nil); u != "" {
